@@ -1,0 +1,25 @@
+//! kgap's analyzers: readers of what a Kafka client left behind, into gap reports.
+//!
+//! - [`librdkafka`]: finds librdkafka debug records in any log line, whatever the
+//!   wrapper (raw stderr, JSON, .NET, rust-rdkafka, syslog, …).
+//! - [`input`]: streaming input (file or stdin, gzip detected) through a fixed buffer.
+//! - [`protocol_log`]: `analyze-protocol-log`, requests on the wire and what bounded them.
+//! - [`fetch_log`]: `analyze-fetch-log`, where a consumer's fetcher slept and why.
+//! - [`requests`]: protocol accounting (requests, CorrId pairing, in-flight depth).
+//! - [`report`]: diagnoses and the other pieces every report shares.
+//! - [`error`]: the crate's error type; [`cli`]: what the binaries share.
+//!
+//! Everything here is pure: no Kafka client, no network.
+
+pub mod cli;
+pub mod error;
+pub mod fetch_log;
+pub mod input;
+pub mod librdkafka;
+pub mod protocol_log;
+pub mod report;
+pub mod requests;
+pub mod threads;
+mod timeline;
+
+pub use error::AnalyzeError;

@@ -1,0 +1,645 @@
+//! The librdkafka message bodies the analyzers understand, and their parsers.
+//!
+//! Each format comes from librdkafka's source (v2.12.1, with the older shapes that
+//! still turn up in the wild): `rdkafka_broker.c` (protocol), `rdkafka_fetcher.c`
+//! (fetch), `rdkafka_msgset_writer.c` and `rdkafka_request.c` (msg). A parser starts
+//! at its anchor word (`Sent `, `Received `, …) and must match the printf shape to
+//! the end of its numbers, so an English sentence that happens to contain the
+//! anchor is not taken for a record.
+
+use super::scan::{ascii, is_api_byte, is_topic_byte, Cur};
+
+/// One librdkafka debug message, parsed. Strings borrow from the line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event<'a> {
+    /// `Sent <Api>Request (v<V>, <bytes> bytes @ <offset>, CorrId <id>)`; `offset` > 0
+    /// completes a request first sent in part. Old versions omit `v<V>, ` and `@ …`.
+    Sent {
+        api: &'a str,
+        version: Option<i32>,
+        bytes: u64,
+        offset: u64,
+        corr_id: i32,
+    },
+    /// `Sent partial <Api>Request (v<V>, <done>+<chunk>/<total> bytes, CorrId <id>)`.
+    SentPartial {
+        api: &'a str,
+        version: Option<i32>,
+        done: u64,
+        chunk: u64,
+        total: u64,
+        corr_id: i32,
+    },
+    /// `Received <Api>Response (v<V>, <bytes> bytes, CorrId <id>, rtt <ms>ms)`.
+    Received {
+        api: &'a str,
+        version: Option<i32>,
+        bytes: u64,
+        corr_id: i32,
+        rtt_ms: f64,
+    },
+    /// `Retrying <Api>Request (v<V>, <bytes> bytes, retry <n>/<max>, prev CorrId <id>) in <ms>ms`.
+    Retrying {
+        api: &'a str,
+        bytes: u64,
+        retry: u32,
+        max_retries: u32,
+        prev_corr_id: Option<i32>,
+        backoff_ms: Option<u64>,
+    },
+    /// REQTMOUT: `Timed out <Api>Request <where> (after <ms>ms, timeout #<n>)[: possibly
+    /// held back by preceeding[ blocking] <Api>Request with timeout in <ms>ms]`.
+    TimedOutRequest {
+        api: &'a str,
+        queue: &'a str,
+        after_ms: u64,
+        held_back_by: Option<&'a str>,
+        held_back_by_blocking: bool,
+    },
+    /// REQTMOUT summary: `Timed out <i> in-flight, <r> retry-queued, <o> out-queue,
+    /// <p> partially-sent requests` (old: `Timed out <a>+<b>[+<c>] requests`).
+    TimedOutSummary {
+        in_flight: u64,
+        retry_queued: u64,
+        out_queue: u64,
+        partially_sent: u64,
+    },
+    /// msg: `<topic> [<p>]: Produce MessageSet with <n> message(s) (<bytes> bytes, …)`.
+    ProduceMessageSet {
+        topic: &'a str,
+        partition: i32,
+        messages: u64,
+        bytes: u64,
+    },
+    /// msg: `<topic> [<p>]: MessageSet with <n> message(s) (MsgId …) delivered`.
+    MessageSetDelivered {
+        topic: &'a str,
+        partition: i32,
+        messages: u64,
+    },
+    /// msg: `<topic> [<p>]: MessageSet with <n> message(s) (…) encountered error: <err> …`.
+    MessageSetError {
+        topic: &'a str,
+        partition: i32,
+        messages: u64,
+        error: &'a str,
+    },
+    /// fetch: `<topic> [<p>]: Fetch backoff for <ms>ms[: <reason>]` (facility BACKOFF).
+    PartitionFetchBackoff {
+        topic: &'a str,
+        partition: i32,
+        backoff_ms: u64,
+        reason: Option<&'a str>,
+    },
+    /// fetch, broker-wide: `Fetch backoff for <ms>ms: <error>` (BACKOFF, after a failed
+    /// Fetch) or `Fetch backoff for <ms>ms` (FETCH: the broker thread waits for the
+    /// earliest partition backoff to end; `reason` is `None`).
+    BrokerFetchBackoff {
+        backoff_ms: u64,
+        reason: Option<&'a str>,
+    },
+    /// fetch-decide: `Topic <t> [<p>] in state <s> at <pos> (<q>/<min> msgs, <kb>/<max> kb
+    /// queued, opv <v>) is fetchable` / `is not fetchable: <reason>`.
+    FetchDecide {
+        topic: &'a str,
+        partition: i32,
+        state: &'a str,
+        queued_msgs: u64,
+        queued_min_msgs: u64,
+        queued_kb: u64,
+        queued_max_kb: u64,
+        fetchable: bool,
+        reason: &'a str,
+    },
+    /// `Fetch topic <t> [<p>] at offset <o> …`: the partition goes into the next Fetch.
+    FetchTopic { topic: &'a str, partition: i32 },
+    /// `Fetch <n>/<active>/<all> toppar(s)`: a FetchRequest is built for n partitions.
+    FetchToppars {
+        partitions: u64,
+        active: u64,
+        total: u64,
+    },
+    /// `Topic <t> [<p>] MessageSet size <n>, error "<e>", MaxOffset <h>, …`: one
+    /// partition of a FetchResponse.
+    FetchMessageSet {
+        topic: &'a str,
+        partition: i32,
+        size: i64,
+        error: &'a str,
+    },
+    /// CONSUME: `Enqueue <n> message(s) (<bytes> bytes, <ops> ops) on <t> [<p>] fetch queue (qlen <q>, …)`.
+    Enqueue {
+        topic: &'a str,
+        partition: i32,
+        messages: u64,
+        bytes: u64,
+        queue_len: Option<u64>,
+    },
+}
+
+impl Event<'_> {
+    /// A short name of the event kind (for counts and tests).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::Sent { .. } => "sent",
+            Event::SentPartial { .. } => "sent-partial",
+            Event::Received { .. } => "received",
+            Event::Retrying { .. } => "retrying",
+            Event::TimedOutRequest { .. } => "timed-out-request",
+            Event::TimedOutSummary { .. } => "timed-out-summary",
+            Event::ProduceMessageSet { .. } => "produce-messageset",
+            Event::MessageSetDelivered { .. } => "messageset-delivered",
+            Event::MessageSetError { .. } => "messageset-error",
+            Event::PartitionFetchBackoff { .. } => "partition-fetch-backoff",
+            Event::BrokerFetchBackoff { .. } => "broker-fetch-backoff",
+            Event::FetchDecide { .. } => "fetch-decide",
+            Event::FetchTopic { .. } => "fetch-topic",
+            Event::FetchToppars { .. } => "fetch-toppars",
+            Event::FetchMessageSet { .. } => "fetch-messageset",
+            Event::Enqueue { .. } => "enqueue",
+        }
+    }
+
+    /// True for the events `debug=protocol` produces.
+    pub fn is_protocol(&self) -> bool {
+        matches!(
+            self,
+            Event::Sent { .. }
+                | Event::SentPartial { .. }
+                | Event::Received { .. }
+                | Event::Retrying { .. }
+                | Event::TimedOutRequest { .. }
+                | Event::TimedOutSummary { .. }
+        )
+    }
+}
+
+/// A parsed body: the event, where its text starts (before the anchor when a
+/// `<topic> [<p>]: ` prefix belongs to it) and where the parse stopped.
+pub(crate) struct Parsed<'a> {
+    pub event: Event<'a>,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The anchors, in the order [`parse_at`] takes the pattern index.
+pub(crate) const ANCHORS: &[&str] = &[
+    "Sent ",
+    "Received ",
+    "Retrying ",
+    "Timed out ",
+    "Fetch ",
+    "Topic ",
+    "MessageSet with ",
+    "Enqueue ",
+];
+
+/// Parse the body whose anchor `ANCHORS[pattern]` starts at `at` in `line`.
+pub(crate) fn parse_at(line: &[u8], pattern: usize, at: usize) -> Option<Parsed<'_>> {
+    let mut c = Cur::new(line, at + ANCHORS[pattern].len());
+    let mut start = at;
+    let event = match pattern {
+        0 => parse_sent(&mut c)?,
+        1 => parse_received(&mut c)?,
+        2 => parse_retrying(&mut c)?,
+        3 => parse_timed_out(&mut c)?,
+        4 => {
+            let (ev, prefix_start) = parse_fetch(&mut c, line, at)?;
+            start = prefix_start;
+            ev
+        }
+        5 => parse_topic(&mut c)?,
+        6 => {
+            let (ev, prefix_start) = parse_messageset(&mut c, line, at)?;
+            start = prefix_start;
+            ev
+        }
+        7 => parse_enqueue(&mut c)?,
+        _ => return None,
+    };
+    Some(Parsed {
+        event,
+        start,
+        end: c.i,
+    })
+}
+
+/// `<Api>Request` / `<Api>Response`: the api name without its suffix.
+fn api_name<'a>(c: &mut Cur<'a>, suffix: &[u8]) -> Option<&'a str> {
+    let save = c.i;
+    let word = c.take_while(is_api_byte);
+    if word.len() > suffix.len() && word.ends_with(suffix) {
+        Some(ascii(&word[..word.len() - suffix.len()]))
+    } else {
+        c.i = save;
+        None
+    }
+}
+
+/// `v<N>, ` as librdkafka ≥ 0.9 prints before the sizes; absent in older versions.
+fn version(c: &mut Cur<'_>) -> Option<i32> {
+    let save = c.i;
+    if c.lit(b"v").is_some() {
+        if let Some(v) = c.int() {
+            if c.lit(b", ").is_some() {
+                return i32::try_from(v).ok();
+            }
+        }
+    }
+    c.i = save;
+    None
+}
+
+fn parse_sent<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
+    if c.opt(b"partial ") {
+        let api = api_name(c, b"Request")?;
+        c.lit(b" (")?;
+        let version = version(c);
+        let done = c.uint()?;
+        c.lit(b"+")?;
+        let chunk = c.uint()?;
+        c.lit(b"/")?;
+        let total = c.uint()?;
+        c.lit(b" bytes, CorrId ")?;
+        let corr_id = c.i32()?;
+        c.lit(b")")?;
+        return Some(Event::SentPartial {
+            api,
+            version,
+            done,
+            chunk,
+            total,
+            corr_id,
+        });
+    }
+    let api = api_name(c, b"Request")?;
+    c.lit(b" (")?;
+    let version = version(c);
+    let bytes = c.uint()?;
+    c.lit(b" bytes")?;
+    let offset = if c.opt(b" @ ") { c.uint()? } else { 0 };
+    c.lit(b", CorrId ")?;
+    let corr_id = c.i32()?;
+    c.lit(b")")?;
+    Some(Event::Sent {
+        api,
+        version,
+        bytes,
+        offset,
+        corr_id,
+    })
+}
+
+fn parse_received<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
+    let api = api_name(c, b"Response")?;
+    c.lit(b" (")?;
+    let version = version(c);
+    let bytes = c.uint()?;
+    c.lit(b" bytes, CorrId ")?;
+    let corr_id = c.i32()?;
+    c.lit(b", rtt ")?;
+    let rtt_ms = c.float()?;
+    c.lit(b"ms)")?;
+    Some(Event::Received {
+        api,
+        version,
+        bytes,
+        corr_id,
+        rtt_ms,
+    })
+}
+
+fn parse_retrying<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
+    let api = api_name(c, b"Request")?;
+    c.lit(b" (")?;
+    version(c);
+    let bytes = c.uint()?;
+    c.lit(b" bytes, retry ")?;
+    let retry = c.u32()?;
+    c.lit(b"/")?;
+    let max_retries = c.u32()?;
+    let prev_corr_id = if c.opt(b", prev CorrId ") {
+        Some(c.i32()?)
+    } else {
+        None
+    };
+    c.lit(b")")?;
+    let backoff_ms = if c.opt(b" in ") {
+        let ms = c.uint()?;
+        c.lit(b"ms")?;
+        Some(ms)
+    } else {
+        None
+    };
+    Some(Event::Retrying {
+        api,
+        bytes,
+        retry,
+        max_retries,
+        prev_corr_id,
+        backoff_ms,
+    })
+}
+
+fn parse_timed_out<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
+    if c.peek().is_some_and(|b| b.is_ascii_digit()) {
+        // Summary line, in its 1.x+ shape or the older `a+b[+c] requests` ones.
+        let first = c.uint()?;
+        if c.opt(b" in-flight, ") {
+            let retry_queued = c.uint()?;
+            c.lit(b" retry-queued, ")?;
+            let out_queue = c.uint()?;
+            c.lit(b" out-queue, ")?;
+            let partially_sent = c.uint()?;
+            c.lit(b" partially-sent requests")?;
+            return Some(Event::TimedOutSummary {
+                in_flight: first,
+                retry_queued,
+                out_queue,
+                partially_sent,
+            });
+        }
+        let mut others = [0u64; 2];
+        let mut n = 0;
+        while n < 2 && c.opt(b"+") {
+            others[n] = c.uint()?;
+            n += 1;
+        }
+        c.lit(b" requests")?;
+        // 0.9: waiting+queued; 0.11: waiting+retry+queued.
+        let (retry_queued, out_queue) = match n {
+            2 => (others[0], others[1]),
+            1 => (0, others[0]),
+            _ => (0, 0),
+        };
+        return Some(Event::TimedOutSummary {
+            in_flight: first,
+            retry_queued,
+            out_queue,
+            partially_sent: 0,
+        });
+    }
+    let api = api_name(c, b"Request")?;
+    c.lit(b" ")?;
+    let queue = ascii(c.until(b" (after ", 64)?);
+    let after_ms = c.uint()?;
+    c.lit(b"ms, timeout #")?;
+    c.uint()?;
+    c.lit(b")")?;
+    let mut held_back_by = None;
+    let mut held_back_by_blocking = false;
+    if c.opt(b": possibly held back by preceeding") {
+        held_back_by_blocking = c.opt(b" blocking");
+        c.lit(b" ")?;
+        held_back_by = Some(api_name(c, b"Request")?);
+        c.opt(b" with timeout in ");
+        if c.int().is_some() {
+            c.opt(b"ms");
+        }
+    }
+    Some(Event::TimedOutRequest {
+        api,
+        queue: if queue.is_ascii() { queue } else { "" },
+        after_ms,
+        held_back_by,
+        held_back_by_blocking,
+    })
+}
+
+/// `<topic> [<partition>]` forward from the cursor.
+fn topic_partition<'a>(c: &mut Cur<'a>) -> Option<(&'a str, i32)> {
+    let save = c.i;
+    let topic = c.take_while(is_topic_byte);
+    if topic.is_empty() || c.lit(b" [").is_none() {
+        c.i = save;
+        return None;
+    }
+    let Some(p) = c.i32() else {
+        c.i = save;
+        return None;
+    };
+    if c.lit(b"]").is_none() {
+        c.i = save;
+        return None;
+    }
+    Some((ascii(topic), p))
+}
+
+/// `<topic> [<partition>]: ` ending right before `at`; returns it and where it starts.
+fn topic_partition_before(line: &[u8], at: usize) -> Option<(&str, i32, usize)> {
+    let head = &line[..at];
+    let head = head.strip_suffix(b"]: ")?;
+    let digits = head.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 10 {
+        return None;
+    }
+    let num_start = head.len() - digits;
+    let mut p_start = num_start;
+    if p_start > 0 && head[p_start - 1] == b'-' {
+        p_start -= 1;
+    }
+    let head2 = head[..p_start].strip_suffix(b" [")?;
+    let tlen = head2
+        .iter()
+        .rev()
+        .take_while(|&&b| is_topic_byte(b))
+        .count();
+    if tlen == 0 {
+        return None;
+    }
+    let topic_start = head2.len() - tlen;
+    let partition: i32 = ascii(&head[p_start..]).parse().ok()?;
+    Some((ascii(&head2[topic_start..]), partition, topic_start))
+}
+
+/// A free-text reason at the end of a message, up to the end of the line or to what
+/// a wrapper put after the message (a closing quote of a JSON string).
+fn reason_text<'a>(c: &mut Cur<'a>) -> &'a str {
+    let rest = c.rest();
+    let mut n = rest
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\')
+        .unwrap_or(rest.len());
+    n = n.min(200);
+    let text = &rest[..n];
+    let text = match std::str::from_utf8(text) {
+        Ok(s) => s,
+        Err(e) => std::str::from_utf8(&text[..e.valid_up_to()]).unwrap_or(""),
+    };
+    c.i += text.len();
+    text.trim_end()
+}
+
+fn parse_fetch<'a>(c: &mut Cur<'a>, line: &'a [u8], at: usize) -> Option<(Event<'a>, usize)> {
+    if c.opt(b"backoff for ") {
+        let backoff_ms = c.uint()?;
+        c.lit(b"ms")?;
+        let reason = if c.opt(b": ") {
+            Some(reason_text(c))
+        } else {
+            None
+        };
+        if let Some((topic, partition, start)) = topic_partition_before(line, at) {
+            return Some((
+                Event::PartitionFetchBackoff {
+                    topic,
+                    partition,
+                    backoff_ms,
+                    reason: reason.filter(|r| !r.is_empty()),
+                },
+                start,
+            ));
+        }
+        return Some((
+            Event::BrokerFetchBackoff {
+                backoff_ms,
+                reason: reason.filter(|r| !r.is_empty()),
+            },
+            at,
+        ));
+    }
+    if c.opt(b"topic ") {
+        let (topic, partition) = topic_partition(c)?;
+        c.lit(b" at offset ")?;
+        return Some((Event::FetchTopic { topic, partition }, at));
+    }
+    let partitions = c.uint()?;
+    c.lit(b"/")?;
+    let active = c.uint()?;
+    c.lit(b"/")?;
+    let total = c.uint()?;
+    c.lit(b" toppar(s)")?;
+    Some((
+        Event::FetchToppars {
+            partitions,
+            active,
+            total,
+        },
+        at,
+    ))
+}
+
+fn parse_topic<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
+    let (topic, partition) = topic_partition(c)?;
+    if c.opt(b" MessageSet size ") {
+        let size = c.int()?;
+        c.lit(b", error ")?;
+        c.opt(b"\\");
+        c.lit(b"\"")?;
+        let rest = c.rest();
+        let n = rest
+            .iter()
+            .take(200)
+            .position(|&b| b == b'"' || b == b'\\')?;
+        let error = std::str::from_utf8(&rest[..n]).ok()?;
+        c.i += n;
+        return Some(Event::FetchMessageSet {
+            topic,
+            partition,
+            size,
+            error,
+        });
+    }
+    c.lit(b" in state ")?;
+    let state = ascii(c.take_while(|b| b.is_ascii_alphanumeric() || b == b'-'));
+    c.lit(b" at ")?;
+    // The position may hold parentheses ("offset 5 (leader epoch 3)"), so find the
+    // queue figures by their own words.
+    let msgs_at = memchr::memmem::find(&c.rest()[..c.rest().len().min(160)], b" msgs, ")?;
+    let head = &c.rest()[..msgs_at];
+    let open = memchr::memrchr(b'(', head)?;
+    let mut q = Cur::new(head, open + 1);
+    let queued_msgs = q.uint()?;
+    q.lit(b"/")?;
+    let queued_min_msgs = q.uint()?;
+    if q.i != head.len() {
+        return None;
+    }
+    c.i += msgs_at + b" msgs, ".len();
+    let queued_kb = c.uint()?;
+    c.lit(b"/")?;
+    let queued_max_kb = c.uint()?;
+    c.lit(b" kb queued, opv ")?;
+    c.int()?;
+    c.lit(b") is ")?;
+    let (fetchable, reason) = if c.opt(b"fetchable") {
+        (true, "")
+    } else {
+        c.lit(b"not fetchable: ")?;
+        (false, reason_text(c))
+    };
+    Some(Event::FetchDecide {
+        topic,
+        partition,
+        state,
+        queued_msgs,
+        queued_min_msgs,
+        queued_kb,
+        queued_max_kb,
+        fetchable,
+        reason,
+    })
+}
+
+fn parse_messageset<'a>(c: &mut Cur<'a>, line: &'a [u8], at: usize) -> Option<(Event<'a>, usize)> {
+    let produce = line[..at].ends_with(b"Produce ");
+    let tp_end = if produce { at - b"Produce ".len() } else { at };
+    let (topic, partition, start) = topic_partition_before(line, tp_end)?;
+    let messages = c.uint()?;
+    c.lit(b" message(s) (")?;
+    if produce {
+        let bytes = c.uint()?;
+        c.lit(b" bytes")?;
+        return Some((
+            Event::ProduceMessageSet {
+                topic,
+                partition,
+                messages,
+                bytes,
+            },
+            start,
+        ));
+    }
+    c.until(b")", 64)?;
+    if c.opt(b" delivered") {
+        return Some((
+            Event::MessageSetDelivered {
+                topic,
+                partition,
+                messages,
+            },
+            start,
+        ));
+    }
+    c.lit(b" encountered error: ")?;
+    let error = reason_text(c);
+    let error = error.split(" (actions").next().unwrap_or(error);
+    Some((
+        Event::MessageSetError {
+            topic,
+            partition,
+            messages,
+            error,
+        },
+        start,
+    ))
+}
+
+fn parse_enqueue<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
+    let messages = c.uint()?;
+    c.lit(b" message(s) (")?;
+    let bytes = c.uint()?;
+    c.lit(b" bytes, ")?;
+    c.uint()?;
+    c.lit(b" ops) on ")?;
+    let (topic, partition) = topic_partition(c)?;
+    c.lit(b" fetch queue")?;
+    let queue_len = if c.opt(b" (qlen ") { c.uint() } else { None };
+    Some(Event::Enqueue {
+        topic,
+        partition,
+        messages,
+        bytes,
+        queue_len,
+    })
+}

@@ -1,0 +1,144 @@
+//! A tiny forward cursor over bytes: the parsing primitives for librdkafka's
+//! printf-shaped message bodies. Nothing here allocates.
+
+/// A position in a byte slice that only moves forward on success.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cur<'a> {
+    pub s: &'a [u8],
+    pub i: usize,
+}
+
+impl<'a> Cur<'a> {
+    pub fn new(s: &'a [u8], i: usize) -> Self {
+        Cur { s, i }
+    }
+
+    pub fn rest(&self) -> &'a [u8] {
+        &self.s[self.i.min(self.s.len())..]
+    }
+
+    pub fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+
+    /// Consume `lit` if the input continues with it.
+    pub fn lit(&mut self, lit: &[u8]) -> Option<()> {
+        if self.rest().starts_with(lit) {
+            self.i += lit.len();
+            Some(())
+        } else {
+            None
+        }
+    }
+
+    /// Consume `lit` when present; never fails.
+    pub fn opt(&mut self, lit: &[u8]) -> bool {
+        self.lit(lit).is_some()
+    }
+
+    /// An unsigned decimal (at most 19 digits, so it cannot overflow).
+    pub fn uint(&mut self) -> Option<u64> {
+        let rest = self.rest();
+        let n = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if n == 0 || n > 19 {
+            return None;
+        }
+        let mut v: u64 = 0;
+        for &b in &rest[..n] {
+            v = v * 10 + (b - b'0') as u64;
+        }
+        self.i += n;
+        Some(v)
+    }
+
+    /// A signed decimal.
+    pub fn int(&mut self) -> Option<i64> {
+        let save = self.i;
+        let neg = self.opt(b"-");
+        match self.uint() {
+            Some(v) if v <= i64::MAX as u64 => Some(if neg { -(v as i64) } else { v as i64 }),
+            _ => {
+                self.i = save;
+                None
+            }
+        }
+    }
+
+    /// A CorrId: librdkafka prints an `int32_t`.
+    pub fn i32(&mut self) -> Option<i32> {
+        let save = self.i;
+        match self.int().and_then(|v| i32::try_from(v).ok()) {
+            Some(v) => Some(v),
+            None => {
+                self.i = save;
+                None
+            }
+        }
+    }
+
+    pub fn u32(&mut self) -> Option<u32> {
+        let save = self.i;
+        match self.uint().and_then(|v| u32::try_from(v).ok()) {
+            Some(v) => Some(v),
+            None => {
+                self.i = save;
+                None
+            }
+        }
+    }
+
+    /// A decimal with optional fraction, as `%.2f` prints it.
+    pub fn float(&mut self) -> Option<f64> {
+        let save = self.i;
+        let whole = self.uint()?;
+        let mut v = whole as f64;
+        if self.opt(b".") {
+            let rest = self.rest();
+            let n = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+            if n == 0 {
+                self.i = save;
+                return None;
+            }
+            let mut scale = 0.1;
+            for &b in &rest[..n.min(12)] {
+                v += (b - b'0') as f64 * scale;
+                scale /= 10.0;
+            }
+            self.i += n;
+        }
+        Some(v)
+    }
+
+    /// The longest run of bytes for which `pred` holds (possibly empty).
+    pub fn take_while(&mut self, pred: impl Fn(u8) -> bool) -> &'a [u8] {
+        let rest = self.rest();
+        let n = rest.iter().take_while(|&&b| pred(b)).count();
+        self.i += n;
+        &rest[..n]
+    }
+
+    /// Bytes up to (not including) `lit`, searching at most `limit` bytes ahead;
+    /// the cursor moves past `lit`.
+    pub fn until(&mut self, lit: &[u8], limit: usize) -> Option<&'a [u8]> {
+        let rest = self.rest();
+        let window = &rest[..rest.len().min(limit + lit.len())];
+        let at = memchr::memmem::find(window, lit)?;
+        self.i += at + lit.len();
+        Some(&rest[..at])
+    }
+}
+
+/// Kafka's legal topic characters (`[a-zA-Z0-9._-]`).
+pub(crate) fn is_topic_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-'
+}
+
+/// librdkafka's ApiKey names: letters, plus `Unknown-<n>?` for keys it does not know.
+pub(crate) fn is_api_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-' || b == b'?'
+}
+
+/// ASCII bytes as `&str` (only called on runs already checked to be ASCII).
+pub(crate) fn ascii(b: &[u8]) -> &str {
+    std::str::from_utf8(b).unwrap_or("")
+}

@@ -1,0 +1,359 @@
+//! The broker a probe runs against, and the topics it creates there.
+//!
+//! Without `--brokers` a probe starts librdkafka's mock cluster in-process: its per-request
+//! costs are not Apache Kafka's, so every output says which broker it was. With `--brokers`
+//! the probe runs against any cluster, and only ever touches topics it created itself: a
+//! unique `kgap.`-prefixed name, deleted at the end — also after an error, a panic or Ctrl-C.
+
+use crate::capture::{KgapContext, LogQueue, Sink};
+use crate::error::{from_kafka, ProbeError, Result};
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::config::{ClientConfig, FromClientConfigAndContext, RDKafkaLogLevel};
+use rdkafka::consumer::{BaseConsumer, Consumer as _};
+use rdkafka::mocking::MockCluster;
+use rdkafka::producer::{BaseProducer, DefaultProducerContext, Producer as _};
+use serde::Serialize;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// How long a probe waits for an unreachable cluster before giving up.
+pub const REACH_TIMEOUT: Duration = Duration::from_secs(8);
+
+/// What the result document says about the broker.
+#[derive(Debug, Clone, Serialize)]
+pub struct BrokerInfo {
+    /// "embedded-mock" or "external".
+    pub kind: &'static str,
+    pub bootstrap: String,
+    /// For the mock: why its numbers are not Apache Kafka's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<&'static str>,
+}
+
+pub const MOCK_NOTE: &str = "embedded librdkafka mock cluster (in-process, one rdk:mock thread \
+sharing the probe's cores): its per-request costs are not Apache Kafka's, so these numbers show \
+librdkafka's side only";
+
+/// The broker: librdkafka's mock cluster, or a real cluster's bootstrap list.
+pub struct Broker {
+    mock: Option<MockCluster<'static, DefaultProducerContext>>,
+    bootstrap: String,
+    overrides: Vec<(String, String)>,
+}
+
+impl Broker {
+    /// Starts the mock (no `brokers`) or checks that the cluster answers a Metadata request
+    /// within [`REACH_TIMEOUT`]. `overrides` are the user's `-X` properties, applied last to
+    /// every client (security settings included).
+    pub fn start(brokers: Option<&str>, overrides: &[(String, String)]) -> Result<Broker> {
+        let broker = match brokers {
+            None => {
+                let mock = MockCluster::new(1)
+                    .map_err(|e| ProbeError::kafka("starting librdkafka's mock cluster", e))?;
+                Broker {
+                    bootstrap: mock.bootstrap_servers(),
+                    mock: Some(mock),
+                    overrides: overrides.to_vec(),
+                }
+            }
+            Some(b) => Broker {
+                mock: None,
+                bootstrap: b.to_string(),
+                overrides: overrides.to_vec(),
+            },
+        };
+        broker.check_reachable()?;
+        Ok(broker)
+    }
+
+    pub fn is_mock(&self) -> bool {
+        self.mock.is_some()
+    }
+
+    pub fn bootstrap(&self) -> &str {
+        &self.bootstrap
+    }
+
+    pub fn info(&self) -> BrokerInfo {
+        BrokerInfo {
+            kind: if self.is_mock() {
+                "embedded-mock"
+            } else {
+                "external"
+            },
+            bootstrap: self.bootstrap.clone(),
+            note: self.is_mock().then_some(MOCK_NOTE),
+        }
+    }
+
+    /// The label used in tables: `embedded mock` or the bootstrap list.
+    pub fn label(&self) -> String {
+        if self.is_mock() {
+            "embedded librdkafka mock cluster (not Apache Kafka)".into()
+        } else {
+            format!("{} (external)", self.bootstrap)
+        }
+    }
+
+    /// A client configuration: bootstrap, then the probe's `settings`, then the user's `-X`.
+    pub fn config(&self, settings: &[(&str, String)]) -> ClientConfig {
+        let mut c = ClientConfig::new();
+        c.set("bootstrap.servers", &self.bootstrap);
+        for (k, v) in settings {
+            c.set(*k, v);
+        }
+        for (k, v) in &self.overrides {
+            c.set(k, v);
+        }
+        // rust-rdkafka filters debug lines below this level even when `debug` asks for them.
+        c.set_log_level(RDKafkaLogLevel::Debug);
+        c
+    }
+
+    /// Validates a configuration the way librdkafka will see it (unknown keys, bad values):
+    /// an error here is exit 2 with librdkafka's own message.
+    pub fn validate(&self, settings: &[(&str, String)]) -> Result<()> {
+        self.config(settings)
+            .create_native_config()
+            .map(drop)
+            .map_err(|e| from_kafka("configuration", e))
+    }
+
+    fn check_reachable(&self) -> Result<()> {
+        let sink = Arc::new(Sink::default());
+        let producer = Producer::new(self, &[], sink.clone())?;
+        match producer
+            .producer
+            .client()
+            .fetch_metadata(None, REACH_TIMEOUT)
+        {
+            Ok(md) if !md.brokers().is_empty() => Ok(()),
+            Ok(_) => Err(ProbeError::Unreachable {
+                bootstrap: self.bootstrap.clone(),
+                reason: "the cluster answered Metadata with no brokers".into(),
+            }),
+            Err(e) => Err(ProbeError::Unreachable {
+                bootstrap: self.bootstrap.clone(),
+                reason: format!(
+                    "no Metadata answer within {} s ({e}){}",
+                    REACH_TIMEOUT.as_secs(),
+                    sink.last_error()
+                        .map(|l| format!("; librdkafka: {l}"))
+                        .unwrap_or_default()
+                ),
+            }),
+        }
+    }
+
+    /// Creates a topic of this run (unique name from [`topic_name`]) and waits until every
+    /// partition has a leader. The returned guard deletes it.
+    pub fn create_topic(&self, probe: &str, partitions: i32) -> Result<TopicGuard<'_>> {
+        let name = topic_name(probe);
+        if let Some(mock) = &self.mock {
+            mock.create_topic(&name, partitions, 1)
+                .map_err(|e| ProbeError::kafka(format!("creating topic {name} on the mock"), e))?;
+        } else {
+            let admin = self.admin()?;
+            let opts = admin_options();
+            let topic = NewTopic::new(&name, partitions, TopicReplication::Fixed(-1));
+            let results = futures_executor::block_on(admin.create_topics([&topic], &opts))
+                .map_err(|e| ProbeError::kafka(format!("creating topic {name}"), e))?;
+            for r in results {
+                if let Err((t, code)) = r {
+                    return Err(ProbeError::Kafka(format!("creating topic {t}: {code}")));
+                }
+            }
+        }
+        let guard = TopicGuard {
+            broker: self,
+            name,
+            partitions,
+        };
+        guard.wait_for_leaders(Duration::from_secs(15))?;
+        Ok(guard)
+    }
+
+    fn admin(&self) -> Result<AdminClient<DefaultClientContext>> {
+        AdminClient::from_config_and_context(&self.config(&[]), DefaultClientContext)
+            .map_err(|e| from_kafka("admin client", e))
+    }
+}
+
+fn admin_options() -> AdminOptions {
+    AdminOptions::new()
+        .operation_timeout(Some(Duration::from_secs(10)))
+        .request_timeout(Some(Duration::from_secs(15)))
+}
+
+static TOPIC_SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// A unique topic name for one run: `kgap.<probe>.<unix ms>.<pid>.<seq>`. The prefix says
+/// whose it is; millis, pid and a sequence make it unique across runs and processes.
+pub fn topic_name(probe: &str) -> String {
+    let ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis();
+    let probe: String = probe
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(64)
+        .collect();
+    format!(
+        "kgap.{}.{}.{}.{}",
+        probe,
+        ms,
+        std::process::id(),
+        TOPIC_SEQ.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A topic this run created; deleted on drop (on a real cluster — the mock cannot delete and
+/// disappears with the process).
+pub struct TopicGuard<'b> {
+    broker: &'b Broker,
+    pub name: String,
+    pub partitions: i32,
+}
+
+impl TopicGuard<'_> {
+    fn wait_for_leaders(&self, timeout: Duration) -> Result<()> {
+        let sink = Arc::new(Sink::default());
+        let p = Producer::new(self.broker, &[], sink)?;
+        let end = std::time::Instant::now() + timeout;
+        loop {
+            let md = p
+                .producer
+                .client()
+                .fetch_metadata(Some(&self.name), Duration::from_secs(5));
+            if let Ok(md) = md {
+                if let Some(t) = md.topics().iter().find(|t| t.name() == self.name) {
+                    if t.error().is_none()
+                        && t.partitions().len() == self.partitions as usize
+                        && t.partitions().iter().all(|p| p.leader() >= 0)
+                    {
+                        return Ok(());
+                    }
+                }
+            }
+            if std::time::Instant::now() >= end {
+                return Err(ProbeError::Kafka(format!(
+                    "topic {} has no leader for every partition after {} s",
+                    self.name,
+                    timeout.as_secs()
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Deletes the topic now; errors are returned (drop only warns).
+    pub fn delete(mut self) -> Result<()> {
+        let r = self.delete_inner();
+        self.name.clear();
+        r
+    }
+
+    fn delete_inner(&self) -> Result<()> {
+        if self.name.is_empty() || self.broker.is_mock() {
+            return Ok(());
+        }
+        let admin = self.broker.admin()?;
+        let results = futures_executor::block_on(
+            admin.delete_topics(&[self.name.as_str()], &admin_options()),
+        )
+        .map_err(|e| ProbeError::kafka(format!("deleting topic {}", self.name), e))?;
+        for r in results {
+            if let Err((t, code)) = r {
+                return Err(ProbeError::Kafka(format!("deleting topic {t}: {code}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for TopicGuard<'_> {
+    fn drop(&mut self) {
+        if let Err(e) = self.delete_inner() {
+            eprintln!(
+                "kgap: could not delete this run's topic {}: {e}; delete it by hand",
+                self.name
+            );
+        }
+    }
+}
+
+/// A consumer whose log events are served by its own thread ([`LogQueue`]).
+pub struct Consumer {
+    // Declared first: dropped (detached) before the consumer closes.
+    _log: LogQueue,
+    pub consumer: BaseConsumer<KgapContext>,
+    pub sink: Arc<Sink>,
+}
+
+impl Consumer {
+    pub fn new(broker: &Broker, settings: &[(&str, String)], sink: Arc<Sink>) -> Result<Consumer> {
+        let consumer: BaseConsumer<KgapContext> = BaseConsumer::from_config_and_context(
+            &broker.config(settings),
+            KgapContext::new(sink.clone()),
+        )
+        .map_err(|e| from_kafka("creating the consumer", e))?;
+        let log = unsafe { LogQueue::attach(consumer.client().native_ptr(), sink.clone()) };
+        Ok(Consumer {
+            _log: log,
+            consumer,
+            sink,
+        })
+    }
+}
+
+/// A producer whose log events are served by its own thread ([`LogQueue`]).
+pub struct Producer {
+    _log: LogQueue,
+    pub producer: BaseProducer<KgapContext>,
+    pub sink: Arc<Sink>,
+}
+
+impl Producer {
+    pub fn new(broker: &Broker, settings: &[(&str, String)], sink: Arc<Sink>) -> Result<Producer> {
+        let producer: BaseProducer<KgapContext> = BaseProducer::from_config_and_context(
+            &broker.config(settings),
+            KgapContext::new(sink.clone()),
+        )
+        .map_err(|e| from_kafka("creating the producer", e))?;
+        let log = unsafe { LogQueue::attach(producer.client().native_ptr(), sink.clone()) };
+        Ok(Producer {
+            _log: log,
+            producer,
+            sink,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topic_names_are_unique_prefixed_and_legal() {
+        let a = topic_name("probe-fetch-backoff");
+        let b = topic_name("probe-fetch-backoff");
+        assert_ne!(a, b);
+        assert!(a.starts_with("kgap.probe-fetch-backoff."), "{a}");
+        for n in [&a, &b, &topic_name("we/ird name!")] {
+            assert!(n.len() <= 249);
+            assert!(n
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')));
+        }
+        assert!(topic_name(&"x".repeat(500)).len() <= 249);
+    }
+}

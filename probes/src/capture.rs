@@ -1,0 +1,290 @@
+//! What a probe keeps of its own clients: librdkafka's log lines and statistics.
+//!
+//! Log lines are written in librdkafka's own stderr format
+//! (`%7|<secs>.<ms>|<FAC>|<client>| <message>`), so the analyzers read a probe's capture and a
+//! user's log alike. rust-rdkafka forces `log.queue=true` and serves log events on the main
+//! queue, i.e. inside the application's poll() — the very thread a consumer probe measures.
+//! [`LogQueue`] moves them to a queue of their own, served by a `kgap-log` thread, so logging
+//! costs the measured thread nothing and lines are stamped when librdkafka emits them.
+
+use rdkafka::client::ClientContext;
+use rdkafka::config::RDKafkaLogLevel;
+use rdkafka::consumer::ConsumerContext;
+use rdkafka::error::KafkaError;
+use rdkafka::producer::{DeliveryResult, ProducerContext};
+use rdkafka_sys as rdsys;
+use std::ffi::CStr;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Where one client's log lines and statistics go. Files are optional: a client without a
+/// capture still records its last error for error messages.
+#[derive(Default)]
+pub struct Sink {
+    log: Option<Mutex<BufWriter<File>>>,
+    stats: Option<Mutex<BufWriter<File>>>,
+    client_name: OnceLock<String>,
+    lines: AtomicU64,
+    stats_count: AtomicU64,
+    last_error: Mutex<Option<String>>,
+}
+
+impl Sink {
+    /// A sink writing `debug.log` and `stats.jsonl` (either may be None).
+    pub fn to_files(log: Option<&Path>, stats: Option<&Path>) -> std::io::Result<Sink> {
+        let open = |p: &Path| -> std::io::Result<Mutex<BufWriter<File>>> {
+            Ok(Mutex::new(BufWriter::with_capacity(
+                256 * 1024,
+                File::create(p)?,
+            )))
+        };
+        Ok(Sink {
+            log: log.map(open).transpose()?,
+            stats: stats.map(open).transpose()?,
+            ..Sink::default()
+        })
+    }
+
+    /// Sets the client name written in every line (`rdkafka#consumer-1`).
+    pub fn set_client_name(&self, name: String) {
+        let _ = self.client_name.set(name);
+    }
+
+    /// Writes one line in librdkafka's stderr format.
+    pub fn log_line(&self, level: i32, fac: &str, message: &str) {
+        if level <= 3 {
+            *self.last_error.lock().expect("last_error") = Some(message.to_string());
+        }
+        let Some(log) = &self.log else { return };
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        let client = self.client_name.get().map_or("rdkafka", |s| s.as_str());
+        let mut w = log.lock().expect("log sink");
+        // A failed write loses a debug line, not the measurement: count, don't abort.
+        let _ = writeln!(
+            w,
+            "%{}|{}.{:03}|{}|{}| {}",
+            level,
+            now.as_secs(),
+            now.subsec_millis(),
+            fac,
+            client,
+            message
+        );
+        self.lines.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn stats_json(&self, json: &[u8]) {
+        self.stats_count.fetch_add(1, Ordering::Relaxed);
+        if let Some(stats) = &self.stats {
+            let mut w = stats.lock().expect("stats sink");
+            let _ = w.write_all(json);
+            let _ = w.write_all(b"\n");
+        }
+    }
+
+    pub fn lines(&self) -> u64 {
+        self.lines.load(Ordering::Relaxed)
+    }
+
+    pub fn stats_count(&self) -> u64 {
+        self.stats_count.load(Ordering::Relaxed)
+    }
+
+    /// The last error-level line librdkafka logged (e.g. a refused connection).
+    pub fn last_error(&self) -> Option<String> {
+        self.last_error.lock().expect("last_error").clone()
+    }
+
+    pub fn flush(&self) {
+        for w in [&self.log, &self.stats].into_iter().flatten() {
+            let _ = w.lock().expect("sink").flush();
+        }
+    }
+}
+
+fn level_number(level: RDKafkaLogLevel) -> i32 {
+    match level {
+        RDKafkaLogLevel::Emerg => 0,
+        RDKafkaLogLevel::Alert => 1,
+        RDKafkaLogLevel::Critical => 2,
+        RDKafkaLogLevel::Error => 3,
+        RDKafkaLogLevel::Warning => 4,
+        RDKafkaLogLevel::Notice => 5,
+        RDKafkaLogLevel::Info => 6,
+        RDKafkaLogLevel::Debug => 7,
+    }
+}
+
+/// The client context of every probe client: logs and statistics to the [`Sink`], deliveries
+/// counted with relaxed atomics (no lock, no allocation per message).
+pub struct KgapContext {
+    pub sink: Arc<Sink>,
+    delivered: AtomicU64,
+    delivery_errors: AtomicU64,
+    last_delivery_error: Mutex<Option<String>>,
+}
+
+impl KgapContext {
+    pub fn new(sink: Arc<Sink>) -> KgapContext {
+        KgapContext {
+            sink,
+            delivered: AtomicU64::new(0),
+            delivery_errors: AtomicU64::new(0),
+            last_delivery_error: Mutex::new(None),
+        }
+    }
+
+    pub fn delivered(&self) -> u64 {
+        self.delivered.load(Ordering::Relaxed)
+    }
+
+    pub fn delivery_errors(&self) -> u64 {
+        self.delivery_errors.load(Ordering::Relaxed)
+    }
+
+    pub fn last_delivery_error(&self) -> Option<String> {
+        self.last_delivery_error
+            .lock()
+            .expect("delivery error")
+            .clone()
+    }
+}
+
+impl ClientContext for KgapContext {
+    fn log(&self, level: RDKafkaLogLevel, fac: &str, log_message: &str) {
+        self.sink.log_line(level_number(level), fac, log_message);
+    }
+
+    fn stats_raw(&self, statistics: &[u8]) {
+        self.sink.stats_json(statistics);
+    }
+
+    fn error(&self, error: KafkaError, reason: &str) {
+        *self.sink.last_error.lock().expect("last_error") = Some(format!("{error}: {reason}"));
+    }
+}
+
+impl ConsumerContext for KgapContext {}
+
+impl ProducerContext for KgapContext {
+    type DeliveryOpaque = ();
+
+    fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
+        match result {
+            Ok(_) => {
+                self.delivered.fetch_add(1, Ordering::Relaxed);
+            }
+            Err((e, _)) => {
+                if self.delivery_errors.fetch_add(1, Ordering::Relaxed) == 0 {
+                    *self.last_delivery_error.lock().expect("delivery error") = Some(e.to_string());
+                }
+            }
+        }
+    }
+}
+
+/// Raw handles moved into the log thread. librdkafka's queue and client handles are
+/// thread-safe; the client outlives the thread because [`LogQueue`] is dropped first.
+struct Handles {
+    rk: *mut rdsys::rd_kafka_t,
+    queue: *mut rdsys::rd_kafka_queue_t,
+}
+unsafe impl Send for Handles {}
+
+/// librdkafka's log events on a queue of their own, written by a `kgap-log` thread.
+/// Must be dropped before the client it was attached to (declare it first in a struct).
+pub struct LogQueue {
+    handles: Handles,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl LogQueue {
+    /// Redirects `rk`'s log events to a new queue served by a dedicated thread.
+    ///
+    /// # Safety
+    /// `rk` must be a live client handle that outlives the returned value.
+    pub unsafe fn attach(rk: *mut rdsys::rd_kafka_t, sink: Arc<Sink>) -> LogQueue {
+        let name = CStr::from_ptr(rdsys::rd_kafka_name(rk))
+            .to_string_lossy()
+            .into_owned();
+        sink.set_client_name(name);
+        let queue = rdsys::rd_kafka_queue_new(rk);
+        // log.queue is always true under rust-rdkafka, so this cannot be NOT_CONFIGURED.
+        rdsys::rd_kafka_set_log_queue(rk, queue);
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread_stop = stop.clone();
+        let thread_handles = Handles { rk, queue };
+        let thread = std::thread::Builder::new()
+            .name("kgap-log".into())
+            .spawn(move || serve_log_queue(thread_handles, &sink, &thread_stop))
+            .expect("spawn kgap-log thread");
+        LogQueue {
+            handles: Handles { rk, queue },
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+fn serve_log_queue(h: Handles, sink: &Sink, stop: &AtomicBool) {
+    loop {
+        let ev = unsafe { rdsys::rd_kafka_queue_poll(h.queue, 100) };
+        if ev.is_null() {
+            if stop.load(Ordering::Acquire) {
+                break;
+            }
+            continue;
+        }
+        unsafe {
+            if rdsys::rd_kafka_event_type(ev) == rdsys::RD_KAFKA_EVENT_LOG {
+                let mut fac: *const std::os::raw::c_char = std::ptr::null();
+                let mut msg: *const std::os::raw::c_char = std::ptr::null();
+                let mut level: i32 = 0;
+                if rdsys::rd_kafka_event_log(ev, &mut fac, &mut msg, &mut level) == 0 {
+                    let fac = CStr::from_ptr(fac).to_string_lossy();
+                    let msg = CStr::from_ptr(msg).to_string_lossy();
+                    sink.log_line(level, fac.trim(), msg.trim_end());
+                }
+            }
+            rdsys::rd_kafka_event_destroy(ev);
+        }
+    }
+    let _ = h.rk; // the client pointer is only needed by the owner's Drop
+}
+
+impl Drop for LogQueue {
+    fn drop(&mut self) {
+        unsafe {
+            // Back to the main queue (served by rust-rdkafka into the same sink), so nothing
+            // logged during shutdown is lost, then drain ours.
+            rdsys::rd_kafka_set_log_queue(self.handles.rk, std::ptr::null_mut());
+        }
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        unsafe { rdsys::rd_kafka_queue_destroy(self.handles.queue) };
+    }
+}
+
+/// Waits up to `timeout` for a condition, polling every 10 ms.
+pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let end = std::time::Instant::now() + timeout;
+    loop {
+        if cond() {
+            return true;
+        }
+        if std::time::Instant::now() >= end {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

@@ -1,0 +1,118 @@
+//! Command-line options every probe shares (flattened into each probe's clap parser).
+
+use crate::error::{ProbeError, Result};
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Options shared by every probe.
+#[derive(Debug, Clone, Args)]
+pub struct CommonArgs {
+    /// Bootstrap servers of a real cluster (host:port[,…]). Without it the probe starts
+    /// librdkafka's mock cluster in-process and says so in every output.
+    #[arg(long, value_name = "HOST:PORT[,…]")]
+    pub brokers: Option<String>,
+
+    /// librdkafka property for the probe's clients, applied last (repeatable): -X linger.ms=5.
+    /// An unknown key is librdkafka's error (exit 2).
+    #[arg(short = 'X', value_name = "KEY=VALUE", value_parser = parse_property)]
+    pub property: Vec<(String, String)>,
+
+    /// Repetitions of every setting; the report gives the median with min and max.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub reps: u32,
+
+    /// Print the result document (JSON) on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Keep the run's artifacts here: result.json, runs.csv, and per run the librdkafka debug
+    /// log (librdkafka's stderr format), statistics JSON lines and per-thread CPU.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// No progress lines on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+fn parse_property(s: &str) -> std::result::Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+        _ => Err(format!("expected KEY=VALUE, got {s:?}")),
+    }
+}
+
+/// Parses `--duration` values such as `10`, `10s`, `500ms`, `2m`.
+pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("bad duration {s:?} (e.g. 10s, 500ms, 2m)"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" => n * 60.0,
+        _ => return Err(format!("bad duration unit in {s:?} (ms, s or m)")),
+    };
+    if !(secs > 0.0 && secs.is_finite()) {
+        return Err(format!("duration must be positive, got {s:?}"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Parses a comma-separated list of integers (`1000,100,10,0`).
+pub fn parse_list_u64(s: &str) -> Result<Vec<u64>> {
+    let out: std::result::Result<Vec<u64>, _> = s
+        .split(',')
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .map(|p| p.parse::<u64>())
+        .collect();
+    match out {
+        Ok(v) if !v.is_empty() => Ok(v),
+        _ => Err(ProbeError::Usage(format!(
+            "expected a comma-separated list of non-negative integers, got {s:?}"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert!(parse_duration("0").is_err());
+        assert!(parse_duration("ten").is_err());
+        assert!(parse_duration("5h").is_err());
+    }
+
+    #[test]
+    fn lists() {
+        assert_eq!(
+            parse_list_u64("1000, 100,10,0").unwrap(),
+            vec![1000, 100, 10, 0]
+        );
+        assert!(parse_list_u64("").is_err());
+        assert!(parse_list_u64("10,-1").is_err());
+    }
+
+    #[test]
+    fn properties() {
+        assert_eq!(
+            parse_property("linger.ms=5").unwrap(),
+            ("linger.ms".to_string(), "5".to_string())
+        );
+        assert_eq!(parse_property("a=b=c").unwrap().1, "b=c");
+        assert!(parse_property("novalue").is_err());
+        assert!(parse_property("=x").is_err());
+    }
+}

@@ -1,0 +1,24 @@
+//! The probe kit: what every kgap probe shares.
+//!
+//! A probe reproduces one client performance gap in isolation: it creates its own topic on a
+//! real cluster (`--brokers`) or on librdkafka's in-process mock, sweeps the knob that
+//! matters, measures through a fixed window with per-thread CPU, keeps librdkafka's debug log
+//! and statistics, and prints a table and a verdict (or one JSON document, see [`result`]).
+//!
+//! - [`payload`]: the seed benchmark's byte-identical payloads (SplitMix64, seed 42).
+//! - [`broker`]: mock or external broker, topic lifecycle, clients with captured logs.
+//! - [`capture`]: librdkafka log lines in its own stderr format, statistics JSON.
+//! - [`measure`]: window, per-second timeline, cores per thread, medians.
+//! - [`result`]: the result document, CSV export, tables.
+//! - [`fetch_backoff`]: `probe-fetch-backoff` (Gap 2 of the post).
+
+pub mod broker;
+pub mod capture;
+pub mod cli;
+pub mod error;
+pub mod fetch_backoff;
+pub mod interrupt;
+pub mod measure;
+pub mod payload;
+pub mod produce;
+pub mod result;

@@ -1,0 +1,389 @@
+//! Measurement: the window, the per-second timeline, cores per thread, and honest summaries.
+//!
+//! The measured thread only bumps plain integers and publishes them with relaxed atomic
+//! stores; a `kgap-sampler` thread reads them once per second. Reading the clock, /proc or
+//! allocating happens at window edges and in the sampler, never per message.
+
+use kgap_analyzers::threads::{self, Snapshot, ThreadCores};
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Counters the measured thread publishes (relaxed stores of its own running totals).
+#[derive(Default)]
+pub struct Progress {
+    pub messages: AtomicU64,
+    pub bytes: AtomicU64,
+}
+
+impl Progress {
+    #[inline]
+    pub fn publish(&self, messages: u64, bytes: u64) {
+        self.messages.store(messages, Ordering::Relaxed);
+        self.bytes.store(bytes, Ordering::Relaxed);
+    }
+}
+
+/// One sampler tick: counters, and on every full second every thread's CPU ticks.
+#[derive(Debug, Clone)]
+pub struct Tick {
+    pub at_s: f64,
+    pub messages: u64,
+    /// Present on full-second ticks only.
+    pub snapshot: Option<Snapshot>,
+}
+
+/// Sampler resolution: naps are found in 100 ms slots, rates reported per second.
+pub const SLOT: Duration = Duration::from_millis(100);
+pub const SLOTS_PER_SECOND: usize = 10;
+
+/// Samples [`Progress`] every [`SLOT`] and thread CPU every second, anchored at its start
+/// (no drift).
+pub struct Sampler {
+    stop: Arc<AtomicBool>,
+    ticks: Arc<Mutex<Vec<Tick>>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Sampler {
+    pub fn start(progress: Arc<Progress>, origin: Instant) -> Sampler {
+        let stop = Arc::new(AtomicBool::new(false));
+        let ticks = Arc::new(Mutex::new(Vec::with_capacity(1024)));
+        let (s, t) = (stop.clone(), ticks.clone());
+        let thread = std::thread::Builder::new()
+            .name("kgap-sampler".into())
+            .spawn(move || {
+                let start = Instant::now();
+                let mut k = 1u32;
+                while !s.load(Ordering::Acquire) {
+                    let due = start + SLOT * k;
+                    let now = Instant::now();
+                    if due > now {
+                        // Sleep in short slices so stop() is prompt.
+                        std::thread::sleep((due - now).min(Duration::from_millis(50)));
+                        continue;
+                    }
+                    let messages = progress.messages.load(Ordering::Relaxed);
+                    let snapshot = if k as usize % SLOTS_PER_SECOND == 0 {
+                        threads::snapshot(None, origin).ok()
+                    } else {
+                        None
+                    };
+                    t.lock().expect("ticks").push(Tick {
+                        at_s: due.duration_since(origin).as_secs_f64(),
+                        messages,
+                        snapshot,
+                    });
+                    k += 1;
+                }
+            })
+            .expect("spawn kgap-sampler");
+        Sampler {
+            stop,
+            ticks,
+            thread: Some(thread),
+        }
+    }
+
+    pub fn stop(mut self) -> Vec<Tick> {
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        std::mem::take(&mut *self.ticks.lock().expect("ticks"))
+    }
+}
+
+/// One edge of the measured window.
+#[derive(Debug, Clone)]
+pub struct Edge {
+    pub at: Instant,
+    pub messages: u64,
+    pub bytes: u64,
+    pub snapshot: Option<Snapshot>,
+}
+
+impl Edge {
+    pub fn now(origin: Instant, messages: u64, bytes: u64) -> Edge {
+        Edge {
+            at: Instant::now(),
+            messages,
+            bytes,
+            snapshot: threads::snapshot(None, origin).ok(),
+        }
+    }
+}
+
+/// Cores of one thread name over the window (threads with the same name are summed).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ThreadFigure {
+    pub name: String,
+    pub cores: f64,
+}
+
+/// The figures every probe run reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct WindowFigures {
+    pub messages: u64,
+    pub window_s: f64,
+    pub msgs_per_s: f64,
+    /// Payload megabytes (10^6 bytes) per second; protocol overhead not included.
+    pub mb_per_s: f64,
+    /// Whole-process cores over the window (all threads, the mock's included).
+    pub cpu_cores: f64,
+    /// Process CPU seconds per million messages.
+    pub cpu_s_per_million: f64,
+    pub threads: Vec<ThreadFigure>,
+    /// Messages in each full second of the window.
+    pub timeline: Vec<u64>,
+    /// Seconds of the timeline below 20% of its median: naps.
+    pub stall_seconds: u32,
+    /// Time in 100 ms slots in which not one message arrived (naps, finer than a second).
+    pub idle_s: f64,
+    /// The longest run of such slots, in seconds.
+    pub longest_idle_s: f64,
+}
+
+/// Figures of a window from its edges and the sampler's ticks (ticks anchored at `start`).
+pub fn window_figures(start: &Edge, end: &Edge, ticks: &[Tick]) -> WindowFigures {
+    let window_s = end.at.duration_since(start.at).as_secs_f64();
+    let messages = end.messages.saturating_sub(start.messages);
+    let bytes = end.bytes.saturating_sub(start.bytes);
+    let per_s = |x: f64| if window_s > 0.0 { x / window_s } else { 0.0 };
+    let tps = threads::ticks_per_second();
+    let (cpu_cores, threads) = match (&start.snapshot, &end.snapshot) {
+        (Some(a), Some(b)) => {
+            // Rescale on our own clock: the snapshots' at_s come from the same origin.
+            (
+                threads::process_cores(a, b, tps),
+                by_name(threads::cores_between(a, b, tps)),
+            )
+        }
+        _ => (0.0, Vec::new()),
+    };
+    let timeline = timeline(start.messages, ticks);
+    let stall_seconds = stall_seconds(&timeline);
+    let (idle_slots, longest) = idle_slots(start.messages, ticks);
+    WindowFigures {
+        messages,
+        window_s,
+        msgs_per_s: per_s(messages as f64),
+        mb_per_s: per_s(bytes as f64) / 1e6,
+        cpu_cores,
+        cpu_s_per_million: if messages > 0 {
+            cpu_cores * window_s / (messages as f64 / 1e6)
+        } else {
+            0.0
+        },
+        threads,
+        timeline,
+        stall_seconds,
+        idle_s: round3(idle_slots as f64 * SLOT.as_secs_f64()),
+        longest_idle_s: round3(longest as f64 * SLOT.as_secs_f64()),
+    }
+}
+
+/// Slots with no new message, and the longest run of them.
+pub fn idle_slots(base: u64, ticks: &[Tick]) -> (usize, usize) {
+    let (mut prev, mut idle, mut run, mut longest) = (base, 0, 0, 0);
+    for t in ticks {
+        if t.messages <= prev {
+            idle += 1;
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+        prev = prev.max(t.messages);
+    }
+    (idle, longest)
+}
+
+/// Sums threads that share a name (e.g. several `rdk:broker-1`s are rare, but app pools are
+/// not), busiest first, dropping idle ones.
+pub fn by_name(threads: Vec<ThreadCores>) -> Vec<ThreadFigure> {
+    let mut out: Vec<ThreadFigure> = Vec::new();
+    for t in threads {
+        match out.iter_mut().find(|f| f.name == t.name) {
+            Some(f) => f.cores += t.cores,
+            None => out.push(ThreadFigure {
+                name: t.name,
+                cores: t.cores,
+            }),
+        }
+    }
+    out.retain(|t| t.cores >= 0.005);
+    out.sort_by(|a, b| b.cores.total_cmp(&a.cores).then(a.name.cmp(&b.name)));
+    for t in &mut out {
+        t.cores = round3(t.cores);
+    }
+    out
+}
+
+/// Per-second message counts from the full-second ticks; `base` is the count at the window
+/// start.
+pub fn timeline(base: u64, ticks: &[Tick]) -> Vec<u64> {
+    let mut prev = base;
+    ticks
+        .iter()
+        .skip(SLOTS_PER_SECOND - 1)
+        .step_by(SLOTS_PER_SECOND)
+        .map(|t| {
+            let d = t.messages.saturating_sub(prev);
+            prev = t.messages.max(prev);
+            d
+        })
+        .collect()
+}
+
+/// Seconds below 20% of the timeline's median rate.
+pub fn stall_seconds(timeline: &[u64]) -> u32 {
+    if timeline.is_empty() {
+        return 0;
+    }
+    let med = median_u64(timeline);
+    timeline.iter().filter(|&&c| (c as f64) < 0.2 * med).count() as u32
+}
+
+fn median_u64(v: &[u64]) -> f64 {
+    let mut s: Vec<f64> = v.iter().map(|&x| x as f64).collect();
+    median(&mut s)
+}
+
+/// Median of a non-empty slice (mean of the middle two for even lengths); 0 when empty.
+pub fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+pub fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tick(at_s: f64, messages: u64) -> Tick {
+        Tick {
+            at_s,
+            messages,
+            snapshot: None,
+        }
+    }
+
+    /// Ticks every 100 ms with the given cumulative counts at each full second, linear in
+    /// between.
+    fn seconds(base: u64, at_second: &[u64]) -> Vec<Tick> {
+        let mut v = Vec::new();
+        let mut prev = base;
+        for (s, &c) in at_second.iter().enumerate() {
+            for k in 1..=SLOTS_PER_SECOND as u64 {
+                let m = prev + (c - prev) * k / SLOTS_PER_SECOND as u64;
+                v.push(tick(s as f64 + k as f64 / 10.0, m));
+            }
+            prev = c;
+        }
+        v
+    }
+
+    #[test]
+    fn timeline_is_per_second_deltas_from_the_window_base() {
+        let t = seconds(1000, &[1500, 2500, 2600]);
+        assert_eq!(timeline(1000, &t), vec![500, 1000, 100]);
+        assert!(timeline(0, &[]).is_empty());
+        // A partial last second is not in the timeline.
+        assert_eq!(timeline(1000, &t[..25]), vec![500, 1000]);
+    }
+
+    #[test]
+    fn idle_slots_find_naps_shorter_than_a_second() {
+        let mut t = seconds(0, &[1000]);
+        // 0.5 s with nothing, then progress again.
+        for k in 0..5 {
+            t.push(tick(1.1 + k as f64 / 10.0, 1000));
+        }
+        t.push(tick(1.6, 1200));
+        assert_eq!(idle_slots(0, &t), (5, 5));
+        assert_eq!(idle_slots(0, &seconds(0, &[1000, 2000])), (0, 0));
+    }
+
+    #[test]
+    fn stalls_are_seconds_below_a_fifth_of_the_median() {
+        // The post's shape: 457k, 571k, 400k, then 53k.
+        assert_eq!(stall_seconds(&[457_000, 571_000, 400_000, 53_000]), 1);
+        assert_eq!(stall_seconds(&[100, 100, 100]), 0);
+        assert_eq!(stall_seconds(&[]), 0);
+        assert_eq!(stall_seconds(&[1000, 0, 1000, 0, 1000]), 2);
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(&mut []), 0.0);
+    }
+
+    #[test]
+    fn threads_with_one_name_are_summed_busiest_first() {
+        let t = |tid, name: &str, cores| ThreadCores {
+            tid,
+            name: name.into(),
+            cores,
+            user_cores: cores,
+            system_cores: 0.0,
+        };
+        let f = by_name(vec![
+            t(1, "app", 0.5),
+            t(2, "rdk:broker1", 0.9),
+            t(3, "app", 0.2),
+            t(4, "idle", 0.001),
+        ]);
+        assert_eq!(
+            f,
+            vec![
+                ThreadFigure {
+                    name: "rdk:broker1".into(),
+                    cores: 0.9
+                },
+                ThreadFigure {
+                    name: "app".into(),
+                    cores: 0.7
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn window_figures_rates() {
+        let origin = Instant::now();
+        let start = Edge {
+            at: origin,
+            messages: 100,
+            bytes: 10_000,
+            snapshot: None,
+        };
+        let end = Edge {
+            at: origin + Duration::from_secs(2),
+            messages: 2_100,
+            bytes: 210_000,
+            snapshot: None,
+        };
+        let f = window_figures(&start, &end, &seconds(100, &[1100, 2100]));
+        assert_eq!(f.messages, 2000);
+        assert!((f.msgs_per_s - 1000.0).abs() < 1e-9);
+        assert!((f.mb_per_s - 0.1).abs() < 1e-12);
+        assert_eq!(f.timeline, vec![1000, 1000]);
+        assert_eq!(f.stall_seconds, 0);
+    }
+}

@@ -1,0 +1,285 @@
+//! Payloads byte-identical to the seed benchmark's (FACTS.md §1).
+//!
+//! Both harnesses of the post build a pool of payloads from SplitMix64 seeded with 42, and
+//! check a SHA-256 of the concatenated pool before every run, so "the same bytes" is provable.
+//! Record `i` uses `pool[i % count]` and partition `i % partitions`. The pool is built once,
+//! before any measurement: nothing here runs per message except [`Pool::get`] (an index).
+
+use sha2::{Digest, Sha256};
+use std::fmt;
+use std::str::FromStr;
+
+/// The seed every run of the benchmark uses.
+pub const SEED: u64 = 42;
+
+/// Memory bound for the pool, as in the seed: min(16384, 64 MiB / size) payloads.
+const POOL_BYTES: usize = 64 * 1024 * 1024;
+const POOL_MAX: usize = 16384;
+
+/// The 32 words of the `text` kind, in the seed's order (index = `next() % 32`).
+pub const WORDS: [&str; 32] = [
+    "kafka",
+    "stream",
+    "broker",
+    "topic",
+    "partition",
+    "offset",
+    "consumer",
+    "producer",
+    "record",
+    "batch",
+    "leader",
+    "follower",
+    "replica",
+    "commit",
+    "segment",
+    "index",
+    "latency",
+    "throughput",
+    "cluster",
+    "message",
+    "payload",
+    "header",
+    "key",
+    "value",
+    "timestamp",
+    "schema",
+    "event",
+    "log",
+    "queue",
+    "fetch",
+    "poll",
+    "ack",
+];
+
+/// SplitMix64, Steele et al.; the generator both harnesses share.
+#[derive(Debug, Clone)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64 { state: seed }
+    }
+
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// What the payload bytes look like: incompressible, or word-list text for the codecs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PayloadKind {
+    Random,
+    Text,
+}
+
+impl FromStr for PayloadKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "random" => Ok(PayloadKind::Random),
+            "text" => Ok(PayloadKind::Text),
+            _ => Err(format!(
+                "unknown payload kind {s:?} (expected random or text)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for PayloadKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PayloadKind::Random => "random",
+            PayloadKind::Text => "text",
+        })
+    }
+}
+
+/// The payload pool: `count` payloads of `size` bytes, contiguous in one allocation.
+pub struct Pool {
+    bytes: Vec<u8>,
+    size: usize,
+    count: usize,
+    kind: PayloadKind,
+}
+
+impl Pool {
+    /// Builds the pool exactly as the seed does. `size` must be at least 1.
+    pub fn new(size: usize, kind: PayloadKind) -> Pool {
+        assert!(size > 0, "payload size must be at least 1 byte");
+        let count = POOL_MAX.min((POOL_BYTES / size).max(1));
+        let mut rng = SplitMix64::new(SEED);
+        let mut bytes = Vec::with_capacity(count * size);
+        let mut text = String::with_capacity(size + 16);
+        for _ in 0..count {
+            match kind {
+                PayloadKind::Random => {
+                    let start = bytes.len();
+                    while bytes.len() - start < size {
+                        let word = rng.next().to_le_bytes();
+                        let take = (size - (bytes.len() - start)).min(8);
+                        bytes.extend_from_slice(&word[..take]);
+                    }
+                }
+                PayloadKind::Text => {
+                    text.clear();
+                    while text.len() < size {
+                        text.push_str(WORDS[(rng.next() % 32) as usize]);
+                        text.push(' ');
+                    }
+                    bytes.extend_from_slice(&text.as_bytes()[..size]);
+                }
+            }
+        }
+        Pool {
+            bytes,
+            size,
+            count,
+            kind,
+        }
+    }
+
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    pub fn kind(&self) -> PayloadKind {
+        self.kind
+    }
+
+    /// Payload of record `i` (`pool[i % count]`).
+    #[inline]
+    pub fn get(&self, i: u64) -> &[u8] {
+        let at = (i % self.count as u64) as usize * self.size;
+        &self.bytes[at..at + self.size]
+    }
+
+    /// A mutable copy of payload `i` for stamping an end-to-end timestamp into, made once per
+    /// slot before the run, never per message.
+    pub fn slot(&self, i: u64) -> Vec<u8> {
+        self.get(i).to_vec()
+    }
+
+    /// Hex SHA-256 of the concatenated pool: the proof that two clients sent the same bytes.
+    pub fn sha256_hex(&self) -> String {
+        hex(&Sha256::digest(&self.bytes))
+    }
+}
+
+/// Writes wall-clock nanoseconds, big-endian, into bytes 0..8 (the seed's e2e latency stamp).
+/// Payloads shorter than 8 bytes cannot carry it and are left alone.
+#[inline]
+pub fn stamp_e2e(payload: &mut [u8], wall_ns: i64) {
+    if payload.len() >= 8 {
+        payload[..8].copy_from_slice(&wall_ns.to_be_bytes());
+    }
+}
+
+/// Reads the stamp of [`stamp_e2e`].
+#[inline]
+pub fn read_e2e(payload: &[u8]) -> Option<i64> {
+    payload
+        .get(..8)
+        .map(|b| i64::from_be_bytes(b.try_into().expect("8 bytes")))
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use fmt::Write;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        write!(s, "{b:02x}").expect("writing to a String");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splitmix64_matches_published_test_vector() {
+        let mut rng = SplitMix64::new(0);
+        assert_eq!(rng.next(), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(rng.next(), 0x6E78_9E6A_A1B9_65F4);
+    }
+
+    #[test]
+    fn pool_count_follows_the_seed_rule() {
+        assert_eq!(Pool::new(100, PayloadKind::Random).count(), 16384);
+        assert_eq!(Pool::new(1024, PayloadKind::Random).count(), 16384);
+        // 64 MiB / 10 KiB = 6553.6 → 6553 payloads.
+        assert_eq!(Pool::new(10 * 1024, PayloadKind::Random).count(), 6553);
+        assert_eq!(Pool::new(128 * 1024 * 1024, PayloadKind::Random).count(), 1);
+    }
+
+    #[test]
+    fn random_payload_is_little_endian_generator_output() {
+        let pool = Pool::new(12, PayloadKind::Random);
+        let mut rng = SplitMix64::new(SEED);
+        let a = rng.next().to_le_bytes();
+        let b = rng.next().to_le_bytes();
+        assert_eq!(&pool.get(0)[..8], &a);
+        assert_eq!(&pool.get(0)[8..], &b[..4]);
+        // The next payload starts from a fresh output, not the rest of `b`.
+        let c = rng.next().to_le_bytes();
+        assert_eq!(&pool.get(1)[..8], &c);
+    }
+
+    #[test]
+    fn text_payload_is_words_and_spaces_truncated_to_size() {
+        let pool = Pool::new(100, PayloadKind::Text);
+        let mut rng = SplitMix64::new(SEED);
+        let mut expect = String::new();
+        while expect.len() < 100 {
+            expect.push_str(WORDS[(rng.next() % 32) as usize]);
+            expect.push(' ');
+        }
+        assert_eq!(pool.get(0), &expect.as_bytes()[..100]);
+        for p in 0..pool.count() as u64 {
+            assert!(pool
+                .get(p)
+                .iter()
+                .all(|b| b.is_ascii_lowercase() || *b == b' '));
+        }
+    }
+
+    #[test]
+    fn records_cycle_through_the_pool() {
+        let pool = Pool::new(100, PayloadKind::Random);
+        assert_eq!(pool.get(3), pool.get(3 + pool.count() as u64));
+        assert_ne!(pool.get(3), pool.get(4));
+    }
+
+    #[test]
+    fn pool_hash_is_stable_and_depends_on_kind_and_size() {
+        let a = Pool::new(100, PayloadKind::Random).sha256_hex();
+        assert_eq!(a, Pool::new(100, PayloadKind::Random).sha256_hex());
+        assert_eq!(a.len(), 64);
+        assert_ne!(a, Pool::new(100, PayloadKind::Text).sha256_hex());
+        assert_ne!(a, Pool::new(101, PayloadKind::Random).sha256_hex());
+    }
+
+    #[test]
+    fn e2e_stamp_round_trips_big_endian() {
+        let mut p = vec![0u8; 16];
+        stamp_e2e(&mut p, 0x0102_0304_0506_0708);
+        assert_eq!(&p[..8], &[1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(read_e2e(&p), Some(0x0102_0304_0506_0708));
+        let mut short = vec![9u8; 4];
+        stamp_e2e(&mut short, 1);
+        assert_eq!(short, vec![9u8; 4]);
+        assert_eq!(read_e2e(&short), None);
+    }
+}

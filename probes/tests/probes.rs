@@ -1,0 +1,316 @@
+//! Integration tests of the probes, end to end, as a user runs them.
+//!
+//! The broker tests need the local Apache Kafka of `scripts/kafka up` (`scripts/test` starts
+//! it; KGAP_TEST_BROKERS points elsewhere). They fail, never skip, when it is not there.
+
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::Message;
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::{Offset, TopicPartitionList};
+use serde_json::Value;
+use std::process::{Command, Output};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Probes measure throughput: run them one at a time even though tests are threads.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn brokers() -> String {
+    std::env::var("KGAP_TEST_BROKERS").unwrap_or_else(|_| "127.0.0.1:9092".into())
+}
+
+fn probe(name: &str, args: &[&str]) -> (Output, Duration) {
+    let exe = match name {
+        "probe-fetch-backoff" => env!("CARGO_BIN_EXE_probe-fetch-backoff"),
+        other => panic!("unknown probe {other}"),
+    };
+    let t = Instant::now();
+    let out = Command::new(exe).args(args).output().expect("probe runs");
+    (out, t.elapsed())
+}
+
+fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "probe failed: {:?}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}):\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+fn config() -> ClientConfig {
+    let mut c = ClientConfig::new();
+    c.set("bootstrap.servers", brokers());
+    c
+}
+
+fn admin() -> AdminClient<DefaultClientContext> {
+    config().create().expect("admin client")
+}
+
+fn require_broker() {
+    let p: BaseProducer = config().create().expect("producer");
+    if let Err(e) = p.client().fetch_metadata(None, Duration::from_secs(10)) {
+        panic!(
+            "no Kafka broker at {} ({e}): run scripts/test, or scripts/kafka up first",
+            brokers()
+        );
+    }
+}
+
+fn topic_exists(name: &str) -> bool {
+    let p: BaseProducer = config().create().expect("producer");
+    let md = p
+        .client()
+        .fetch_metadata(None, Duration::from_secs(10))
+        .expect("metadata");
+    md.topics().iter().any(|t| t.name() == name)
+}
+
+/// End offsets and every payload of a topic, read with a consumer of our own.
+fn snapshot_topic(name: &str, partitions: i32) -> (Vec<i64>, Vec<Vec<u8>>) {
+    let c: BaseConsumer = config()
+        .set(
+            "group.id",
+            format!("kgap-test-reader-{}", std::process::id()),
+        )
+        .set("enable.auto.commit", "false")
+        .create()
+        .expect("consumer");
+    let mut ends = Vec::new();
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..partitions {
+        let (_, hi) = c
+            .fetch_watermarks(name, p, Duration::from_secs(10))
+            .expect("watermarks");
+        ends.push(hi);
+        tpl.add_partition_offset(name, p, Offset::Beginning)
+            .unwrap();
+    }
+    c.assign(&tpl).unwrap();
+    let total: i64 = ends.iter().sum();
+    let mut payloads = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while (payloads.len() as i64) < total && Instant::now() < deadline {
+        if let Some(Ok(m)) = c.poll(Duration::from_millis(200)) {
+            payloads.push(m.payload().unwrap_or_default().to_vec());
+        }
+    }
+    payloads.sort();
+    (ends, payloads)
+}
+
+#[test]
+fn fetch_backoff_on_the_real_broker_naps_at_1000ms_not_at_10ms_and_touches_nothing_else() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_broker();
+
+    // A topic that is not the probe's: it must come out exactly as it went in.
+    let other = format!("kgap-test-preexisting-{}", std::process::id());
+    let admin = admin();
+    let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(10)));
+    futures_executor::block_on(admin.create_topics(
+        [&NewTopic::new(&other, 2, TopicReplication::Fixed(1))],
+        &opts,
+    ))
+    .expect("create the other topic")
+    .into_iter()
+    .for_each(|r| {
+        r.expect("other topic created");
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let p: BaseProducer = config().create().unwrap();
+    for i in 0..500u32 {
+        let payload = format!("precious record {i}");
+        p.send(
+            BaseRecord::<(), _>::to(&other)
+                .partition((i % 2) as i32)
+                .payload(&payload),
+        )
+        .unwrap();
+        p.poll(Duration::ZERO);
+    }
+    p.flush(Duration::from_secs(10)).unwrap();
+    let before = snapshot_topic(&other, 2);
+    assert_eq!(before.1.len(), 500);
+
+    let out_dir = tempfile::tempdir().unwrap();
+    let b = brokers();
+    // 2 partitions × 300k messages: each partition's queue passes queued.min.messages
+    // (100000) several times, so the default backoff must nap.
+    let (out, _) = probe(
+        "probe-fetch-backoff",
+        &[
+            "--brokers",
+            &b,
+            "--backoff-ms",
+            "10",
+            "--messages",
+            "600000",
+            "--partitions",
+            "2",
+            "--reps",
+            "1",
+            "--json",
+            "--out",
+            out_dir.path().to_str().unwrap(),
+        ],
+    );
+    let r = json_of(&out);
+    assert_eq!(r["probe"], "probe-fetch-backoff");
+    assert_eq!(r["broker"]["kind"], "external");
+    assert_eq!(r["payload_sha256"].as_str().unwrap().len(), 64);
+    let settings = r["settings"].as_array().unwrap();
+    assert_eq!(settings.len(), 2);
+    let slow = &settings[0];
+    let fast = &settings[1];
+    assert_eq!(slow["params"]["fetch.queue.backoff.ms"], 1000);
+    assert_eq!(fast["params"]["fetch.queue.backoff.ms"], 10);
+    let slow_run = &slow["runs"][0];
+    let fast_run = &fast["runs"][0];
+    let n = |v: &Value, k: &str| {
+        v[k].as_f64()
+            .unwrap_or_else(|| panic!("{k} missing in {v}"))
+    };
+    // Backoff lines counted from the probe's own debug=fetch log.
+    assert!(n(slow_run, "queue_full_backoffs") >= 1.0, "{slow_run}");
+    assert!(n(slow_run, "backoff_ms_total") >= 1000.0, "{slow_run}");
+    // Naps at 1000 ms: whole seconds stalled, or at least half a second without a message.
+    assert!(
+        n(slow_run, "stall_seconds") >= 1.0 || n(slow_run, "longest_idle_s") >= 0.5,
+        "no nap at 1000 ms: {slow_run}"
+    );
+    // None at 10 ms.
+    assert_eq!(n(fast_run, "stall_seconds"), 0.0, "{fast_run}");
+    assert!(n(fast_run, "longest_idle_s") < 0.5, "{fast_run}");
+    assert!(n(fast_run, "msgs_per_s") > n(slow_run, "msgs_per_s"));
+    assert_eq!(r["verdict"]["finding"], "fetch-backoff");
+    assert_eq!(r["verdict"]["holds"], true, "{}", r["verdict"]);
+    assert!(slow_run["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["name"] == "app"));
+
+    // Artifacts.
+    let root = out_dir.path();
+    assert!(root.join("result.json").is_file());
+    let csv = std::fs::read_to_string(root.join("runs.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    let log = std::fs::read_to_string(root.join("backoff-1000ms-rep1/debug.log")).unwrap();
+    assert!(log.starts_with("%7|"), "librdkafka's stderr format");
+    assert!(log.contains("Fetch backoff for 1000ms: Local: Queue full"));
+    assert!(root.join("backoff-10ms-rep1/stats.jsonl").is_file());
+
+    // The probe's topic is gone; the other one untouched.
+    let topic = r["topic"].as_str().expect("topic in the result");
+    assert!(topic.starts_with("kgap.probe-fetch-backoff."));
+    assert!(!topic_exists(topic), "{topic} still exists");
+    let after = snapshot_topic(&other, 2);
+    assert_eq!(before, after, "the pre-existing topic changed");
+    futures_executor::block_on(admin.delete_topics(&[&other], &opts)).unwrap();
+}
+
+#[test]
+fn embedded_broker_is_named_in_every_output() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let args = [
+        "--messages",
+        "60000",
+        "--partitions",
+        "1",
+        "--reps",
+        "1",
+        "--backoff-ms",
+        "10",
+        "-X",
+        "queued.min.messages=5000",
+    ];
+    let (out, _) = probe("probe-fetch-backoff", &[&args[..], &["--json"]].concat());
+    let r = json_of(&out);
+    assert_eq!(r["broker"]["kind"], "embedded-mock");
+    assert!(r["broker"]["note"]
+        .as_str()
+        .unwrap()
+        .contains("not Apache Kafka"));
+    assert!(r["not_measured"].to_string().contains("mock"));
+    let (out, _) = probe("probe-fetch-backoff", &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("mock cluster"), "{text}");
+    assert!(text.contains("verdict (fetch-backoff)"), "{text}");
+}
+
+#[test]
+fn unreachable_broker_is_a_clear_error_within_10_seconds() {
+    let (out, took) = probe(
+        "probe-fetch-backoff",
+        &[
+            "--brokers",
+            "127.0.0.1:1",
+            "--reps",
+            "1",
+            "--messages",
+            "1000",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("127.0.0.1:1 unreachable"), "{err}");
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+}
+
+#[test]
+fn unknown_librdkafka_property_is_exit_2_with_librdkafkas_message() {
+    let (out, _) = probe(
+        "probe-fetch-backoff",
+        &[
+            "-X",
+            "no.such.property=1",
+            "--reps",
+            "1",
+            "--messages",
+            "1000",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("No such configuration property"), "{err}");
+    assert!(err.contains("no.such.property"), "{err}");
+}
+
+#[test]
+fn bad_usage_is_exit_2() {
+    for args in [
+        &["--backoff-ms", "ten"][..],
+        &["--reps", "0"][..],
+        &["-X", "novalue"][..],
+    ] {
+        let (out, _) = probe("probe-fetch-backoff", args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty());
+    }
+}
+
+#[test]
+fn help_teaches_and_ends_with_examples() {
+    let (out, _) = probe("probe-fetch-backoff", &["--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("queued.min.messages"));
+    assert!(help.trim_end().lines().last().unwrap().contains('#'));
+    assert!(help.contains("examples:"));
+}
