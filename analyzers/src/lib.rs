@@ -19,6 +19,7 @@ pub mod librdkafka;
 pub mod protocol_log;
 pub mod report;
 pub mod requests;
+pub mod stats;
 pub mod threads;
 mod timeline;
 

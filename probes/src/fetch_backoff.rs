@@ -153,7 +153,7 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
             })
             .collect(),
         verdict: None,
-        not_measured: not_measured(&broker),
+        not_measured: not_measured(&broker, &compression),
         notes: notes(&broker, &opts.common.property),
         interrupted: false,
     };
@@ -192,7 +192,11 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
             }
             let backoff = settings[si];
             let dir = out.run_dir(&format!("backoff-{backoff}ms"), rep)?;
-            let run = consume_once(&broker, &topic, opts, messages, backoff, &dir)?;
+            let Some(run) = consume_once(&broker, &topic, opts, messages, backoff, &dir)? else {
+                // Ctrl-C before this run's window opened: nothing of it to report.
+                result.interrupted = true;
+                break 'reps;
+            };
             progress(&format!(
                 "fetch.queue.backoff.ms={backoff} rep {rep}/{}: {} msg/s, {} Queue-full backoffs, \
                  idle {:.1} of {:.1} s",
@@ -215,7 +219,7 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
     Ok(result)
 }
 
-fn not_measured(broker: &Broker) -> Vec<String> {
+fn not_measured(broker: &Broker, compression: &str) -> Vec<String> {
     let mut v = vec![
         "end-to-end latency (this probe measures consumer throughput only)".to_string(),
         "CPU of threads that exited inside the window (counted in cpu_cores, not per thread)"
@@ -228,11 +232,12 @@ fn not_measured(broker: &Broker) -> Vec<String> {
                 .to_string(),
         );
     }
-    v.push(
-        "a compressed prefill (see prefill.compression) makes the consumer's broker thread \
-         decompress too, which lowers the fast setting's rate: the speed-up is understated"
-            .to_string(),
-    );
+    if compression != "none" {
+        v.push(format!(
+            "an uncompressed consumer: the prefill was {compression}-compressed, so the consumer's \
+             broker thread also decompresses"
+        ));
+    }
     v
 }
 
@@ -315,7 +320,7 @@ fn consume_once(
     expected: u64,
     backoff_ms: u64,
     dir: &Path,
-) -> Result<RunFigures> {
+) -> Result<Option<RunFigures>> {
     let log_path = dir.join("debug.log");
     let sink = Arc::new(
         Sink::to_files(Some(&log_path), Some(&dir.join("stats.jsonl")))
@@ -397,6 +402,9 @@ fn consume_once(
     sink.flush();
 
     let Some((start, start_wall, sampler)) = start else {
+        if interrupt::stopped() {
+            return Ok(None);
+        }
         return Err(ProbeError::Kafka(format!(
             "the consumer received {count} of {expected} messages before stopping ({errors} errors{}); \
              nothing was measured",
@@ -469,7 +477,7 @@ fn consume_once(
         .iter()
         .find(|t| !t.name.starts_with("rdk:mock"))
         .cloned();
-    Ok(RunFigures {
+    Ok(Some(RunFigures {
         consumer_cores: measure::round3((window.cpu_cores - mock_cores).max(0.0)),
         mock_cores: measure::round3(mock_cores),
         busiest_thread: busiest.as_ref().map(|t| t.name.clone()).unwrap_or_default(),
@@ -481,7 +489,7 @@ fn consume_once(
         analyzer_diagnosis: diagnosis,
         debug_log_lines: sink.lines(),
         window,
-    })
+    }))
 }
 
 /// Per-second cores per thread over the window, for charts and for analyze-thread-cpu.
@@ -535,6 +543,11 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
     let naps = m(slow, "queue_full_backoffs");
     let stalls = m(slow, "stall_seconds");
     let idle = m(slow, "idle_s");
+    let reps_with_naps = slow
+        .runs
+        .iter()
+        .filter(|r| r["queue_full_backoffs"].as_f64().unwrap_or(0.0) > 0.0)
+        .count();
     let evidence = json!({
         "slow_backoff_ms": bs,
         "fast_backoff_ms": bf,
@@ -542,6 +555,8 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
         "fast_msgs_per_s": rf,
         "speedup": measure::round3(speedup),
         "slow_queue_full_backoffs": naps,
+        "slow_reps_with_naps": reps_with_naps,
+        "reps": slow.runs.len(),
         "slow_backoff_s": measure::round3(m(slow, "backoff_ms_total") / 1000.0),
         "slow_stall_seconds": stalls,
         "slow_idle_s": idle,
@@ -568,19 +583,23 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
     let summary = if holds {
         format!(
             "at fetch.queue.backoff.ms={bs} the fetcher backed off {naps:.0} times on a full local queue \
-             and no message arrived for {idle:.1} s of the {:.1} s window; at {bf} ms it ran {speedup:.1}x faster \
+             (median; naps in {reps_with_naps} of {} reps) and no message arrived for {idle:.1} s of the \
+             {:.1} s window; at {bf} ms it ran {speedup:.1}x faster \
              ({} → {} msg/s; the post: 3.8x): a partition's local queue reaches queued.min.messages, \
              so librdkafka stops fetching it for fetch.queue.backoff.ms. Fix: fetch.queue.backoff.ms={bf} \
              (10 is the post's choice; 0 spins).",
+            slow.runs.len(),
             m(slow, "window_s"),
             result::si(rs),
             result::si(rf)
         )
     } else if naps == 0.0 {
         format!(
-            "no Queue-full backoffs at fetch.queue.backoff.ms={bs}: the local queue never reached \
-             queued.min.messages (the application kept up, or there were too few messages per \
-             partition); {bf} ms ran {speedup:.2}x the rate"
+            "no Queue-full backoffs at fetch.queue.backoff.ms={bs} (median; naps in {reps_with_naps} \
+             of {} reps): the local queue rarely reached queued.min.messages (the application \
+             kept up with the fetcher, or there were too few messages per partition); {bf} ms ran \
+             {speedup:.2}x the rate",
+            slow.runs.len()
         )
     } else {
         format!(

@@ -145,8 +145,10 @@ fn fetch_backoff_on_the_real_broker_naps_at_1000ms_not_at_10ms_and_touches_nothi
 
     let out_dir = tempfile::tempdir().unwrap();
     let b = brokers();
-    // 2 partitions × 300k messages: each partition's queue passes queued.min.messages
-    // (100000) several times, so the default backoff must nap.
+    // Whether the fetcher outruns the application (and so fills queued.min.messages) is a
+    // race on a 2-core machine shared with the broker. A threshold below one fetch response
+    // (~9k × 100 B per partition) takes the race out: every fetch fills the queue, so the
+    // default backoff must nap — the same mechanism, deterministic. 50k per partition ≈ 6 naps.
     let (out, _) = probe(
         "probe-fetch-backoff",
         &[
@@ -155,11 +157,13 @@ fn fetch_backoff_on_the_real_broker_naps_at_1000ms_not_at_10ms_and_touches_nothi
             "--backoff-ms",
             "10",
             "--messages",
-            "600000",
+            "100000",
             "--partitions",
             "2",
             "--reps",
             "1",
+            "-X",
+            "queued.min.messages=5000",
             "--json",
             "--out",
             out_dir.path().to_str().unwrap(),
@@ -313,4 +317,62 @@ fn help_teaches_and_ends_with_examples() {
     assert!(help.contains("queued.min.messages"));
     assert!(help.trim_end().lines().last().unwrap().contains('#'));
     assert!(help.contains("examples:"));
+}
+
+#[test]
+fn ctrl_c_prints_what_was_measured_and_deletes_the_topic() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_broker();
+    let b = brokers();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_probe-fetch-backoff"))
+        .args([
+            "--brokers",
+            &b,
+            "--messages",
+            "200000",
+            "--partitions",
+            "2",
+            "--reps",
+            "20",
+            "-X",
+            "queued.min.messages=5000",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("probe starts");
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut topic = None;
+    let mut lines = stderr.lines();
+    // Wait for the first completed run, then press Ctrl-C.
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if let Some(rest) = line.split("topic ").nth(1) {
+            if topic.is_none() && rest.starts_with("kgap.") {
+                topic = rest.split_whitespace().next().map(str::to_string);
+            }
+        }
+        if line.contains(" rep 1/20:") {
+            break;
+        }
+    }
+    let topic = topic.expect("the probe names its topic on stderr");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "stderr after Ctrl-C: {rest:?}"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("interrupted"), "{text}");
+    assert!(text.contains("msg/s"), "{text}");
+    assert!(!topic_exists(&topic), "{topic} left behind");
 }
