@@ -33,7 +33,7 @@ use serde_json::json;
 
 use crate::error::AnalyzeError;
 use crate::input::{for_each_line, InputSummary, DEFAULT_MAX_LINE_BYTES};
-use crate::librdkafka::{unescape_json_slashes, Event, Record, RecordFinder};
+use crate::librdkafka::{raw_stderr_record, unescape_json_slashes, Event, Record, RecordFinder};
 use crate::report::{
     render_diagnosis, round3, us_to_ms, wrap_into, Diagnosis, Dist, Examples, Span,
     TimestampCounts, Window,
@@ -291,7 +291,7 @@ struct Round {
     responded: bool,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct FetcherAcc {
     fetch_requests: u64,
     responses: u64,
@@ -302,22 +302,6 @@ struct FetcherAcc {
     error_backoffs: u64,
     error_reasons: Vec<ReasonCount>,
     round: Option<Round>,
-}
-
-impl Default for FetcherAcc {
-    fn default() -> Self {
-        FetcherAcc {
-            fetch_requests: 0,
-            responses: 0,
-            empty: 0,
-            held: 0,
-            rtt_us: Dist::default(),
-            idle_waits: 0,
-            error_backoffs: 0,
-            error_reasons: Vec::new(),
-            round: None,
-        }
-    }
 }
 
 fn count_reason(list: &mut Vec<ReasonCount>, reason: &str) {
@@ -403,26 +387,32 @@ impl<'w> FetchLogAnalyzer<'w> {
 
     /// Analyse one line (without its newline).
     pub fn push_line(&mut self, line_no: u64, line: &[u8]) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        if unescape_json_slashes(line, &mut scratch) {
-            self.push_unescaped(line_no, &scratch);
-        } else {
-            self.push_unescaped(line_no, line);
-        }
-        self.scratch = scratch;
-    }
-
-    fn push_unescaped(&mut self, line_no: u64, line: &[u8]) {
         self.lines_read += 1;
+        // librdkafka's own stderr format first: one message at a known place, and
+        // never JSON-escaped.
+        if let Some(found) = raw_stderr_record(line) {
+            match found {
+                Some(rec) => self.record(line_no, line, &rec),
+                None => self.lines_skipped += 1,
+            }
+            return;
+        }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let text: &[u8] = if unescape_json_slashes(line, &mut scratch) {
+            &scratch
+        } else {
+            line
+        };
         let finder = self.finder;
         let mut any = false;
-        for rec in finder.records(line) {
+        for rec in finder.records(text) {
             any = true;
-            self.record(line_no, line, &rec);
+            self.record(line_no, text, &rec);
         }
         if !any {
             self.lines_skipped += 1;
         }
+        self.scratch = scratch;
     }
 
     fn in_window(&self, t: Option<f64>) -> bool {
@@ -775,7 +765,7 @@ fn close_round(f: &mut FetcherAcc, wait_max_ms: f64) -> Option<bool> {
         return None;
     }
     f.responses += 1;
-    let rtt = r.rtt_ms.or_else(|| match (r.started, r.first_answer_at) {
+    let rtt = r.rtt_ms.or(match (r.started, r.first_answer_at) {
         (Some(s), Some(a)) if a >= s => Some((a - s) * 1000.0),
         _ => None,
     });
@@ -961,7 +951,7 @@ impl fmt::Display for FetchLogReport {
         use std::fmt::Write as _;
         let _ = writeln!(
             out,
-            "analyze-fetch-log: {} lines read, {} librdkafka records ({} fetch), {} lines skipped",
+            "read {} lines: {} librdkafka records ({} fetch), {} lines skipped",
             self.lines_read, self.records_recognised, self.fetch_records, self.lines_skipped
         );
         match self.window {
@@ -1024,13 +1014,17 @@ impl fmt::Display for FetchLogReport {
         for fe in &self.fetchers {
             let _ = writeln!(
                 out,
-                "\nfetcher {}{}: {} FetchRequests, {} responses ({} empty, {} held to fetch.wait.max.ms)",
+                "\nfetcher {}{}:",
                 fe.broker,
-                fe.client.as_deref().map(|c| format!(" ({c})")).unwrap_or_default(),
-                fe.fetch_requests,
-                fe.responses,
-                fe.empty_responses,
-                fe.empty_held_to_wait_max
+                fe.client
+                    .as_deref()
+                    .map(|c| format!(" ({c})"))
+                    .unwrap_or_default()
+            );
+            let _ = writeln!(
+                out,
+                "  {} FetchRequests, {} responses: {} empty, {} held to fetch.wait.max.ms",
+                fe.fetch_requests, fe.responses, fe.empty_responses, fe.empty_held_to_wait_max
             );
             if let (Some(p50), Some(p99), Some(max)) = (fe.rtt_ms_p50, fe.rtt_ms_p99, fe.rtt_ms_max)
             {

@@ -14,12 +14,15 @@
 pub mod cli;
 pub mod error;
 pub mod fetch_log;
+pub mod gc;
 pub mod input;
+pub mod jfr;
 pub mod librdkafka;
 pub mod protocol_log;
 pub mod report;
 pub mod requests;
 pub mod stats;
+pub mod svg;
 pub mod threads;
 mod timeline;
 

@@ -29,7 +29,7 @@ use serde_json::json;
 use crate::error::AnalyzeError;
 use crate::fetch_log::shared_finder;
 use crate::input::{for_each_line, InputSummary, DEFAULT_MAX_LINE_BYTES};
-use crate::librdkafka::{unescape_json_slashes, Event, Record, RecordFinder};
+use crate::librdkafka::{raw_stderr_record, unescape_json_slashes, Event, Record, RecordFinder};
 use crate::report::{
     human_bytes, render_diagnosis, round3, us_to_ms, wrap_into, Diagnosis, Dist, ExampleLine,
     Examples, Span, TimestampCounts, Window, EXAMPLE_CHARS,
@@ -349,26 +349,32 @@ impl<'w> ProtocolLogAnalyzer<'w> {
 
     /// Analyse one line (without its newline).
     pub fn push_line(&mut self, line_no: u64, line: &[u8]) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        if unescape_json_slashes(line, &mut scratch) {
-            self.push_unescaped(line_no, &scratch);
-        } else {
-            self.push_unescaped(line_no, line);
-        }
-        self.scratch = scratch;
-    }
-
-    fn push_unescaped(&mut self, line_no: u64, line: &[u8]) {
         self.lines_read += 1;
+        // librdkafka's own stderr format first: one message at a known place, and
+        // never JSON-escaped.
+        if let Some(found) = raw_stderr_record(line) {
+            match found {
+                Some(rec) => self.record(line_no, line, &rec),
+                None => self.lines_skipped += 1,
+            }
+            return;
+        }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let text: &[u8] = if unescape_json_slashes(line, &mut scratch) {
+            &scratch
+        } else {
+            line
+        };
         let finder = self.finder;
         let mut any = false;
-        for rec in finder.records(line) {
+        for rec in finder.records(text) {
             any = true;
-            self.record(line_no, line, &rec);
+            self.record(line_no, text, &rec);
         }
         if !any {
             self.lines_skipped += 1;
         }
+        self.scratch = scratch;
     }
 
     fn record(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>) {
@@ -458,7 +464,7 @@ impl<'w> ProtocolLogAnalyzer<'w> {
                     to.held_back += 1;
                     bump(&mut to.held_back_by, h);
                 }
-                if let Some(r) = row.as_deref_mut() {
+                if let Some(r) = row {
                     r.timeouts += 1;
                 }
             }
@@ -919,7 +925,7 @@ impl fmt::Display for ProtocolLogReport {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "analyze-protocol-log: {} lines read, {} librdkafka records ({} protocol), {} lines skipped",
+            "read {} lines: {} librdkafka records ({} protocol), {} lines skipped",
             self.lines_read, self.records_recognised, self.protocol_records, self.lines_skipped
         );
         match self.window {
@@ -948,15 +954,8 @@ impl fmt::Display for ProtocolLogReport {
                 );
                 let _ = writeln!(
                     out,
-                    "  {:<18} {:>8} {:>10} {:>10} {:>9} {:>9} {:>9} {:>8}",
-                    "request",
-                    "count",
-                    "bytes p50",
-                    "bytes p99",
-                    "rtt p50",
-                    "rtt p99",
-                    "rtt max",
-                    "req/s"
+                    "  {:<18} {:>8} {:>10} {:>10} {:>9} {:>9} {:>8}",
+                    "request", "count", "bytes p50", "bytes p99", "rtt p50", "rtt p99", "req/s"
                 );
                 last_conn = Some((&r.client, r.broker.as_str()));
             }
@@ -965,14 +964,13 @@ impl fmt::Display for ProtocolLogReport {
             let name: String = r.request.chars().take(18).collect();
             let _ = writeln!(
                 out,
-                "  {:<18} {:>8} {:>10} {:>10} {:>9} {:>9} {:>9} {:>8}",
+                "  {:<18} {:>8} {:>10} {:>10} {:>9} {:>9} {:>8}",
                 name,
                 r.count,
                 b(r.bytes_p50),
                 b(r.bytes_p99),
                 ms(r.rtt_ms_p50),
                 ms(r.rtt_ms_p99),
-                ms(r.rtt_ms_max),
                 r.rate
                     .as_ref()
                     .map(|s| format!("{:.0}", s.per_s_mean))

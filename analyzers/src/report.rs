@@ -219,23 +219,12 @@ pub(crate) fn round3(v: f64) -> f64 {
 
 /// Per-second counts of one thing, for "requests/s" statistics: seconds in the
 /// middle of the log only (the first and last seconds are partial).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct PerSecond {
     current: Option<i64>,
     first: Option<i64>,
     count: u64,
     hist: Dist,
-}
-
-impl Default for PerSecond {
-    fn default() -> Self {
-        PerSecond {
-            current: None,
-            first: None,
-            count: 0,
-            hist: Dist::default(),
-        }
-    }
 }
 
 /// Longest run of empty seconds counted as zeros between two busy ones.
@@ -321,9 +310,19 @@ pub(crate) fn render_diagnosis(out: &mut String, d: &Diagnosis) {
             wrap_into(out, "  evidence: ", &parts.join(", "));
         }
     }
+    // Example lines end with librdkafka's message: show their tail in 80 columns
+    // (--json has them whole).
     for e in &d.examples {
-        let text: String = e.text.chars().take(160).collect();
-        let _ = writeln!(out, "    line {}: {}", e.line, text);
+        let label = format!("    line {}: ", e.line);
+        let room = 79usize.saturating_sub(label.chars().count()).max(20);
+        let n = e.text.chars().count();
+        let text: String = if n > room {
+            let tail: String = e.text.chars().skip(n - (room - 1)).collect();
+            format!("…{tail}")
+        } else {
+            e.text.clone()
+        };
+        let _ = writeln!(out, "{label}{text}");
     }
 }
 

@@ -4,7 +4,7 @@
 //! A connection is (client instance, broker name): two clients in one log talk to
 //! the same broker over different connections with their own CorrIds.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{HashMap, VecDeque};
 
 use serde::Serialize;
 
@@ -165,6 +165,98 @@ impl Correlation {
     }
 }
 
+/// Requests awaiting a response on one connection, by CorrId. librdkafka numbers a
+/// connection's requests in sending order, so a window of slots from the oldest
+/// outstanding CorrId up does it in O(1) per request and bounded memory.
+#[derive(Debug, Default)]
+pub(crate) struct InFlight {
+    base: i64,
+    slots: VecDeque<Option<Outstanding>>,
+    count: usize,
+}
+
+impl InFlight {
+    /// Requests awaiting a response.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Track a sent request; returns how many older ones had to be forgotten to
+    /// stay within [`MAX_OUTSTANDING`] slots.
+    pub fn insert(&mut self, corr_id: i32, o: Outstanding) -> u64 {
+        let id = corr_id as i64;
+        let mut forgotten = 0;
+        let end = self.base + self.slots.len() as i64;
+        if self.slots.is_empty() || id < self.base || id - end >= MAX_OUTSTANDING as i64 {
+            // First request, a CorrId from before the window (a new numbering), or
+            // a jump too far ahead: start over from this one.
+            forgotten += self.count as u64;
+            self.slots.clear();
+            self.count = 0;
+            self.base = id;
+        }
+        let end = self.base + self.slots.len() as i64;
+        if id >= end {
+            for _ in end..id {
+                self.slots.push_back(None);
+            }
+            self.slots.push_back(Some(o));
+            self.count += 1;
+        } else {
+            let slot = &mut self.slots[(id - self.base) as usize];
+            if slot.is_none() {
+                self.count += 1;
+            }
+            *slot = Some(o);
+        }
+        while self.slots.len() > MAX_OUTSTANDING {
+            if self.slots.pop_front().flatten().is_some() {
+                self.count -= 1;
+                forgotten += 1;
+            }
+            self.base += 1;
+        }
+        self.trim();
+        forgotten
+    }
+
+    /// The request with this CorrId, if it was awaiting a response.
+    pub fn remove(&mut self, corr_id: i32) -> Option<Outstanding> {
+        let id = corr_id as i64;
+        if id < self.base || id >= self.base + self.slots.len() as i64 {
+            return None;
+        }
+        let o = self.slots[(id - self.base) as usize].take()?;
+        self.count -= 1;
+        self.trim();
+        Some(o)
+    }
+
+    /// Forget the oldest outstanding request of type `api` (a timeout took it).
+    pub fn remove_oldest_of(&mut self, api: u16) -> bool {
+        let found = self
+            .slots
+            .iter()
+            .position(|s| s.is_some_and(|o| o.api == api));
+        match found {
+            Some(i) => {
+                self.slots[i] = None;
+                self.count -= 1;
+                self.trim();
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn trim(&mut self) {
+        while let Some(None) = self.slots.front() {
+            self.slots.pop_front();
+            self.base += 1;
+        }
+    }
+}
+
 pub(crate) fn depth_bucket(depth: u32) -> usize {
     match depth {
         0..=1 => 0,
@@ -184,7 +276,7 @@ pub(crate) struct ConnAcc {
     raw_client: Vec<u8>,
     raw_broker: Vec<u8>,
     pub apis: Vec<ApiAcc>,
-    pub outstanding: BTreeMap<i32, Outstanding>,
+    pub outstanding: InFlight,
     pub inflight_max: u64,
     depth_sum: u64,
     depth_n: u64,
@@ -256,7 +348,7 @@ impl RequestAccounting {
                 raw_client: c.to_vec(),
                 raw_broker: b.to_vec(),
                 apis: Vec::new(),
-                outstanding: BTreeMap::new(),
+                outstanding: InFlight::default(),
                 inflight_max: 0,
                 depth_sum: 0,
                 depth_n: 0,
@@ -299,12 +391,8 @@ impl RequestAccounting {
                 if let Some(t) = t {
                     a.rate.add(t);
                 }
-                if conn.outstanding.len() >= MAX_OUTSTANDING {
-                    conn.outstanding.pop_first();
-                    conn.forgotten += 1;
-                }
                 let depth = conn.outstanding.len() as u32 + 1;
-                conn.outstanding.insert(
+                conn.forgotten += conn.outstanding.insert(
                     corr_id,
                     Outstanding {
                         api: ai as u16,
@@ -331,7 +419,7 @@ impl RequestAccounting {
                 ..
             } => {
                 let ai = conn.api_index(api);
-                let sent = conn.outstanding.remove(&corr_id);
+                let sent = conn.outstanding.remove(corr_id);
                 let a = &mut conn.apis[ai];
                 a.responses += 1;
                 let rtt_us = (rtt_ms * 1000.0).round().max(0.0) as u64;
@@ -355,7 +443,7 @@ impl RequestAccounting {
                 let ai = conn.api_index(api);
                 conn.apis[ai].retries += 1;
                 if let Some(id) = prev_corr_id {
-                    conn.outstanding.remove(&id);
+                    conn.outstanding.remove(id);
                 }
                 Effect::None
             }
@@ -364,14 +452,7 @@ impl RequestAccounting {
                 conn.apis[ai].timeouts += 1;
                 // The timed-out request leaves the in-flight queue; librdkafka scans
                 // from the oldest, so drop the oldest of that type.
-                let oldest = conn
-                    .outstanding
-                    .iter()
-                    .find(|(_, o)| o.api as usize == ai)
-                    .map(|(&k, _)| k);
-                if let Some(k) = oldest {
-                    conn.outstanding.remove(&k);
-                }
+                conn.outstanding.remove_oldest_of(ai as u16);
                 Effect::None
             }
             Event::TimedOutSummary {

@@ -15,7 +15,7 @@ use crate::interrupt;
 use crate::measure::{self, Edge, Progress, Sampler, WindowFigures};
 use crate::payload::{PayloadKind, Pool};
 use crate::produce;
-use crate::result::{self, OutDir, PayloadInfo, ProbeResult, SettingResult, Table, Verdict};
+use crate::result::{self, OutDir, ProbeResult, SettingResult, Table, Verdict};
 use kgap_analyzers::fetch_log::{self, FetchLogOptions};
 use rdkafka::consumer::Consumer as _;
 use rdkafka::message::Message as _;
@@ -130,33 +130,17 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
     let out = OutDir::new(opts.common.out.as_deref(), PROBE)?;
     let (messages, kind, compression) = prefill_defaults(broker.is_mock(), opts);
     let pool = Pool::new(opts.size, kind);
-    let mut result = ProbeResult {
-        probe: PROBE.into(),
-        kgap_version: env!("CARGO_PKG_VERSION"),
-        librdkafka_version: result::librdkafka_version(),
-        broker: broker.info(),
-        topic: String::new(),
-        prefill: None,
-        payload_sha256: pool.sha256_hex(),
-        payload: PayloadInfo {
-            size_bytes: pool.size(),
-            kind: pool.kind(),
-            pool_count: pool.count(),
-        },
-        reps: opts.common.reps,
-        settings: settings
-            .iter()
-            .map(|b| {
-                let mut p = Map::new();
-                p.insert("fetch.queue.backoff.ms".into(), json!(b));
-                SettingResult::new(p)
-            })
-            .collect(),
-        verdict: None,
-        not_measured: not_measured(&broker, &compression),
-        notes: notes(&broker, &opts.common.property),
-        interrupted: false,
-    };
+    let params = settings
+        .iter()
+        .map(|b| {
+            let mut p = Map::new();
+            p.insert("fetch.queue.backoff.ms".into(), json!(b));
+            p
+        })
+        .collect();
+    let mut result = ProbeResult::new(PROBE, &broker, &pool, opts.common.reps, params);
+    result.not_measured = not_measured(&broker, &compression);
+    result.notes = notes(&broker, &opts.common.property);
     progress(&format!("broker: {}", broker.label()));
 
     let topic = broker.create_topic(PROBE, opts.partitions)?;
@@ -417,7 +401,7 @@ fn consume_once(
         .into_iter()
         .filter(|t| t.at_s <= end.at.duration_since(origin).as_secs_f64() + 1e-6)
         .collect();
-    write_threads_csv(&dir.join("threads.csv"), &ticks);
+    measure::write_threads_csv(&dir.join("threads.csv"), &ticks);
     if count < expected && !interrupt::stopped() && opts.duration.is_none() {
         return Err(ProbeError::Kafka(format!(
             "the consumer stalled at {count} of {expected} messages for {} s ({errors} errors{})",
@@ -490,29 +474,6 @@ fn consume_once(
         debug_log_lines: sink.lines(),
         window,
     }))
-}
-
-/// Per-second cores per thread over the window, for charts and for analyze-thread-cpu.
-fn write_threads_csv(path: &Path, ticks: &[measure::Tick]) {
-    let tps = kgap_analyzers::threads::ticks_per_second();
-    let Ok(mut w) = csv::Writer::from_path(path) else {
-        return;
-    };
-    let _ = w.write_record(["second", "tid", "thread", "cores"]);
-    let snapshots: Vec<_> = ticks.iter().filter_map(|t| t.snapshot.as_ref()).collect();
-    for (i, pair) in snapshots.windows(2).enumerate() {
-        for t in kgap_analyzers::threads::cores_between(pair[0], pair[1], tps) {
-            if t.cores > 0.0 {
-                let _ = w.write_record([
-                    (i + 2).to_string(),
-                    t.tid.to_string(),
-                    t.name,
-                    format!("{:.3}", t.cores),
-                ]);
-            }
-        }
-    }
-    let _ = w.flush();
 }
 
 /// The post's rule: naps at the slow setting (Queue-full backoffs), and a clear speed-up at

@@ -11,6 +11,7 @@
 //! - [`measure`]: window, per-second timeline, cores per thread, medians.
 //! - [`result`]: the result document, CSV export, tables.
 //! - [`fetch_backoff`]: `probe-fetch-backoff` (Gap 2 of the post).
+//! - [`request_ceiling`]: `probe-request-ceiling` (Gap 1 of the post).
 
 pub mod broker;
 pub mod capture;
@@ -21,4 +22,5 @@ pub mod interrupt;
 pub mod measure;
 pub mod payload;
 pub mod produce;
+pub mod request_ceiling;
 pub mod result;

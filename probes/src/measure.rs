@@ -100,6 +100,8 @@ impl Sampler {
 #[derive(Debug, Clone)]
 pub struct Edge {
     pub at: Instant,
+    /// CLOCK_MONOTONIC in microseconds: librdkafka's clock, the `ts` of its statistics.
+    pub mono_us: i64,
     pub messages: u64,
     pub bytes: u64,
     pub snapshot: Option<Snapshot>,
@@ -109,11 +111,22 @@ impl Edge {
     pub fn now(origin: Instant, messages: u64, bytes: u64) -> Edge {
         Edge {
             at: Instant::now(),
+            mono_us: monotonic_us(),
             messages,
             bytes,
             snapshot: threads::snapshot(None, origin).ok(),
         }
     }
+}
+
+/// CLOCK_MONOTONIC in microseconds, as librdkafka's rd_clock() reads it.
+pub fn monotonic_us() -> i64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec * 1_000_000 + ts.tv_nsec / 1000
 }
 
 /// Cores of one thread name over the window (threads with the same name are summed).
@@ -270,6 +283,29 @@ pub fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
+/// Per-second cores per thread over the window, for charts and for analyze-thread-cpu.
+pub fn write_threads_csv(path: &std::path::Path, ticks: &[Tick]) {
+    let tps = threads::ticks_per_second();
+    let Ok(mut w) = csv::Writer::from_path(path) else {
+        return;
+    };
+    let _ = w.write_record(["second", "tid", "thread", "cores"]);
+    let snapshots: Vec<_> = ticks.iter().filter_map(|t| t.snapshot.as_ref()).collect();
+    for (i, pair) in snapshots.windows(2).enumerate() {
+        for t in threads::cores_between(pair[0], pair[1], tps) {
+            if t.cores > 0.0 {
+                let _ = w.write_record([
+                    (i + 2).to_string(),
+                    t.tid.to_string(),
+                    t.name,
+                    format!("{:.3}", t.cores),
+                ]);
+            }
+        }
+    }
+    let _ = w.flush();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,12 +405,14 @@ mod tests {
         let origin = Instant::now();
         let start = Edge {
             at: origin,
+            mono_us: 0,
             messages: 100,
             bytes: 10_000,
             snapshot: None,
         };
         let end = Edge {
             at: origin + Duration::from_secs(2),
+            mono_us: 2_000_000,
             messages: 2_100,
             bytes: 210_000,
             snapshot: None,

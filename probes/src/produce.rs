@@ -167,3 +167,143 @@ pub fn prefill(
         compression: compression.to_string(),
     })
 }
+
+/// How long a producer throughput run lasts.
+#[derive(Debug, Clone, Copy)]
+pub struct ThroughputSpec {
+    /// Messages sent and fully acknowledged before the window opens (connections up, batches
+    /// sized, caches warm).
+    pub warmup_messages: u64,
+    /// The measured window.
+    pub window: Duration,
+}
+
+/// What one producer throughput run measured: acknowledged messages in the window, and the
+/// statistics emits that fall inside it.
+pub struct ProducerWindow {
+    pub start: crate::measure::Edge,
+    pub end: crate::measure::Edge,
+    pub ticks: Vec<crate::measure::Tick>,
+    pub stats: Vec<kgap_analyzers::stats::Stats>,
+    pub delivery_errors: u64,
+    pub interrupted: bool,
+}
+
+/// Produces as fast as librdkafka accepts, round robin over `partitions`, for a warmup (fully
+/// acknowledged) and then `spec.window`. The window counts *acknowledged* messages. The hot
+/// loop makes no allocation, lock or syscall per message: an index into the pool, one
+/// rd_kafka_produce, and every 1024 messages a poll(0) and a clock read.
+pub fn measure_throughput(
+    producer: &Producer,
+    topic: &TopicHandle,
+    partitions: i32,
+    pool: &Pool,
+    spec: ThroughputSpec,
+    stats_path: &std::path::Path,
+) -> Result<ProducerWindow> {
+    use crate::measure::{Edge, Progress, Sampler};
+    let p = &producer.producer;
+    let ctx = p.context();
+    let origin = Instant::now();
+    let parts = partitions as u64;
+    let mut i = 0u64;
+    let send = |i: u64| -> Result<()> {
+        loop {
+            match topic.produce((i % parts) as i32, pool.get(i)) {
+                Ok(()) => return Ok(()),
+                Err(RDKafkaErrorCode::QueueFull) => p.poll(Duration::from_millis(1)),
+                Err(e) => return Err(ProbeError::Kafka(format!("produce: {e}"))),
+            }
+        }
+    };
+    // Warmup, then wait for every ack so the window starts from an empty pipeline.
+    while i < spec.warmup_messages {
+        send(i)?;
+        i += 1;
+        if i % 1024 == 0 {
+            p.poll(Duration::ZERO);
+        }
+    }
+    let flush_deadline = Instant::now() + Duration::from_secs(60);
+    while p.in_flight_count() > 0 && Instant::now() < flush_deadline && !interrupt::stopped() {
+        p.poll(Duration::from_millis(10));
+    }
+    if p.in_flight_count() > 0 && !interrupt::stopped() {
+        return Err(ProbeError::Kafka(format!(
+            "warmup: {} messages unacknowledged after 60 s{}",
+            p.in_flight_count(),
+            producer
+                .sink
+                .last_error()
+                .map(|e| format!(" (librdkafka: {e})"))
+                .unwrap_or_default()
+        )));
+    }
+    let errors_before = ctx.delivery_errors();
+    let progress = std::sync::Arc::new(Progress::default());
+    let acked0 = ctx.delivered();
+    let size = pool.size() as u64;
+    let start = Edge::now(origin, acked0, acked0 * size);
+    let sampler = Sampler::start(progress.clone(), origin);
+    let end_at = start.at + spec.window;
+    let mut interrupted = false;
+    loop {
+        send(i)?;
+        i += 1;
+        if i % 1024 == 0 {
+            p.poll(Duration::ZERO);
+            let acked = ctx.delivered();
+            progress.publish(acked, acked * size);
+            if Instant::now() >= end_at {
+                break;
+            }
+            if interrupt::stopped() {
+                interrupted = true;
+                break;
+            }
+        }
+    }
+    // Serve the acks that already arrived so the count is current at the edge.
+    p.poll(Duration::ZERO);
+    let acked = ctx.delivered();
+    let end = Edge::now(origin, acked, acked * size);
+    let ticks = sampler.stop();
+    let delivery_errors = ctx.delivery_errors() - errors_before;
+    // The rest is not measured: drop what is queued, wait for what is in flight.
+    unsafe {
+        rdsys::rd_kafka_purge(
+            p.client().native_ptr(),
+            (rdsys::RD_KAFKA_PURGE_F_QUEUE) as i32,
+        );
+    }
+    let drain_deadline = Instant::now() + Duration::from_secs(30);
+    while p.in_flight_count() > 0 && Instant::now() < drain_deadline {
+        p.poll(Duration::from_millis(10));
+    }
+    producer.sink.flush();
+    let stats = read_stats_between(stats_path, start.mono_us, end.mono_us);
+    Ok(ProducerWindow {
+        start,
+        end,
+        ticks,
+        stats,
+        delivery_errors,
+        interrupted,
+    })
+}
+
+/// Statistics emits whose monotonic `ts` falls inside [from_us, to_us], in order.
+pub fn read_stats_between(
+    path: &std::path::Path,
+    from_us: i64,
+    to_us: i64,
+) -> Vec<kgap_analyzers::stats::Stats> {
+    let Ok(text) = std::fs::read(path) else {
+        return Vec::new();
+    };
+    text.split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .filter_map(|l| kgap_analyzers::stats::parse(l).ok())
+        .filter(|s| s.ts >= from_us && s.ts <= to_us)
+        .collect()
+}

@@ -79,11 +79,48 @@ pub struct ProbeResult {
     pub reps: u32,
     pub settings: Vec<SettingResult>,
     pub verdict: Option<Verdict>,
+    /// An analyzer's reading of the probe's own capture, where the probe runs one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnosis: Option<Value>,
     /// What this probe did not measure, said plainly.
     pub not_measured: Vec<String>,
     /// Settings that differ from the defaults besides the swept knob, and why.
     pub notes: Vec<String>,
     pub interrupted: bool,
+}
+
+impl ProbeResult {
+    /// A result with one empty [`SettingResult`] per entry of `params`, to be filled run by
+    /// run.
+    pub fn new(
+        probe: &str,
+        broker: &crate::broker::Broker,
+        pool: &crate::payload::Pool,
+        reps: u32,
+        params: Vec<Map<String, Value>>,
+    ) -> ProbeResult {
+        ProbeResult {
+            probe: probe.into(),
+            kgap_version: env!("CARGO_PKG_VERSION"),
+            librdkafka_version: librdkafka_version(),
+            broker: broker.info(),
+            topic: String::new(),
+            prefill: None,
+            payload_sha256: pool.sha256_hex(),
+            payload: PayloadInfo {
+                size_bytes: pool.size(),
+                kind: pool.kind(),
+                pool_count: pool.count(),
+            },
+            reps,
+            settings: params.into_iter().map(SettingResult::new).collect(),
+            verdict: None,
+            diagnosis: None,
+            not_measured: Vec::new(),
+            notes: Vec::new(),
+            interrupted: false,
+        }
+    }
 }
 
 /// librdkafka's version string as linked (e.g. "2.12.1").

@@ -7,7 +7,7 @@
 //! the end of its numbers, so an English sentence that happens to contain the
 //! anchor is not taken for a record.
 
-use super::scan::{ascii, is_api_byte, is_topic_byte, Cur};
+use super::scan::{ascii, find, is_api_byte, is_topic_byte, Cur};
 
 /// One librdkafka debug message, parsed. Strings borrow from the line.
 #[derive(Debug, Clone, PartialEq)]
@@ -222,6 +222,43 @@ pub(crate) fn parse_at(line: &[u8], pattern: usize, at: usize) -> Option<Parsed<
         start,
         end: c.i,
     })
+}
+
+/// Parse the body that starts exactly at `at` (the raw format's fast path, where
+/// the message's start is known): an anchor word, or a `<topic> [<p>]: ` prefix
+/// followed by one.
+pub(crate) fn parse_body(line: &[u8], at: usize) -> Option<Parsed<'_>> {
+    let body = &line[at..];
+    // Dispatch on the first letter: most lines are Sent/Received.
+    let candidates: &[usize] = match body.first() {
+        Some(b'S') => &[0],
+        Some(b'R') => &[1, 2],
+        Some(b'T') => &[3, 5],
+        Some(b'F') => &[4],
+        Some(b'M') => &[6],
+        Some(b'E') => &[7],
+        _ => &[],
+    };
+    for &i in candidates {
+        if body.starts_with(ANCHORS[i].as_bytes()) {
+            return parse_at(line, i, at);
+        }
+    }
+    // `<topic> [<p>]: ` then `Fetch backoff for`, `Produce MessageSet with` or
+    // `MessageSet with`.
+    let mut c = Cur::new(line, at);
+    topic_partition(&mut c)?;
+    c.lit(b": ")?;
+    let rest = c.rest();
+    if rest.starts_with(b"Fetch ") {
+        parse_at(line, 4, c.i)
+    } else if rest.starts_with(b"Produce MessageSet with ") {
+        parse_at(line, 6, c.i + b"Produce ".len())
+    } else if rest.starts_with(b"MessageSet with ") {
+        parse_at(line, 6, c.i)
+    } else {
+        None
+    }
 }
 
 /// `<Api>Request` / `<Api>Response`: the api name without its suffix.
@@ -545,7 +582,7 @@ fn parse_topic<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
     c.lit(b" at ")?;
     // The position may hold parentheses ("offset 5 (leader epoch 3)"), so find the
     // queue figures by their own words.
-    let msgs_at = memchr::memmem::find(&c.rest()[..c.rest().len().min(160)], b" msgs, ")?;
+    let msgs_at = find(&c.rest()[..c.rest().len().min(160)], b" msgs, ")?;
     let head = &c.rest()[..msgs_at];
     let open = memchr::memrchr(b'(', head)?;
     let mut q = Cur::new(head, open + 1);

@@ -39,13 +39,17 @@ impl<'a> Cur<'a> {
     /// An unsigned decimal (at most 19 digits, so it cannot overflow).
     pub fn uint(&mut self) -> Option<u64> {
         let rest = self.rest();
-        let n = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-        if n == 0 || n > 19 {
-            return None;
-        }
         let mut v: u64 = 0;
-        for &b in &rest[..n] {
-            v = v * 10 + (b - b'0') as u64;
+        let mut n = 0;
+        while n < rest.len() && rest[n].is_ascii_digit() {
+            if n == 19 {
+                return None;
+            }
+            v = v * 10 + (rest[n] - b'0') as u64;
+            n += 1;
+        }
+        if n == 0 {
+            return None;
         }
         self.i += n;
         Some(v)
@@ -112,7 +116,10 @@ impl<'a> Cur<'a> {
     /// The longest run of bytes for which `pred` holds (possibly empty).
     pub fn take_while(&mut self, pred: impl Fn(u8) -> bool) -> &'a [u8] {
         let rest = self.rest();
-        let n = rest.iter().take_while(|&&b| pred(b)).count();
+        let mut n = 0;
+        while n < rest.len() && pred(rest[n]) {
+            n += 1;
+        }
         self.i += n;
         &rest[..n]
     }
@@ -122,10 +129,17 @@ impl<'a> Cur<'a> {
     pub fn until(&mut self, lit: &[u8], limit: usize) -> Option<&'a [u8]> {
         let rest = self.rest();
         let window = &rest[..rest.len().min(limit + lit.len())];
-        let at = memchr::memmem::find(window, lit)?;
+        let at = find(window, lit)?;
         self.i += at + lit.len();
         Some(&rest[..at])
     }
+}
+
+/// First index of a short `needle` in a short `hay`. (`memmem::find` builds a
+/// searcher on every call, which costs more than these few-byte searches.)
+pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, rest) = needle.split_first()?;
+    memchr::memchr_iter(first, hay).find(|&i| hay[i + 1..].starts_with(rest))
 }
 
 /// Kafka's legal topic characters (`[a-zA-Z0-9._-]`).

@@ -53,6 +53,24 @@ pub fn librdkafka_stamp(text: &[u8]) -> Option<f64> {
 }
 
 fn stamp_at(text: &[u8], at: usize) -> Option<f64> {
+    stamp_end(text, at).map(|(t, _)| t)
+}
+
+/// librdkafka's `<secs>.<ms>|` at `at`: the time and the index after the `|`.
+pub(crate) fn stamp_end(text: &[u8], at: usize) -> Option<(f64, usize)> {
+    // Every stamp since 2001 has 10 digits: parse that shape without the cursor.
+    if let Some(s) = text.get(at..at + 15) {
+        if s[10] == b'.' && s[14] == b'|' {
+            let digits = |d: &[u8]| {
+                d.iter().try_fold(0u64, |v, &b| {
+                    b.is_ascii_digit().then(|| v * 10 + (b - b'0') as u64)
+                })
+            };
+            if let (Some(secs), Some(ms)) = (digits(&s[..10]), digits(&s[11..14])) {
+                return Some((secs as f64 + ms as f64 / 1000.0, at + 15));
+            }
+        }
+    }
     let mut c = Cur::new(text, at);
     let start = c.i;
     let secs = c.uint()?;
@@ -64,7 +82,7 @@ fn stamp_at(text: &[u8], at: usize) -> Option<f64> {
         return None;
     }
     c.lit(b"|")?;
-    Some(secs as f64 + ms as f64 / 1000.0)
+    Some((secs as f64 + ms as f64 / 1000.0, c.i))
 }
 
 const MONTHS: [&[u8; 3]; 12] = [

@@ -51,7 +51,7 @@ fn protocol_report_from_a_file() {
     assert!(s.contains("Produce"), "{s}");
     // The default output fits 80 columns.
     for line in s.lines() {
-        assert!(line.chars().count() <= 100, "too wide: {line}");
+        assert!(line.chars().count() <= 80, "too wide: {line}");
     }
 }
 

@@ -1,0 +1,185 @@
+//! What one GC log line (or one legacy record) says, independent of its format.
+
+/// A heap occupancy change, in bytes. `capacity` is what the JVM printed in
+/// parentheses (committed heap, or ZGC's percentage base).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct HeapChange {
+    pub before: f64,
+    pub after: f64,
+    pub capacity: Option<f64>,
+    /// ZGC prints `after` as a percentage of the maximum heap: exact, no guess needed.
+    pub after_pct_of_max: Option<f64>,
+}
+
+/// The collectors this analyzer knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Collector {
+    G1,
+    Parallel,
+    Serial,
+    Cms,
+    Zgc,
+    ZgcGenerational,
+    Shenandoah,
+}
+
+impl Collector {
+    pub fn name(self) -> &'static str {
+        match self {
+            Collector::G1 => "G1",
+            Collector::Parallel => "Parallel",
+            Collector::Serial => "Serial",
+            Collector::Cms => "CMS",
+            Collector::Zgc => "ZGC",
+            Collector::ZgcGenerational => "ZGC (generational)",
+            Collector::Shenandoah => "Shenandoah",
+        }
+    }
+
+    /// Collectors whose pauses are a young/old split (heap after *young* GC is
+    /// the backlog's signature); for the others every cycle's heap-after counts.
+    pub fn generational(self) -> bool {
+        !matches!(self, Collector::Zgc | Collector::Shenandoah)
+    }
+}
+
+/// How a pause relates to the heap's generations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PauseClass {
+    /// Evacuates the young generation (G1 young and mixed, Parallel/Serial/CMS young).
+    Young,
+    /// Collects the whole heap with the application stopped.
+    Full,
+    /// Shenandoah's stop-the-world fallback when the concurrent cycle lost the race.
+    Degenerated,
+    /// A short phase of a concurrent cycle (remark, cleanup, ZGC/Shenandoah pauses).
+    Other,
+}
+
+/// One event of interest. Borrowed strings point into the line being parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Event<'a> {
+    /// `Using G1`, or a collector recognised from its own vocabulary.
+    Collector(Collector),
+    /// The JVM's version string (`Version: 17.0.10+7-LTS (release)`, or JDK 8's header).
+    Jdk(&'a str),
+    /// The maximum heap, in bytes.
+    MaxHeap(f64),
+    /// G1's region size, in bytes.
+    RegionSize(f64),
+    /// A stop-the-world pause.
+    Pause {
+        /// `Pause Young (Normal)`, `Pause Full`, `Pause Remark`, …
+        kind: &'a str,
+        /// Sub-kind kept in the type's name (G1's `Normal`, `Concurrent Start`, `Mixed`…).
+        subkind: Option<&'a str>,
+        /// Why it ran (`G1 Evacuation Pause`, `Allocation Failure`, …).
+        cause: Option<&'a str>,
+        class: PauseClass,
+        heap: Option<HeapChange>,
+        ms: f64,
+        /// JDK 21+ marks a failed evacuation on the pause itself; legacy G1 prints
+        /// `(to-space exhausted)` in the record.
+        evacuation_failure: bool,
+    },
+    /// JDK 9–20's separate `To-space exhausted` line.
+    ToSpaceExhausted,
+    /// A whole concurrent collection (ZGC `Garbage Collection`, `Minor/Major Collection`;
+    /// Shenandoah's `Concurrent cleanup`): heap after it, not a pause.
+    Cycle { young: bool, heap: HeapChange },
+    /// A thread stalled waiting for ZGC to free memory.
+    AllocationStall { ms: f64 },
+    /// ZGC's table of stalls per phase (`Allocation Stalls: 0 0 3 0`), summed.
+    AllocationStallsCounted(u64),
+    /// The concurrent collector could not keep up (Shenandoah `Cancelling GC:
+    /// Allocation Failure`, G1 `Concurrent Mark Abort`, CMS `concurrent mode failure`).
+    ConcurrentFailure(&'static str),
+    /// Old generation before → after one GC, bytes (Parallel/Serial/CMS, or G1 regions
+    /// converted with the region size).
+    OldGen { before: f64, after: f64 },
+    /// G1 old regions before → after (converted later, when the region size is known).
+    OldRegions { before: f64, after: f64 },
+    /// G1 humongous regions after a GC.
+    HumongousRegions { after: f64 },
+    /// `new threshold 1 (max threshold 15)`: survivors overflowed, objects tenured early.
+    Tenuring { threshold: u32, max: u32 },
+}
+
+/// Parse a JVM size: `1913M`, `1024.0K`, `0.0B`, `3G`, `98304K`; unit-less means bytes.
+pub(crate) fn parse_size(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let (num, mult) = match s.as_bytes().last()? {
+        b'B' => (&s[..s.len() - 1], 1.0),
+        b'K' | b'k' => (&s[..s.len() - 1], 1024.0),
+        b'M' => (&s[..s.len() - 1], 1024.0 * 1024.0),
+        b'G' => (&s[..s.len() - 1], 1024.0 * 1024.0 * 1024.0),
+        b'T' => (&s[..s.len() - 1], 1024f64.powi(4)),
+        _ => (s, 1.0),
+    };
+    let v: f64 = num.parse().ok()?;
+    (v.is_finite() && v >= 0.0).then_some(v * mult)
+}
+
+/// `A->B(C)` or `A(C)->B(D)` (Serial JDK 20+, legacy G1 `Heap:`), sizes with units.
+pub(crate) fn parse_heap_change(token: &str) -> Option<HeapChange> {
+    let (left, right) = token.split_once("->")?;
+    let left = left.split('(').next()?;
+    let (after, capacity) = match right.split_once('(') {
+        Some((a, c)) => (a, c.strip_suffix(')').and_then(parse_size)),
+        None => (right, None),
+    };
+    Some(HeapChange {
+        before: parse_size(left)?,
+        after: parse_size(after)?,
+        capacity,
+        after_pct_of_max: None,
+    })
+}
+
+/// A duration at the end of a message: `12.345ms`, `0.019s`, `5us`, `1234ns`.
+pub(crate) fn parse_duration_ms(token: &str) -> Option<f64> {
+    let (num, scale) = if let Some(n) = token.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = token.strip_suffix("us") {
+        (n, 1e-3)
+    } else if let Some(n) = token.strip_suffix("ns") {
+        (n, 1e-6)
+    } else if let Some(n) = token.strip_suffix('s') {
+        (n, 1e3)
+    } else {
+        return None;
+    };
+    if num.is_empty() || !num.as_bytes()[0].is_ascii_digit() {
+        return None;
+    }
+    let v: f64 = num.parse().ok()?;
+    v.is_finite().then_some(v * scale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_changes() {
+        assert_eq!(parse_size("1913M"), Some(1913.0 * 1048576.0));
+        assert_eq!(parse_size("0.0B"), Some(0.0));
+        assert_eq!(parse_size("1024.0K"), Some(1048576.0));
+        assert_eq!(parse_size("M"), None);
+        let h = parse_heap_change("1913M->1846M(2048M)").unwrap();
+        assert_eq!(h.after, 1846.0 * 1048576.0);
+        assert_eq!(h.capacity, Some(2048.0 * 1048576.0));
+        let h = parse_heap_change("1046554K(1048576K)->26K(1048576K)").unwrap();
+        assert_eq!(h.before, 1046554.0 * 1024.0);
+        assert_eq!(h.after, 26.0 * 1024.0);
+        assert!(parse_heap_change("->").is_none());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration_ms("12.345ms"), Some(12.345));
+        assert_eq!(parse_duration_ms("0.019s"), Some(19.0));
+        assert_eq!(parse_duration_ms("ms"), None);
+        assert_eq!(parse_duration_ms("classes)"), None);
+    }
+}

@@ -1,0 +1,522 @@
+//! JDK 9+ unified logging (`-Xlog:gc…`): decorations, then one message per line.
+//!
+//! Decorations are whatever `-Xlog:…:decorators` chose, in any order, padded or not:
+//! `[2024-02-01T11:09:50.737+0000][2.564s][79853115ms][info ][gc,start     ]`. Each is
+//! recognised by its shape, so no decoration set is assumed.
+
+use super::event::{
+    parse_duration_ms, parse_heap_change, parse_size, Collector, Event, HeapChange, PauseClass,
+};
+
+/// What the decorations of one line said.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub(crate) struct Decorations<'a> {
+    /// Seconds since JVM start (`uptime`, `uptimemillis`, `uptimenanos`).
+    pub uptime_s: Option<f64>,
+    /// Epoch seconds (`time`, `utctime`, `timemillis`, `timenanos`).
+    pub wall_s: Option<f64>,
+    pub level: Option<&'a str>,
+    pub tags: Option<&'a str>,
+    /// At least one `[…]` decoration was recognised.
+    pub decorated: bool,
+}
+
+/// Split a line into its decorations and its message.
+pub(crate) fn split_decorations(line: &str) -> (Decorations<'_>, &str) {
+    let mut d = Decorations::default();
+    let mut rest = line;
+    while let Some(body) = rest.strip_prefix('[') {
+        let Some(close) = body.find(']') else { break };
+        let token = body[..close].trim();
+        if !classify(token, &mut d) {
+            break;
+        }
+        d.decorated = true;
+        rest = &body[close + 1..];
+    }
+    (d, rest.strip_prefix(' ').unwrap_or(rest))
+}
+
+fn classify<'a>(token: &'a str, d: &mut Decorations<'a>) -> bool {
+    let b = token.as_bytes();
+    if b.is_empty() {
+        return false;
+    }
+    if b[0].is_ascii_digit() {
+        if let Some(n) = token.strip_suffix("ns") {
+            let v: f64 = match n.parse() {
+                Ok(v) => v,
+                Err(_) => return false,
+            };
+            // timenanos is since the epoch (~1.7e18); uptimenanos is small.
+            if v > 1e17 {
+                d.wall_s = Some(v / 1e9);
+            } else {
+                d.uptime_s = Some(v / 1e9);
+            }
+            return true;
+        }
+        if let Some(n) = token.strip_suffix("ms") {
+            let v: f64 = match n.parse() {
+                Ok(v) => v,
+                Err(_) => return false,
+            };
+            // timemillis is since the epoch (~1.7e12); uptimemillis is small.
+            if v > 1e11 {
+                d.wall_s = Some(v / 1e3);
+            } else {
+                d.uptime_s = Some(v / 1e3);
+            }
+            return true;
+        }
+        if let Some(n) = token.strip_suffix('s') {
+            return match n.parse::<f64>() {
+                Ok(v) => {
+                    d.uptime_s = Some(v);
+                    true
+                }
+                Err(_) => false,
+            };
+        }
+        if token.contains('T') && token.contains(':') {
+            return match parse_iso8601(token) {
+                Some(v) => {
+                    d.wall_s = Some(v);
+                    true
+                }
+                None => false,
+            };
+        }
+        // pid / tid decorations: digits only.
+        return b.iter().all(u8::is_ascii_digit);
+    }
+    if matches!(
+        token,
+        "info" | "debug" | "trace" | "warning" | "error" | "develop"
+    ) {
+        d.level = Some(token);
+        return true;
+    }
+    if b.iter()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b',' || *c == b'_')
+    {
+        d.tags = Some(token);
+        return true;
+    }
+    false
+}
+
+/// `2024-02-01T11:09:50.737+0000` (or `Z`, or `+00:00`) → epoch seconds.
+pub(crate) fn parse_iso8601(s: &str) -> Option<f64> {
+    let (date, rest) = s.split_once('T')?;
+    let mut dp = date.split('-');
+    let y: i64 = dp.next()?.parse().ok()?;
+    let mo: i64 = dp.next()?.parse().ok()?;
+    let day: i64 = dp.next()?.parse().ok()?;
+    // Time runs up to the zone: '+', '-', or 'Z'.
+    let zone_at = rest.find(['+', '-', 'Z']).unwrap_or(rest.len());
+    let (time, zone) = rest.split_at(zone_at);
+    let mut tp = time.split(':');
+    let h: f64 = tp.next()?.parse().ok()?;
+    let mi: f64 = tp.next()?.parse().ok()?;
+    let sec: f64 = tp.next().unwrap_or("0").parse().ok()?;
+    let offset_s = match zone.as_bytes().first() {
+        Some(sign @ (b'+' | b'-')) => {
+            let digits: String = zone[1..].chars().filter(char::is_ascii_digit).collect();
+            if digits.len() < 4 {
+                return None;
+            }
+            let oh: f64 = digits[..2].parse().ok()?;
+            let om: f64 = digits[2..4].parse().ok()?;
+            let o = oh * 3600.0 + om * 60.0;
+            if *sign == b'+' {
+                o
+            } else {
+                -o
+            }
+        }
+        _ => 0.0,
+    };
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&day) {
+        return None;
+    }
+    Some(days_from_civil(y, mo, day) as f64 * 86400.0 + h * 3600.0 + mi * 60.0 + sec - offset_s)
+}
+
+/// Days since 1970-01-01 (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146097 + doe - 719468
+}
+
+/// A message with its `GC(N)` id split off.
+pub(crate) fn split_gc_id(message: &str) -> (Option<u64>, &str) {
+    if let Some(rest) = message.strip_prefix("GC(") {
+        if let Some(close) = rest.find(')') {
+            if let Ok(id) = rest[..close].parse() {
+                return (Some(id), rest[close + 1..].trim_start());
+            }
+        }
+    }
+    (None, message)
+}
+
+/// The event one unified message carries, if any (the message has no `GC(N)`).
+pub(crate) fn parse_message(m: &str) -> Option<Event<'_>> {
+    let m = m.trim_end();
+    // Generational ZGC prefixes phases with the generation: `Y: `, `O: `.
+    let body = m
+        .strip_prefix("Y: ")
+        .or_else(|| m.strip_prefix("O: "))
+        .unwrap_or(m);
+    if body.starts_with("Pause ") {
+        return parse_pause(m);
+    }
+    if let Some(rest) = m.strip_prefix("Using ") {
+        let c = if rest.starts_with("G1") {
+            Collector::G1
+        } else if rest.starts_with("Parallel") {
+            Collector::Parallel
+        } else if rest.starts_with("Serial") {
+            Collector::Serial
+        } else if rest.starts_with("Concurrent Mark Sweep") {
+            Collector::Cms
+        } else if rest.starts_with("The Z Garbage Collector") {
+            Collector::Zgc
+        } else if rest.starts_with("Shenandoah") {
+            Collector::Shenandoah
+        } else {
+            return None;
+        };
+        return Some(Event::Collector(c));
+    }
+    if m == "To-space exhausted" {
+        return Some(Event::ToSpaceExhausted);
+    }
+    if let Some(v) = m.strip_prefix("Version: ") {
+        return Some(Event::Jdk(v.trim()));
+    }
+    if let Some(v) = m.strip_prefix("Heap Max Capacity: ") {
+        return parse_size(v).map(Event::MaxHeap);
+    }
+    if let Some(v) = body.strip_prefix("Max Capacity: ") {
+        // ZGC: `Max Capacity: 3954M(100%)`.
+        return parse_size(v.split('(').next()?).map(Event::MaxHeap);
+    }
+    if let Some(v) = m.strip_prefix("Maximum heap ") {
+        return parse_size(v.split_whitespace().next()?).map(Event::MaxHeap);
+    }
+    if let Some(v) = m.strip_prefix("Initialize Shenandoah heap: ") {
+        // `8192M initial, 8192M min, 8192M max`
+        let max = v.split(", ").find_map(|p| p.strip_suffix(" max"))?;
+        return parse_size(max).map(Event::MaxHeap);
+    }
+    if m.starts_with("Heap address: ") {
+        // `Heap address: 0x…, size: 4096 MB, Compressed Oops mode: …`: the reservation.
+        let size = m.split(", size: ").nth(1)?;
+        let mb: f64 = size.split_whitespace().next()?.parse().ok()?;
+        return Some(Event::MaxHeap(mb * 1048576.0));
+    }
+    if let Some(v) = m
+        .strip_prefix("Heap region size: ")
+        .or_else(|| m.strip_prefix("Heap Region Size: "))
+    {
+        return parse_size(v).map(Event::RegionSize);
+    }
+    if let Some(v) = m.strip_prefix("Old regions: ") {
+        let (b, a) = v.split_once("->")?;
+        return Some(Event::OldRegions {
+            before: b.trim().parse().ok()?,
+            after: a.split('(').next()?.trim().parse().ok()?,
+        });
+    }
+    if let Some(v) = m.strip_prefix("Humongous regions: ") {
+        let (_, a) = v.split_once("->")?;
+        return Some(Event::HumongousRegions {
+            after: a.split('(').next()?.trim().parse().ok()?,
+        });
+    }
+    for prefix in ["ParOldGen: ", "PSOldGen: ", "Tenured: ", "CMS: "] {
+        if let Some(v) = m.strip_prefix(prefix) {
+            let h = parse_heap_change(v.split_whitespace().next()?)?;
+            return Some(Event::OldGen {
+                before: h.before,
+                after: h.after,
+            });
+        }
+    }
+    if m.starts_with("PSYoungGen: ") {
+        return Some(Event::Collector(Collector::Parallel));
+    }
+    if m.starts_with("DefNew: ") {
+        return Some(Event::Collector(Collector::Serial));
+    }
+    if m.starts_with("ParNew: ") {
+        return Some(Event::Collector(Collector::Cms));
+    }
+    if let Some(rest) = body.strip_prefix("Allocation Stall (") {
+        let ms = parse_duration_ms(rest.rsplit(' ').next()?)?;
+        return Some(Event::AllocationStall { ms });
+    }
+    if let Some(rest) = body.strip_prefix("Allocation Stalls:") {
+        let n: u64 = rest
+            .split_whitespace()
+            .filter_map(|t| t.parse::<u64>().ok())
+            .sum();
+        return Some(Event::AllocationStallsCounted(n));
+    }
+    for (prefix, young) in [
+        ("Garbage Collection (", false),
+        ("Minor Collection (", true),
+        ("Major Collection (", false),
+    ] {
+        if let Some(rest) = m.strip_prefix(prefix) {
+            return parse_zgc_cycle(rest, young);
+        }
+    }
+    if let Some(rest) = m.strip_prefix("Concurrent cleanup ") {
+        // Shenandoah: the heap once the cycle freed its collection set.
+        let heap = parse_heap_change(rest.split_whitespace().next()?)?;
+        return Some(Event::Cycle { young: false, heap });
+    }
+    if m.starts_with("Cancelling GC: Allocation Failure") {
+        return Some(Event::ConcurrentFailure(
+            "Shenandoah cancelled a concurrent cycle: allocation failure",
+        ));
+    }
+    if m.starts_with("Concurrent Mark Abort") {
+        return Some(Event::ConcurrentFailure(
+            "G1 concurrent mark aborted by a full GC",
+        ));
+    }
+    if let Some(i) = m.find("new threshold ") {
+        return parse_tenuring(&m[i + "new threshold ".len()..]);
+    }
+    None
+}
+
+/// `1 (max threshold 15)` (unified) or `1 (max 15)` (JDK 8).
+pub(crate) fn parse_tenuring(s: &str) -> Option<Event<'_>> {
+    let (t, rest) = s.split_once(' ')?;
+    let max = rest
+        .trim_start_matches("(max threshold ")
+        .trim_start_matches("(max ")
+        .trim_end_matches(')');
+    Some(Event::Tenuring {
+        threshold: t.parse().ok()?,
+        max: max.trim().parse().ok()?,
+    })
+}
+
+/// `(Allocation Rate) 3334M(84%)->2230M(56%)` (optionally ` 0.019s` after).
+fn parse_zgc_cycle(rest: &str, young: bool) -> Option<Event<'_>> {
+    let token = rest.split_whitespace().find(|t| t.contains("->"))?;
+    let (l, r) = token.split_once("->")?;
+    let before = parse_size(l.split('(').next()?)?;
+    let (a, pct) = r.split_once('(')?;
+    let after = parse_size(a)?;
+    let pct: f64 = pct
+        .trim_end_matches(')')
+        .trim_end_matches('%')
+        .parse()
+        .ok()?;
+    Some(Event::Cycle {
+        young,
+        heap: HeapChange {
+            before,
+            after,
+            capacity: None,
+            after_pct_of_max: Some(pct),
+        },
+    })
+}
+
+/// G1's young sub-kinds, kept in the pause type's name.
+const G1_YOUNG_SUBKINDS: [&str; 4] = ["Normal", "Concurrent Start", "Prepare Mixed", "Mixed"];
+
+/// `Pause Young (Normal) (G1 Evacuation Pause) [(Evacuation Failure…)] 1913M->1846M(2048M) 12.345ms`
+fn parse_pause(m: &str) -> Option<Event<'_>> {
+    let (head, last) = m.rsplit_once(' ')?;
+    // `gc,start` lines carry no duration: the summary line will.
+    let ms = parse_duration_ms(last)?;
+    let mut head = head.trim_end();
+    let mut heap = None;
+    if let Some((h, tok)) = head.rsplit_once(' ') {
+        if tok.contains("->") {
+            heap = parse_heap_change(tok);
+            head = h.trim_end();
+        }
+    }
+    let name_end = head.find(" (").unwrap_or(head.len());
+    let kind = &head[..name_end];
+    let base = kind
+        .strip_prefix("Y: ")
+        .or_else(|| kind.strip_prefix("O: "))
+        .unwrap_or(kind);
+    let class = match base {
+        // JDK 9's G1 named its young pauses `Pause Initial Mark` and `Pause Mixed`.
+        "Pause Young" | "Pause Initial Mark" | "Pause Mixed" => PauseClass::Young,
+        "Pause Full" => PauseClass::Full,
+        "Pause Degenerated GC" => PauseClass::Degenerated,
+        _ => PauseClass::Other,
+    };
+    let mut subkind = None;
+    let mut cause = None;
+    let mut evacuation_failure = false;
+    for group in paren_groups(&head[name_end..]) {
+        if group.starts_with("Evacuation Failure") {
+            evacuation_failure = true;
+        } else if subkind.is_none() && cause.is_none() && G1_YOUNG_SUBKINDS.contains(&group) {
+            subkind = Some(group);
+        } else if class == PauseClass::Degenerated && subkind.is_none() {
+            subkind = Some(group);
+        } else if cause.is_none() && class != PauseClass::Other {
+            cause = Some(group);
+        }
+    }
+    Some(Event::Pause {
+        kind,
+        subkind,
+        cause,
+        class,
+        heap,
+        ms,
+        evacuation_failure,
+    })
+}
+
+/// Top-level `(…)` groups, nested parentheses kept: `(System.gc())`.
+pub(crate) fn paren_groups(s: &str) -> impl Iterator<Item = &str> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() && b[i] != b'(' {
+            i += 1;
+        }
+        if i >= b.len() {
+            return None;
+        }
+        let start = i + 1;
+        let mut depth = 0;
+        while i < b.len() {
+            match b[i] {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let g = &s[start..i];
+                        i += 1;
+                        return Some(g);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        None
+    })
+}
+
+/// A hint of the collector from a pause's own vocabulary (logs without `Using …`).
+pub(crate) fn collector_from_pause(
+    kind: &str,
+    subkind: Option<&str>,
+    cause: Option<&str>,
+) -> Option<Collector> {
+    let base = kind.trim_start_matches("Y: ").trim_start_matches("O: ");
+    if kind.starts_with("Y: ") || kind.starts_with("O: ") {
+        return Some(Collector::ZgcGenerational);
+    }
+    match base {
+        "Pause Mark Start" | "Pause Mark End" | "Pause Relocate Start" => Some(Collector::Zgc),
+        "Pause Init Mark"
+        | "Pause Final Mark"
+        | "Pause Init Update Refs"
+        | "Pause Final Update Refs"
+        | "Pause Final Roots"
+        | "Pause Degenerated GC" => Some(Collector::Shenandoah),
+        "Pause Remark" | "Pause Cleanup" | "Pause Initial Mark" | "Pause Mixed" => {
+            Some(Collector::G1)
+        }
+        _ if subkind.is_some() => Some(Collector::G1),
+        _ if cause.is_some_and(|c| c.starts_with("G1 ")) => Some(Collector::G1),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decorations_any_order_padded_or_not() {
+        let (d, m) = split_decorations(
+            "[2024-02-01T11:09:50.737+0000][2.564s][info ][gc,start     ] GC(3) Pause Young",
+        );
+        assert_eq!(d.uptime_s, Some(2.564));
+        assert_eq!(d.wall_s, Some(1706785790.737));
+        assert_eq!(d.level, Some("info"));
+        assert_eq!(d.tags, Some("gc,start"));
+        assert_eq!(m, "GC(3) Pause Young");
+        let (d, _) = split_decorations("[2021-03-13T03:37:40.047+0530][79853115ms] GC(8645) x");
+        assert_eq!(d.uptime_s, Some(79853.115));
+        let (d, m) = split_decorations("61273.557: [Full GC (Metadata GC Threshold)");
+        assert!(!d.decorated);
+        assert!(m.starts_with("61273"));
+    }
+
+    #[test]
+    fn pause_lines_of_each_jdk() {
+        let e = parse_message(
+            "Pause Young (Normal) (G1 Evacuation Pause) (Evacuation Failure: Allocation) 254M->254M(256M) 6.463ms",
+        )
+        .unwrap();
+        match e {
+            Event::Pause {
+                kind,
+                subkind,
+                cause,
+                class,
+                heap,
+                ms,
+                evacuation_failure,
+            } => {
+                assert_eq!(kind, "Pause Young");
+                assert_eq!(subkind, Some("Normal"));
+                assert_eq!(cause, Some("G1 Evacuation Pause"));
+                assert_eq!(class, PauseClass::Young);
+                assert_eq!(heap.unwrap().after, 254.0 * 1048576.0);
+                assert_eq!(ms, 6.463);
+                assert!(evacuation_failure);
+            }
+            other => panic!("{other:?}"),
+        }
+        // gc,start lines (no duration) and Shenandoah's statistics table are not pauses.
+        assert!(parse_message("Pause Young (Normal) (G1 Evacuation Pause)").is_none());
+        assert!(parse_message("Pause Init Mark (G)                 258 us").is_none());
+        match parse_message("Pause Full (System.gc()) 10M->5M(20M) 30.5ms").unwrap() {
+            Event::Pause { cause, class, .. } => {
+                assert_eq!(cause, Some("System.gc()"));
+                assert_eq!(class, PauseClass::Full);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn zgc_cycles_keep_the_percentage_of_max() {
+        match parse_message("Garbage Collection (Allocation Rate) 3334M(84%)->2230M(56%)").unwrap()
+        {
+            Event::Cycle { young, heap } => {
+                assert!(!young);
+                assert_eq!(heap.after_pct_of_max, Some(56.0));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

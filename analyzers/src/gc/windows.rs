@@ -1,0 +1,342 @@
+//! GC time as a fraction of wall time, per fixed window of the log's own clock.
+//!
+//! A pause ends when its summary line is logged, so it covers `[t - d, t]` and may
+//! straddle windows (a 6 s full GC fills six 1 s windows). Windows stay open for
+//! [`LOOKBACK_S`] so such pauses land where they happened, then close in order: the
+//! worst window is kept, and the `--timeline` row is written. Memory: the open windows.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use serde::Serialize;
+
+/// How far back a pause may reach into windows that are still open.
+const LOOKBACK_S: f64 = 300.0;
+/// Longest run of empty windows written as zero rows between two busy ones.
+const MAX_GAP_ROWS: i64 = 3600;
+/// Partial windows (the log's first and last) count as at least this share of a
+/// window, and logs shorter than it have no per-window GC time.
+const MIN_COVERAGE: f64 = 0.5;
+
+#[derive(Debug, Default, Clone)]
+pub(crate) struct WindowAcc {
+    pub gc_ms: f64,
+    pub pauses: u32,
+    pub full_gcs: u32,
+    /// Lowest and last heap-after-young-GC fractions of the max seen in the window.
+    pub young_after_min: Option<f64>,
+    pub young_after_last: Option<f64>,
+    /// Lowest heap-after fraction of any collection (for non-generational collectors).
+    pub any_after_min: Option<f64>,
+    pub any_after_last: Option<f64>,
+    pub stall_ms: f64,
+}
+
+/// One closed window, as the report and the timeline see it.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct WindowSummary {
+    /// Window start on the log's clock (seconds).
+    pub start_s: f64,
+    /// Stop-the-world GC time in the window.
+    pub gc_ms: f64,
+    /// `gc_ms` over the part of the window the log covers.
+    pub gc_fraction: f64,
+    /// Heap after young GC (fraction of max) that held in this window: the lowest seen in
+    /// it, or the last one before it.
+    pub heap_after_young: Option<f64>,
+    /// Same, for any collection.
+    pub heap_after_gc: Option<f64>,
+    /// The heap share the collapse rule used: after young GC when the window had one,
+    /// else after its other collections (Parallel and Serial stop running young GCs
+    /// once the old generation is full), else the last one before it.
+    pub heap_considered: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct Row {
+    window_start_s: f64,
+    gc_ms: f64,
+    gc_fraction: f64,
+    pauses: u32,
+    full_gcs: u32,
+    heap_after_young_pct: Option<f64>,
+    heap_after_gc_pct: Option<f64>,
+    allocation_stall_ms: f64,
+}
+
+pub(crate) struct Windows<'w> {
+    pub width_s: f64,
+    open: BTreeMap<i64, WindowAcc>,
+    /// Every window below this index is closed.
+    closed_below: Option<i64>,
+    pub span_start: Option<f64>,
+    pub span_end: Option<f64>,
+    carry_young: Option<f64>,
+    carry_any: Option<f64>,
+    pub worst: Option<WindowSummary>,
+    /// Windows with GC ≥ the collapse share, and those that also had a full heap.
+    pub busy_windows: u64,
+    pub collapse_windows: u64,
+    pub worst_collapse: Option<WindowSummary>,
+    pub first_collapse: Option<WindowSummary>,
+    pub closed: u64,
+    /// The collapse rule, from the options.
+    pub collapse_gc_share: f64,
+    pub collapse_heap_share: f64,
+    generational: bool,
+    writer: Option<csv::Writer<Box<dyn Write + 'w>>>,
+    last_row: Option<i64>,
+    pub rows: u64,
+    pub error: Option<csv::Error>,
+}
+
+impl<'w> Windows<'w> {
+    pub fn new(width_s: f64, writer: Option<Box<dyn Write + 'w>>) -> Self {
+        Windows {
+            width_s,
+            open: BTreeMap::new(),
+            closed_below: None,
+            span_start: None,
+            span_end: None,
+            carry_young: None,
+            carry_any: None,
+            worst: None,
+            busy_windows: 0,
+            collapse_windows: 0,
+            worst_collapse: None,
+            first_collapse: None,
+            closed: 0,
+            collapse_gc_share: 0.2,
+            collapse_heap_share: 0.8,
+            generational: true,
+            writer: writer.map(csv::Writer::from_writer),
+            last_row: None,
+            rows: 0,
+            error: None,
+        }
+    }
+
+    pub fn set_generational(&mut self, g: bool) {
+        self.generational = g;
+    }
+
+    fn index(&self, t: f64) -> i64 {
+        (t / self.width_s).floor() as i64
+    }
+
+    /// The log's clock reached `t`.
+    pub fn observe(&mut self, t: f64) {
+        self.span_start = Some(self.span_start.map_or(t, |s| s.min(t)));
+        self.span_end = Some(self.span_end.map_or(t, |e| e.max(t)));
+        let keep_from = self.index(t - LOOKBACK_S);
+        while let Some((&i, _)) = self.open.first_key_value() {
+            if i >= keep_from {
+                break;
+            }
+            self.close_first();
+        }
+    }
+
+    fn acc(&mut self, t: f64) -> &mut WindowAcc {
+        let mut i = self.index(t);
+        if let Some(c) = self.closed_below {
+            i = i.max(c);
+        }
+        self.open.entry(i).or_default()
+    }
+
+    /// A pause that ended at `end` and lasted `ms`.
+    pub fn pause(&mut self, end: f64, ms: f64, full: bool) {
+        let start = end - ms / 1000.0;
+        self.observe(start.max(end - LOOKBACK_S));
+        self.observe(end);
+        let first = self.index(start);
+        let last = self.index(end);
+        for i in first..=last {
+            let ws = i as f64 * self.width_s;
+            let overlap = (end.min(ws + self.width_s) - start.max(ws)).max(0.0);
+            if overlap > 0.0 || i == last {
+                self.acc(ws).gc_ms += overlap * 1000.0;
+            }
+        }
+        let a = self.acc(end);
+        a.pauses += 1;
+        a.full_gcs += u32::from(full);
+    }
+
+    pub fn heap_after(&mut self, t: f64, fraction: f64, young: bool) {
+        self.observe(t);
+        let a = self.acc(t);
+        a.any_after_min = Some(a.any_after_min.map_or(fraction, |m: f64| m.min(fraction)));
+        a.any_after_last = Some(fraction);
+        if young {
+            a.young_after_min = Some(a.young_after_min.map_or(fraction, |m: f64| m.min(fraction)));
+            a.young_after_last = Some(fraction);
+        }
+    }
+
+    pub fn stall(&mut self, t: f64, ms: f64) {
+        self.observe(t);
+        self.acc(t).stall_ms += ms;
+    }
+
+    fn coverage_s(&self, i: i64) -> f64 {
+        let ws = i as f64 * self.width_s;
+        let we = ws + self.width_s;
+        match (self.span_start, self.span_end) {
+            (Some(s), Some(e)) => (we.min(e) - ws.max(s)).max(0.0),
+            _ => 0.0,
+        }
+    }
+
+    fn close_first(&mut self) {
+        let Some((i, acc)) = self.open.pop_first() else {
+            return;
+        };
+        self.closed_below = Some(i + 1);
+        self.closed += 1;
+        let span = match (self.span_start, self.span_end) {
+            (Some(s), Some(e)) => e - s,
+            _ => 0.0,
+        };
+        let cover = self.coverage_s(i);
+        // A partial window (the log's first or last) counts as at least half a window:
+        // a 3 ms pause at the very end of a log is not "100% of the window in GC".
+        let denom = cover.max(MIN_COVERAGE * self.width_s);
+        let fraction = (acc.gc_ms / 1000.0 / denom).min(1.0);
+        let young = acc.young_after_min.or(self.carry_young);
+        let any = acc.any_after_min.or(self.carry_any);
+        let considered = if self.generational {
+            acc.young_after_min.or(acc.any_after_min).or(self.carry_any)
+        } else {
+            any
+        };
+        if acc.young_after_last.is_some() {
+            self.carry_young = acc.young_after_last;
+        }
+        if acc.any_after_last.is_some() {
+            self.carry_any = acc.any_after_last;
+        }
+        let summary = WindowSummary {
+            start_s: i as f64 * self.width_s,
+            gc_ms: acc.gc_ms,
+            gc_fraction: fraction,
+            heap_after_young: young,
+            heap_after_gc: any,
+            heap_considered: considered,
+        };
+        // A log shorter than half a window has no window to measure.
+        let candidate = span >= MIN_COVERAGE * self.width_s;
+        if candidate {
+            if self.worst.is_none_or(|w| fraction > w.gc_fraction) {
+                self.worst = Some(summary);
+            }
+            if fraction >= self.collapse_gc_share {
+                self.busy_windows += 1;
+                if considered.is_some_and(|h| h >= self.collapse_heap_share) {
+                    self.collapse_windows += 1;
+                    if self.first_collapse.is_none() {
+                        self.first_collapse = Some(summary);
+                    }
+                    if self.worst_collapse.is_none_or(|w| fraction > w.gc_fraction) {
+                        self.worst_collapse = Some(summary);
+                    }
+                }
+            }
+        }
+        self.write_row(i, &acc, &summary);
+    }
+
+    fn write_row(&mut self, i: i64, acc: &WindowAcc, s: &WindowSummary) {
+        let Some(w) = self.writer.as_mut() else {
+            return;
+        };
+        if self.error.is_some() {
+            return;
+        }
+        let pct = |f: Option<f64>| f.map(|v| super::round2(v * 100.0));
+        if let Some(last) = self.last_row {
+            // Idle windows between two busy ones are rows too: a plot needs its zeros.
+            let gap = (i - last - 1).clamp(0, MAX_GAP_ROWS);
+            for g in 1..=gap {
+                let row = Row {
+                    window_start_s: super::round3((last + g) as f64 * self.width_s),
+                    gc_ms: 0.0,
+                    gc_fraction: 0.0,
+                    pauses: 0,
+                    full_gcs: 0,
+                    heap_after_young_pct: None,
+                    heap_after_gc_pct: None,
+                    allocation_stall_ms: 0.0,
+                };
+                if let Err(e) = w.serialize(row) {
+                    self.error = Some(e);
+                    return;
+                }
+                self.rows += 1;
+            }
+        }
+        self.last_row = Some(i);
+        let row = Row {
+            window_start_s: super::round3(s.start_s),
+            gc_ms: super::round3(acc.gc_ms),
+            gc_fraction: super::round3(s.gc_fraction),
+            pauses: acc.pauses,
+            full_gcs: acc.full_gcs,
+            heap_after_young_pct: pct(acc.young_after_min),
+            heap_after_gc_pct: pct(acc.any_after_min),
+            allocation_stall_ms: super::round3(acc.stall_ms),
+        };
+        match w.serialize(row) {
+            Ok(()) => self.rows += 1,
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// Close every window and flush the timeline.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        while !self.open.is_empty() {
+            self.close_first();
+        }
+        if let Some(e) = self.error.take() {
+            return Err(std::io::Error::other(e));
+        }
+        if let Some(w) = self.writer.as_mut() {
+            w.flush()?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_pause_fills_the_windows_it_spans() {
+        let mut w = Windows::new(1.0, None);
+        w.observe(0.0);
+        w.pause(3.5, 2500.0, true); // 1.0 .. 3.5
+        w.observe(10.0);
+        w.finish().unwrap();
+        let worst = w.worst.unwrap();
+        assert_eq!(worst.gc_fraction, 1.0);
+        assert_eq!(w.busy_windows, 3); // windows 1, 2 full; 3 half (0.5 ≥ 0.2)
+    }
+
+    #[test]
+    fn collapse_needs_a_full_heap_after_young_gc() {
+        let mut w = Windows::new(1.0, None);
+        w.observe(0.0);
+        w.heap_after(0.5, 0.9, true);
+        w.pause(1.5, 300.0, true);
+        w.heap_after(2.5, 0.3, true);
+        w.pause(2.9, 300.0, true);
+        w.observe(5.0);
+        w.finish().unwrap();
+        assert_eq!(w.busy_windows, 2);
+        // Window 1 carries 0.9 from window 0; window 2 has its own 0.3.
+        assert_eq!(w.collapse_windows, 1);
+        assert_eq!(w.first_collapse.unwrap().start_s, 1.0);
+    }
+}

@@ -1,0 +1,309 @@
+//! From binary chunks to observations: counts every event, decodes only the
+//! event types the report uses, and turns stack traces into frame names once
+//! per chunk (samples are counted by stack key and merged at the chunk's end).
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::analysis::{frame_name, Aggregator, Jvm, SocketOp};
+use super::reader::{Chunk, Class, Decoder, Value, CHECKPOINT_TYPE, METADATA_TYPE};
+
+/// The event types the report reads.
+#[derive(Debug, Clone, Copy)]
+enum Handler {
+    ThreadCpu,
+    Socket(SocketOp),
+    Sample,
+    Gc,
+    HeapSummary,
+    AllocSample,
+    AllocTlab,
+    AllocOutsideTlab,
+    MonitorEnter,
+    JvmInfo,
+    CpuInfo,
+}
+
+fn handler(name: &str) -> Option<Handler> {
+    Some(match name {
+        "jdk.ThreadCPULoad" => Handler::ThreadCpu,
+        "jdk.SocketRead" => Handler::Socket(SocketOp::Read),
+        "jdk.SocketWrite" => Handler::Socket(SocketOp::Write),
+        "jdk.ExecutionSample" => Handler::Sample,
+        "jdk.GarbageCollection" => Handler::Gc,
+        "jdk.GCHeapSummary" => Handler::HeapSummary,
+        "jdk.ObjectAllocationSample" => Handler::AllocSample,
+        "jdk.ObjectAllocationInNewTLAB" => Handler::AllocTlab,
+        "jdk.ObjectAllocationOutsideTLAB" => Handler::AllocOutsideTlab,
+        "jdk.JavaMonitorEnter" => Handler::MonitorEnter,
+        "jdk.JVMInformation" => Handler::JvmInfo,
+        "jdk.CPUInformation" => Handler::CpuInfo,
+        _ => return None,
+    })
+}
+
+/// Per-chunk caches: constant-pool keys → names, computed once.
+struct Names<'c> {
+    chunk: &'c Chunk,
+    threads: HashMap<i64, Rc<str>>,
+    classes: HashMap<i64, Rc<str>>,
+    unknown: Rc<str>,
+}
+
+impl<'c> Names<'c> {
+    fn new(chunk: &'c Chunk) -> Self {
+        Names {
+            chunk,
+            threads: HashMap::new(),
+            classes: HashMap::new(),
+            unknown: Rc::from("?"),
+        }
+    }
+
+    fn thread(&mut self, v: &Value) -> Rc<str> {
+        let key = match v {
+            Value::Ref(_, k) => *k,
+            _ => return self.thread_name(v),
+        };
+        if let Some(n) = self.threads.get(&key) {
+            return n.clone();
+        }
+        let n = self.thread_name(v);
+        self.threads.insert(key, n.clone());
+        n
+    }
+
+    fn thread_name(&self, v: &Value) -> Rc<str> {
+        let c = self.chunk;
+        let name = c
+            .str(c.get(v, "javaName"))
+            .filter(|s| !s.is_empty())
+            .or_else(|| c.str(c.get(v, "osName")));
+        name.map(Rc::from).unwrap_or_else(|| self.unknown.clone())
+    }
+
+    fn class(&mut self, v: &Value) -> Rc<str> {
+        let key = match v {
+            Value::Ref(_, k) => *k,
+            _ => return self.class_name(v),
+        };
+        if let Some(n) = self.classes.get(&key) {
+            return n.clone();
+        }
+        let n = self.class_name(v);
+        self.classes.insert(key, n.clone());
+        n
+    }
+
+    fn class_name(&self, v: &Value) -> Rc<str> {
+        let c = self.chunk;
+        match c.str(c.get(v, "name")) {
+            Some(n) => Rc::from(n.replace('/', ".")),
+            None => self.unknown.clone(),
+        }
+    }
+
+    fn frames(&mut self, stack: &Value) -> Vec<Rc<str>> {
+        let c = self.chunk;
+        let Value::Array(frames) = c.get(stack, "frames") else {
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity(frames.len());
+        for f in frames {
+            let method = c.get(f, "method");
+            let mname = c.str(c.get(method, "name")).unwrap_or("?");
+            let class = c.get(method, "type");
+            let cname = match class {
+                Value::Null => None,
+                _ => Some(self.class(class)),
+            };
+            out.push(frame_name(cname.as_deref().filter(|s| *s != "?"), mname));
+        }
+        out
+    }
+}
+
+/// Feed one chunk's events into `agg`.
+pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) {
+    let h = &chunk.header;
+    agg.span(
+        h.start_nanos,
+        h.start_nanos.saturating_add(h.duration_nanos.max(0)),
+    );
+    let md = &chunk.metadata;
+    for class in md.classes.values().filter(|c| c.is_event()) {
+        agg.declare(&class.name);
+    }
+    let mut handlers: HashMap<i64, (Handler, &Class)> = HashMap::new();
+    for class in md.classes.values() {
+        if let Some(hd) = handler(&class.name) {
+            handlers.insert(class.id, (hd, class));
+        }
+    }
+    // Counts per type id first (cheap), names at the end.
+    let mut counts: HashMap<i64, (u64, u64)> = HashMap::new();
+    let mut sample_counts: HashMap<(i64, i64), u64> = HashMap::new();
+    let dec = Decoder { md };
+    let mut names = Names::new(chunk);
+    for ev in &chunk.events {
+        let c = counts.entry(ev.type_id).or_default();
+        c.0 += 1;
+        c.1 += ev.size as u64;
+        let Some(&(hd, class)) = handlers.get(&ev.type_id) else {
+            continue;
+        };
+        let mut cur = chunk.cursor(ev);
+        // An event that does not decode is still counted; its values are skipped.
+        let Ok(fields) = dec.event(&mut cur, class) else {
+            continue;
+        };
+        let f = |name: &str| -> &Value {
+            class
+                .field(name)
+                .and_then(|i| fields.get(i))
+                .map(|v| chunk.resolve(v))
+                .unwrap_or(&Value::Null)
+        };
+        let raw = |name: &str| -> &Value {
+            class
+                .field(name)
+                .and_then(|i| fields.get(i))
+                .unwrap_or(&Value::Null)
+        };
+        match hd {
+            Handler::ThreadCpu => {
+                let t = names.thread(raw("eventThread"));
+                agg.thread_cpu(
+                    &t,
+                    f("user").as_f64().unwrap_or(0.0),
+                    f("system").as_f64().unwrap_or(0.0),
+                );
+            }
+            Handler::Socket(op) => {
+                let t = names.thread(raw("eventThread"));
+                let bytes = f(match op {
+                    SocketOp::Read => "bytesRead",
+                    SocketOp::Write => "bytesWritten",
+                })
+                .as_i64()
+                .unwrap_or(0);
+                let start = f("startTime")
+                    .as_i64()
+                    .map(|t| h.ticks_to_nanos(t))
+                    .unwrap_or(h.start_nanos);
+                let dur = f("duration")
+                    .as_i64()
+                    .map(|d| h.ticks_to_duration(d))
+                    .unwrap_or(0);
+                let addr = chunk.str(f("address")).unwrap_or("");
+                let host = chunk.str(f("host")).unwrap_or("");
+                let shown = if addr.is_empty() { host } else { addr };
+                agg.socket(
+                    op,
+                    &t,
+                    shown,
+                    f("port").as_i64().unwrap_or(0),
+                    bytes,
+                    start,
+                    dur,
+                );
+            }
+            Handler::Sample => {
+                let thread_key = match raw("sampledThread") {
+                    Value::Ref(_, k) => *k,
+                    _ => i64::MIN,
+                };
+                let stack_key = match raw("stackTrace") {
+                    Value::Ref(_, k) => *k,
+                    _ => i64::MIN,
+                };
+                *sample_counts.entry((thread_key, stack_key)).or_default() += 1;
+            }
+            Handler::Gc => {
+                let name = chunk.str(f("name")).unwrap_or("?").to_string();
+                let cause = chunk.str(f("cause")).unwrap_or("?").to_string();
+                let sum = f("sumOfPauses")
+                    .as_i64()
+                    .map(|d| h.ticks_to_duration(d))
+                    .unwrap_or(0);
+                let longest = f("longestPause")
+                    .as_i64()
+                    .map(|d| h.ticks_to_duration(d))
+                    .unwrap_or(0);
+                agg.gc(&name, &cause, sum, longest);
+            }
+            Handler::HeapSummary => {
+                let when = f("when");
+                let when = chunk
+                    .str(when)
+                    .or_else(|| chunk.str(chunk.get(when, "when")));
+                if when == Some("After GC") {
+                    let committed = chunk
+                        .get(f("heapSpace"), "committedSize")
+                        .as_i64()
+                        .unwrap_or(0);
+                    agg.heap_after_gc(f("heapUsed").as_i64().unwrap_or(0), committed);
+                }
+            }
+            Handler::AllocSample | Handler::AllocTlab | Handler::AllocOutsideTlab => {
+                let class = names.class(raw("objectClass"));
+                let (source, weight) = match hd {
+                    Handler::AllocSample => ("jdk.ObjectAllocationSample", f("weight")),
+                    Handler::AllocTlab => ("jdk.ObjectAllocationInNewTLAB", f("tlabSize")),
+                    _ => ("jdk.ObjectAllocationOutsideTLAB", f("allocationSize")),
+                };
+                agg.alloc(source, &class, weight.as_i64().unwrap_or(0));
+            }
+            Handler::MonitorEnter => {
+                let class = names.class(raw("monitorClass"));
+                let dur = f("duration")
+                    .as_i64()
+                    .map(|d| h.ticks_to_duration(d))
+                    .unwrap_or(0);
+                agg.monitor_enter(&class, dur);
+            }
+            Handler::JvmInfo => {
+                let s = |n: &str| chunk.str(f(n)).unwrap_or("").to_string();
+                agg.jvm = Some(Jvm {
+                    name: s("jvmName"),
+                    version: s("jvmVersion"),
+                    arguments: s("jvmArguments"),
+                    java_arguments: s("javaArguments"),
+                });
+            }
+            Handler::CpuInfo => {
+                if let Some(n) = f("hwThreads").as_i64().filter(|n| *n > 0) {
+                    agg.hw_threads = Some(n as u64);
+                }
+            }
+        }
+    }
+    // Samples: decode each distinct stack once.
+    let stack_class = md.by_name("jdk.types.StackTrace").map(|c| c.id);
+    let thread_class = md.by_name("java.lang.Thread").map(|c| c.id);
+    let mut stacks: HashMap<i64, Vec<Rc<str>>> = HashMap::new();
+    let mut keys: Vec<_> = sample_counts.into_iter().collect();
+    keys.sort_unstable();
+    for ((tk, sk), n) in keys {
+        let thread = match thread_class {
+            Some(tc) if tk != i64::MIN => names.thread(&Value::Ref(tc, tk)),
+            _ => Rc::from("?"),
+        };
+        let frames = stacks.entry(sk).or_insert_with(|| match stack_class {
+            Some(sc) if sk != i64::MIN => names.frames(&Value::Ref(sc, sk)),
+            _ => Vec::new(),
+        });
+        agg.samples(&thread, frames, n);
+    }
+    for (id, (n, bytes)) in counts {
+        let name = match id {
+            METADATA_TYPE => "jdk.Metadata".to_string(),
+            CHECKPOINT_TYPE => "jdk.CheckPoint".to_string(),
+            _ => match md.classes.get(&id) {
+                Some(c) => c.name.to_string(),
+                None => format!("unknown type id {id}"),
+            },
+        };
+        agg.count(&name, n, bytes);
+    }
+}

@@ -1,0 +1,968 @@
+//! The JFR binary format, read natively: chunk headers, compressed integers,
+//! metadata, constant pools and events, one chunk in memory at a time.
+//!
+//! A recording is a sequence of chunks. Each chunk opens with a 68-byte header
+//! (`FLR\0`, version, sizes, times) followed by events. Every event starts with
+//! its size and type id; type 0 is the metadata (the classes and their fields, as
+//! an element tree over a string table) and type 1 a checkpoint (constant pools:
+//! threads, stack traces, methods, classes, symbols …, referred to by key from
+//! the events). Integers are LEB128-like varints when the header's flag byte says
+//! so (every 2.x writer does), raw big-endian otherwise (the 1.x layout).
+//!
+//! The reader never trusts a size or an offset: every read is bounds-checked, a
+//! chunk cut short is read up to its last complete event, and what stopped the
+//! reading is returned as a [`ChunkProblem`] for the report. Header offsets are not
+//! needed: the chunk is scanned once for its metadata and checkpoints (which also
+//! works for a chunk still being written, whose header is not final yet).
+
+use std::collections::HashMap;
+use std::io::{self, Read};
+use std::rc::Rc;
+
+/// Size of a chunk header.
+pub const HEADER_SIZE: usize = 68;
+/// The magic bytes at the start of every chunk.
+pub const MAGIC: &[u8; 4] = b"FLR\0";
+/// Type id of the metadata event.
+pub const METADATA_TYPE: i64 = 0;
+/// Type id of the checkpoint (constant pool) event.
+pub const CHECKPOINT_TYPE: i64 = 1;
+/// Deepest nesting of inline objects decoded (metadata could declare a class that
+/// contains itself; real ones nest 2 or 3 deep).
+const MAX_DEPTH: u32 = 24;
+/// Largest chunk buffer reserved up front; a bigger header size is believed only
+/// as the data actually arrives.
+const MAX_RESERVE: u64 = 64 << 20;
+
+/// A chunk's fixed header.
+#[derive(Debug, Clone)]
+pub struct ChunkHeader {
+    pub major: u16,
+    pub minor: u16,
+    /// Chunk size including this header, as the writer last updated it.
+    pub size: u64,
+    pub constant_pool_offset: u64,
+    pub metadata_offset: u64,
+    /// Wall-clock start, nanoseconds since the epoch.
+    pub start_nanos: i64,
+    pub duration_nanos: i64,
+    pub start_ticks: i64,
+    pub ticks_per_second: i64,
+    /// Byte 64: 0 once the chunk is complete; otherwise the writer is still on it
+    /// (or died while on it).
+    pub file_state: u8,
+    /// Byte 67: bit 0 compressed integers, bit 1 final chunk.
+    pub flags: u8,
+}
+
+impl ChunkHeader {
+    /// Parse the 68 header bytes (checked for the magic by the caller).
+    pub fn parse(b: &[u8; HEADER_SIZE]) -> ChunkHeader {
+        let u64_at = |o: usize| u64::from_be_bytes(b[o..o + 8].try_into().expect("8 bytes"));
+        ChunkHeader {
+            major: u16::from_be_bytes([b[4], b[5]]),
+            minor: u16::from_be_bytes([b[6], b[7]]),
+            size: u64_at(8),
+            constant_pool_offset: u64_at(16),
+            metadata_offset: u64_at(24),
+            start_nanos: u64_at(32) as i64,
+            duration_nanos: u64_at(40) as i64,
+            start_ticks: u64_at(48) as i64,
+            ticks_per_second: u64_at(56) as i64,
+            file_state: b[64],
+            flags: b[67],
+        }
+    }
+
+    /// Varint integers (JMC's rule: the features bit; all 2.x writers set it).
+    pub fn compressed_ints(&self) -> bool {
+        self.flags & 1 != 0
+    }
+
+    /// The chunk was closed properly.
+    pub fn finished(&self) -> bool {
+        self.file_state == 0
+    }
+
+    /// Ticks to nanoseconds since the epoch.
+    pub fn ticks_to_nanos(&self, ticks: i64) -> i64 {
+        if self.ticks_per_second <= 0 {
+            return self.start_nanos;
+        }
+        let delta = ticks.wrapping_sub(self.start_ticks) as i128;
+        let ns = delta * 1_000_000_000 / self.ticks_per_second as i128;
+        self.start_nanos
+            .saturating_add(ns.clamp(i64::MIN as i128, i64::MAX as i128) as i64)
+    }
+
+    /// Ticks (a duration) to nanoseconds.
+    pub fn ticks_to_duration(&self, ticks: i64) -> i64 {
+        if self.ticks_per_second <= 0 {
+            return 0;
+        }
+        (ticks as i128 * 1_000_000_000 / self.ticks_per_second as i128)
+            .clamp(i64::MIN as i128, i64::MAX as i128) as i64
+    }
+}
+
+/// Why reading stopped early, or what could not be read. The report names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChunkProblem {
+    /// The chunk header says N bytes but the input ended after M.
+    CutShort { expected: u64, got: u64 },
+    /// An event's size or contents did not fit: reading of the chunk stopped here.
+    Corrupt { offset: u64, reason: String },
+    /// No metadata event in the readable part of the chunk: events are counted by
+    /// type id only.
+    NoMetadata,
+    /// A checkpoint could not be decoded whole (its later pools are missing).
+    BadCheckpoint { offset: u64, reason: String },
+    /// The header says the writer was still on this chunk.
+    Unfinished,
+    /// A version this reader was not written for (read as 2.x anyway).
+    NewerVersion { major: u16, minor: u16 },
+}
+
+impl std::fmt::Display for ChunkProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChunkProblem::CutShort { expected, got } => write!(
+                f,
+                "chunk cut short: header says {expected} bytes, input has {got} \
+                 (a crashed JVM or a copy taken while recording); read up to the last complete event"
+            ),
+            ChunkProblem::Corrupt { offset, reason } => {
+                write!(f, "unreadable data at chunk offset {offset}: {reason}; rest of chunk skipped")
+            }
+            ChunkProblem::NoMetadata => write!(
+                f,
+                "no metadata event in the readable part of the chunk: events counted by type id only"
+            ),
+            ChunkProblem::BadCheckpoint { offset, reason } => write!(
+                f,
+                "constant pool at chunk offset {offset} not read whole ({reason}): some names are missing"
+            ),
+            ChunkProblem::Unfinished => write!(
+                f,
+                "chunk still being written when copied (header file state not 0)"
+            ),
+            ChunkProblem::NewerVersion { major, minor } => write!(
+                f,
+                "JFR format {major}.{minor} is newer than this reader knows (1.x, 2.x): read as 2.x"
+            ),
+        }
+    }
+}
+
+/// A decoding failure inside one event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError(pub &'static str);
+
+type DResult<T> = Result<T, DecodeError>;
+
+/// Reads JFR primitives from a byte slice, bounds-checked.
+#[derive(Clone)]
+pub struct Cursor<'a> {
+    pub buf: &'a [u8],
+    pub pos: usize,
+    pub compressed: bool,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(buf: &'a [u8], pos: usize, compressed: bool) -> Self {
+        Cursor {
+            buf,
+            pos,
+            compressed,
+        }
+    }
+
+    fn take(&mut self, n: usize) -> DResult<&'a [u8]> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .ok_or(DecodeError("length overflow"))?;
+        let s = self
+            .buf
+            .get(self.pos..end)
+            .ok_or(DecodeError("unexpected end of data"))?;
+        self.pos = end;
+        Ok(s)
+    }
+
+    pub fn u8(&mut self) -> DResult<u8> {
+        Ok(self.take(1)?[0])
+    }
+
+    /// The JFR varint: 7 bits a byte, low first, the 9th byte whole.
+    pub fn varint(&mut self) -> DResult<i64> {
+        let mut v: u64 = 0;
+        for i in 0..8 {
+            let b = self.u8()?;
+            v |= ((b & 0x7f) as u64) << (7 * i);
+            if b & 0x80 == 0 {
+                return Ok(v as i64);
+            }
+        }
+        let b = self.u8()?;
+        Ok((v | (b as u64) << 56) as i64)
+    }
+
+    pub fn long(&mut self) -> DResult<i64> {
+        if self.compressed {
+            self.varint()
+        } else {
+            Ok(i64::from_be_bytes(
+                self.take(8)?.try_into().expect("8 bytes"),
+            ))
+        }
+    }
+
+    pub fn int(&mut self) -> DResult<i32> {
+        if self.compressed {
+            Ok(self.varint()? as i32)
+        } else {
+            Ok(i32::from_be_bytes(
+                self.take(4)?.try_into().expect("4 bytes"),
+            ))
+        }
+    }
+
+    pub fn short(&mut self) -> DResult<i16> {
+        if self.compressed {
+            Ok(self.varint()? as i16)
+        } else {
+            Ok(i16::from_be_bytes(
+                self.take(2)?.try_into().expect("2 bytes"),
+            ))
+        }
+    }
+
+    pub fn f32(&mut self) -> DResult<f32> {
+        Ok(f32::from_be_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+
+    pub fn f64(&mut self) -> DResult<f64> {
+        Ok(f64::from_be_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
+    }
+
+    /// A count that must fit in what is left (every element takes ≥ 1 byte
+    /// or is refused by the caller), so a corrupt count cannot allocate much.
+    pub fn count(&mut self) -> DResult<usize> {
+        let n = self.int()?;
+        if n < 0 || n as usize > self.buf.len() - self.pos {
+            return Err(DecodeError("count larger than the data left"));
+        }
+        Ok(n as usize)
+    }
+
+    /// A JFR string: an encoding byte, then the data. `Err` for a constant-pool
+    /// reference is not an error: it is returned as `StrOrRef::Ref`.
+    pub fn string(&mut self) -> DResult<StrOrRef> {
+        match self.u8()? {
+            0 => Ok(StrOrRef::Null),
+            1 => Ok(StrOrRef::Str(Rc::from(""))),
+            2 => Ok(StrOrRef::Ref(self.long()?)),
+            3 => {
+                let n = self.count()?;
+                Ok(StrOrRef::Str(Rc::from(
+                    String::from_utf8_lossy(self.take(n)?).as_ref(),
+                )))
+            }
+            4 => {
+                let n = self.count()?;
+                let mut s = String::with_capacity(n);
+                for _ in 0..n {
+                    let c = self.short()? as u16 as u32;
+                    s.push(char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER));
+                }
+                Ok(StrOrRef::Str(Rc::from(s)))
+            }
+            5 => {
+                let n = self.count()?;
+                let s: String = self.take(n)?.iter().map(|&b| b as char).collect();
+                Ok(StrOrRef::Str(Rc::from(s)))
+            }
+            _ => Err(DecodeError("unknown string encoding")),
+        }
+    }
+}
+
+/// A string as stored: inline, null, or a key into the String constant pool.
+pub enum StrOrRef {
+    Null,
+    Str(Rc<str>),
+    Ref(i64),
+}
+
+/// The primitive kinds of field the format knows; everything else is an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Boolean,
+    Byte,
+    Char,
+    Short,
+    Int,
+    Long,
+    Float,
+    Double,
+    String,
+    Object,
+}
+
+impl Kind {
+    fn of(name: &str) -> Kind {
+        match name {
+            "boolean" => Kind::Boolean,
+            "byte" => Kind::Byte,
+            "char" => Kind::Char,
+            "short" => Kind::Short,
+            "int" => Kind::Int,
+            "long" => Kind::Long,
+            "float" => Kind::Float,
+            "double" => Kind::Double,
+            "java.lang.String" => Kind::String,
+            _ => Kind::Object,
+        }
+    }
+}
+
+/// One field of a class.
+#[derive(Debug, Clone)]
+pub struct Field {
+    pub name: Rc<str>,
+    pub class_id: i64,
+    /// Stored as a key into the class's constant pool.
+    pub constant_pool: bool,
+    /// An array (dimension 1).
+    pub array: bool,
+}
+
+/// A class (event type, or value type) declared by the metadata.
+#[derive(Debug, Clone)]
+pub struct Class {
+    pub id: i64,
+    pub name: Rc<str>,
+    pub super_type: Option<Rc<str>>,
+    pub kind: Kind,
+    pub fields: Vec<Field>,
+}
+
+impl Class {
+    /// Index of the field called `name`.
+    pub fn field(&self, name: &str) -> Option<usize> {
+        self.fields.iter().position(|f| &*f.name == name)
+    }
+
+    /// An event type (what `jfr summary` lists).
+    pub fn is_event(&self) -> bool {
+        self.super_type.as_deref() == Some("jdk.jfr.Event")
+    }
+}
+
+/// The classes of a chunk.
+#[derive(Debug, Clone, Default)]
+pub struct Metadata {
+    pub classes: HashMap<i64, Class>,
+    /// Type id of java.lang.String, for string constant-pool references.
+    pub string_class: Option<i64>,
+}
+
+impl Metadata {
+    pub fn by_name(&self, name: &str) -> Option<&Class> {
+        self.classes.values().find(|c| &*c.name == name)
+    }
+
+    /// Parse the metadata event whose body starts at `c` (after size and type id).
+    pub fn parse(c: &mut Cursor<'_>) -> DResult<Metadata> {
+        c.long()?; // start time
+        c.long()?; // duration
+        c.long()?; // metadata id
+        let n = c.count()?;
+        let mut strings: Vec<Rc<str>> = Vec::with_capacity(n);
+        for _ in 0..n {
+            strings.push(match c.string()? {
+                StrOrRef::Str(s) => s,
+                StrOrRef::Null => Rc::from(""),
+                StrOrRef::Ref(_) => return Err(DecodeError("metadata string refers to a pool")),
+            });
+        }
+        let root = Element::parse(c, &strings, 0)?;
+        let mut md = Metadata::default();
+        for m in root.children.iter().filter(|e| &*e.name == "metadata") {
+            for ce in m.children.iter().filter(|e| &*e.name == "class") {
+                let id = ce
+                    .attr("id")
+                    .and_then(|v| v.parse::<i64>().ok())
+                    .ok_or(DecodeError("class without id"))?;
+                let name = ce.attr_rc("name").unwrap_or_else(|| Rc::from("?"));
+                let mut fields = Vec::new();
+                for fe in ce.children.iter().filter(|e| &*e.name == "field") {
+                    fields.push(Field {
+                        name: fe.attr_rc("name").unwrap_or_else(|| Rc::from("?")),
+                        class_id: fe
+                            .attr("class")
+                            .and_then(|v| v.parse().ok())
+                            .ok_or(DecodeError("field without class"))?,
+                        constant_pool: fe.attr("constantPool") == Some("true"),
+                        array: fe.attr("dimension").is_some_and(|d| d != "0"),
+                    });
+                }
+                let kind = Kind::of(&name);
+                if kind == Kind::String {
+                    md.string_class = Some(id);
+                }
+                md.classes.insert(
+                    id,
+                    Class {
+                        id,
+                        name,
+                        super_type: ce.attr_rc("superType"),
+                        kind,
+                        fields,
+                    },
+                );
+            }
+        }
+        Ok(md)
+    }
+}
+
+/// A node of the metadata's element tree.
+struct Element {
+    name: Rc<str>,
+    attrs: Vec<(Rc<str>, Rc<str>)>,
+    children: Vec<Element>,
+}
+
+impl Element {
+    fn parse(c: &mut Cursor<'_>, strings: &[Rc<str>], depth: u32) -> DResult<Element> {
+        if depth > MAX_DEPTH {
+            return Err(DecodeError("metadata nested too deep"));
+        }
+        let s = |i: i32| -> DResult<Rc<str>> {
+            strings
+                .get(usize::try_from(i).map_err(|_| DecodeError("bad string index"))?)
+                .cloned()
+                .ok_or(DecodeError("string index out of range"))
+        };
+        let name = s(c.int()?)?;
+        let na = c.count()?;
+        let mut attrs = Vec::with_capacity(na);
+        for _ in 0..na {
+            let k = s(c.int()?)?;
+            let v = s(c.int()?)?;
+            attrs.push((k, v));
+        }
+        let nc = c.count()?;
+        let mut children = Vec::with_capacity(nc);
+        for _ in 0..nc {
+            children.push(Element::parse(c, strings, depth + 1)?);
+        }
+        Ok(Element {
+            name,
+            attrs,
+            children,
+        })
+    }
+
+    fn attr(&self, k: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(a, _)| &**a == k)
+            .map(|(_, v)| &**v)
+    }
+
+    fn attr_rc(&self, k: &str) -> Option<Rc<str>> {
+        self.attrs
+            .iter()
+            .find(|(a, _)| &**a == k)
+            .map(|(_, v)| v.clone())
+    }
+}
+
+/// A decoded value. Constant-pool references stay references until asked for
+/// ([`Chunk::resolve`]), so decoding an event costs no lookups.
+#[derive(Debug, Clone)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Rc<str>),
+    /// (class id, key) into the constant pools.
+    Ref(i64, i64),
+    /// (class id, fields in declaration order).
+    Object(i64, Vec<Value>),
+    Array(Vec<Value>),
+}
+
+impl Value {
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Int(v) => Some(*v),
+            Value::Float(v) => Some(*v as i64),
+            _ => None,
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(v) => Some(*v as f64),
+            Value::Float(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+/// Decodes values of the classes in `md`.
+pub struct Decoder<'m> {
+    pub md: &'m Metadata,
+}
+
+impl Decoder<'_> {
+    /// A value of class `class_id`, stored inline (not as a pool key).
+    pub fn value(&self, c: &mut Cursor<'_>, class_id: i64, depth: u32) -> DResult<Value> {
+        if depth > MAX_DEPTH {
+            return Err(DecodeError("values nested too deep"));
+        }
+        let class = self
+            .md
+            .classes
+            .get(&class_id)
+            .ok_or(DecodeError("field of an undeclared class"))?;
+        Ok(match class.kind {
+            Kind::Boolean => Value::Bool(c.u8()? != 0),
+            Kind::Byte => Value::Int(c.u8()? as i8 as i64),
+            Kind::Char | Kind::Short => Value::Int(c.short()? as i64),
+            Kind::Int => Value::Int(c.int()? as i64),
+            Kind::Long => Value::Int(c.long()?),
+            Kind::Float => Value::Float(c.f32()? as f64),
+            Kind::Double => Value::Float(c.f64()?),
+            Kind::String => match c.string()? {
+                StrOrRef::Null => Value::Null,
+                StrOrRef::Str(s) => Value::Str(s),
+                StrOrRef::Ref(k) => Value::Ref(class_id, k),
+            },
+            Kind::Object => {
+                if class.fields.is_empty() {
+                    return Ok(Value::Object(class_id, Vec::new()));
+                }
+                let mut fields = Vec::with_capacity(class.fields.len());
+                for f in &class.fields {
+                    fields.push(self.field(c, f, depth + 1)?);
+                }
+                Value::Object(class_id, fields)
+            }
+        })
+    }
+
+    fn field(&self, c: &mut Cursor<'_>, f: &Field, depth: u32) -> DResult<Value> {
+        if f.array {
+            let n = c.count()?;
+            let mut items = Vec::with_capacity(n);
+            for _ in 0..n {
+                items.push(self.scalar(c, f, depth)?);
+            }
+            Ok(Value::Array(items))
+        } else {
+            self.scalar(c, f, depth)
+        }
+    }
+
+    fn scalar(&self, c: &mut Cursor<'_>, f: &Field, depth: u32) -> DResult<Value> {
+        if f.constant_pool {
+            Ok(Value::Ref(f.class_id, c.long()?))
+        } else {
+            self.value(c, f.class_id, depth)
+        }
+    }
+
+    /// The fields of an event of class `class` (after its size and type id).
+    pub fn event(&self, c: &mut Cursor<'_>, class: &Class) -> DResult<Vec<Value>> {
+        let mut fields = Vec::with_capacity(class.fields.len());
+        for f in &class.fields {
+            fields.push(self.field(c, f, 1)?);
+        }
+        Ok(fields)
+    }
+}
+
+/// Where one event sits in its chunk.
+#[derive(Debug, Clone, Copy)]
+pub struct EventPos {
+    /// Offset of the event's size field within the chunk.
+    pub offset: usize,
+    pub size: usize,
+    pub type_id: i64,
+    /// Offset of the first field (after size and type id).
+    pub body: usize,
+}
+
+/// One chunk, read whole: header, bytes, metadata and constant pools.
+pub struct Chunk {
+    pub header: ChunkHeader,
+    pub data: Vec<u8>,
+    /// Offset of the chunk within the input.
+    pub file_offset: u64,
+    pub metadata: Metadata,
+    pub has_metadata: bool,
+    /// Constant pools: class id → key → value.
+    pub pools: HashMap<i64, HashMap<i64, Value>>,
+    /// Every complete event, in order (metadata and checkpoints included).
+    pub events: Vec<EventPos>,
+    pub problems: Vec<ChunkProblem>,
+    /// What a missing value resolves to.
+    null: Value,
+}
+
+impl Chunk {
+    /// Index the events of `data` (stopping at the first that does not fit),
+    /// then read the last metadata and every checkpoint.
+    pub fn new(
+        header: ChunkHeader,
+        data: Vec<u8>,
+        file_offset: u64,
+        mut problems: Vec<ChunkProblem>,
+    ) -> Chunk {
+        let compressed = header.compressed_ints();
+        let mut events = Vec::new();
+        let mut pos = HEADER_SIZE;
+        while pos < data.len() {
+            let mut c = Cursor::new(&data, pos, compressed);
+            let parsed = c.int().and_then(|size| Ok((size, c.long()?)));
+            let (size, type_id) = match parsed {
+                Ok(v) => v,
+                Err(e) => {
+                    problems.push(ChunkProblem::Corrupt {
+                        offset: pos as u64,
+                        reason: format!("event header: {}", e.0),
+                    });
+                    break;
+                }
+            };
+            let size_ok = size > 0 && (size as usize) >= c.pos - pos;
+            if !size_ok || pos + size as usize > data.len() {
+                problems.push(ChunkProblem::Corrupt {
+                    offset: pos as u64,
+                    reason: if !size_ok {
+                        format!("event size {size}")
+                    } else {
+                        format!("event of {size} bytes runs past the end of the data")
+                    },
+                });
+                break;
+            }
+            events.push(EventPos {
+                offset: pos,
+                size: size as usize,
+                type_id,
+                body: c.pos,
+            });
+            pos += size as usize;
+        }
+        let mut chunk = Chunk {
+            header,
+            data,
+            file_offset,
+            metadata: Metadata::default(),
+            has_metadata: false,
+            pools: HashMap::new(),
+            events,
+            problems: Vec::new(),
+            null: Value::Null,
+        };
+        // The last metadata event declares every class of the chunk (later ones
+        // only add classes registered while recording).
+        if let Some(ev) = chunk
+            .events
+            .iter()
+            .rev()
+            .find(|e| e.type_id == METADATA_TYPE)
+        {
+            let mut c = chunk.cursor(ev);
+            match Metadata::parse(&mut c) {
+                Ok(md) => {
+                    chunk.metadata = md;
+                    chunk.has_metadata = true;
+                }
+                Err(e) => problems.push(ChunkProblem::Corrupt {
+                    offset: ev.offset as u64,
+                    reason: format!("metadata: {}", e.0),
+                }),
+            }
+        }
+        if !chunk.has_metadata {
+            problems.push(ChunkProblem::NoMetadata);
+        } else {
+            let checkpoints: Vec<EventPos> = chunk
+                .events
+                .iter()
+                .filter(|e| e.type_id == CHECKPOINT_TYPE)
+                .copied()
+                .collect();
+            for ev in checkpoints {
+                if let Err(e) = chunk.read_checkpoint(&ev) {
+                    problems.push(ChunkProblem::BadCheckpoint {
+                        offset: ev.offset as u64,
+                        reason: e.0.to_string(),
+                    });
+                }
+            }
+        }
+        chunk.problems = problems;
+        chunk
+    }
+
+    /// A cursor at the body of `ev`, limited to the event's bytes.
+    pub fn cursor(&self, ev: &EventPos) -> Cursor<'_> {
+        Cursor::new(
+            &self.data[..ev.offset + ev.size],
+            ev.body,
+            self.header.compressed_ints(),
+        )
+    }
+
+    fn read_checkpoint(&mut self, ev: &EventPos) -> DResult<()> {
+        let data = std::mem::take(&mut self.data);
+        let result = (|| {
+            let mut c = Cursor::new(
+                &data[..ev.offset + ev.size],
+                ev.body,
+                self.header.compressed_ints(),
+            );
+            c.long()?; // start time
+            c.long()?; // duration
+            c.long()?; // delta to the previous checkpoint (not needed: all are scanned)
+            c.u8()?; // checkpoint kind flags
+            let pools = c.count()?;
+            let dec = Decoder { md: &self.metadata };
+            for _ in 0..pools {
+                let class_id = c.long()?;
+                if !self.metadata.classes.contains_key(&class_id) {
+                    return Err(DecodeError("pool of an undeclared class"));
+                }
+                let n = c.count()?;
+                let pool = self.pools.entry(class_id).or_default();
+                for _ in 0..n {
+                    let key = c.long()?;
+                    let v = dec.value(&mut c, class_id, 0)?;
+                    pool.insert(key, v);
+                }
+            }
+            Ok(())
+        })();
+        self.data = data;
+        result
+    }
+
+    /// Follow constant-pool references (a missing key is `Null`).
+    pub fn resolve<'a>(&'a self, mut v: &'a Value) -> &'a Value {
+        for _ in 0..8 {
+            match v {
+                Value::Ref(class, key) => {
+                    v = self
+                        .pools
+                        .get(class)
+                        .and_then(|p| p.get(key))
+                        .unwrap_or(&self.null);
+                }
+                _ => return v,
+            }
+        }
+        &self.null
+    }
+
+    /// Field `name` of an object value (after resolving both).
+    pub fn get<'a>(&'a self, v: &'a Value, name: &str) -> &'a Value {
+        match self.resolve(v) {
+            Value::Object(class, fields) => self
+                .metadata
+                .classes
+                .get(class)
+                .and_then(|c| c.field(name))
+                .and_then(|i| fields.get(i))
+                .map(|f| self.resolve(f))
+                .unwrap_or(&self.null),
+            _ => &self.null,
+        }
+    }
+
+    /// A string value (resolving a pool reference, or a Symbol's `string`).
+    pub fn str<'a>(&'a self, v: &'a Value) -> Option<&'a str> {
+        match self.resolve(v) {
+            Value::Str(s) => Some(s),
+            // A Symbol (`string`), or a one-field wrapper such as GCName or GCWhen.
+            o @ Value::Object(class, fields) => match self.get(o, "string") {
+                Value::Str(s) => Some(s),
+                _ if fields.len() == 1 && self.metadata.classes.contains_key(class) => {
+                    match self.resolve(&fields[0]) {
+                        Value::Str(s) => Some(s),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// Reads chunks from any input, one at a time.
+pub struct ChunkReader<R> {
+    input: R,
+    offset: u64,
+    done: bool,
+    /// Problems that stopped the reading of the whole input.
+    pub stopped: Option<String>,
+}
+
+impl<R: Read> ChunkReader<R> {
+    pub fn new(input: R) -> Self {
+        ChunkReader {
+            input,
+            offset: 0,
+            done: false,
+            stopped: None,
+        }
+    }
+
+    /// Bytes consumed so far.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The next chunk, `None` at the end (or when reading stopped: see `stopped`).
+    pub fn next_chunk(&mut self) -> io::Result<Option<Chunk>> {
+        if self.done {
+            return Ok(None);
+        }
+        let mut hb = [0u8; HEADER_SIZE];
+        let got = read_full(&mut self.input, &mut hb)?;
+        if got == 0 {
+            self.done = true;
+            return Ok(None);
+        }
+        if got < 4 || &hb[..4] != MAGIC {
+            self.done = true;
+            self.stopped = Some(if self.offset == 0 {
+                "not a JFR recording (no \"FLR\\0\" magic at offset 0)".to_string()
+            } else {
+                format!(
+                    "no chunk magic at offset {}: the rest of the input was not read",
+                    self.offset
+                )
+            });
+            return Ok(None);
+        }
+        if got < HEADER_SIZE {
+            self.done = true;
+            self.stopped = Some(format!(
+                "chunk header at offset {} cut short ({got} of {HEADER_SIZE} bytes)",
+                self.offset
+            ));
+            return Ok(None);
+        }
+        let header = ChunkHeader::parse(&hb);
+        let mut problems = Vec::new();
+        if header.major > 2 {
+            problems.push(ChunkProblem::NewerVersion {
+                major: header.major,
+                minor: header.minor,
+            });
+        }
+        if !header.finished() {
+            problems.push(ChunkProblem::Unfinished);
+        }
+        // A chunk still being written may not have its size yet: read to the end.
+        let size_known = header.size > HEADER_SIZE as u64;
+        let want = if size_known {
+            header.size - HEADER_SIZE as u64
+        } else {
+            u64::MAX
+        };
+        let mut data = Vec::with_capacity(HEADER_SIZE + want.min(MAX_RESERVE) as usize);
+        data.extend_from_slice(&hb);
+        let n = (&mut self.input).take(want).read_to_end(&mut data)? as u64;
+        let file_offset = self.offset;
+        self.offset += HEADER_SIZE as u64 + n;
+        if n < want {
+            self.done = true;
+            if size_known {
+                problems.push(ChunkProblem::CutShort {
+                    expected: header.size,
+                    got: HEADER_SIZE as u64 + n,
+                });
+            }
+        }
+        Ok(Some(Chunk::new(header, data, file_offset, problems)))
+    }
+}
+
+/// Fill `buf` as far as the input goes; returns the bytes read.
+fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varint_reads_seven_bits_a_byte_and_a_whole_ninth() {
+        let mut c = Cursor::new(&[0x7f], 0, true);
+        assert_eq!(c.varint(), Ok(127));
+        let mut c = Cursor::new(&[0x80, 0x01], 0, true);
+        assert_eq!(c.varint(), Ok(128));
+        // Nine bytes: 8×7 bits of ones, then a raw 0xff byte = all 64 bits set.
+        let nine = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff];
+        let mut c = Cursor::new(&nine, 0, true);
+        assert_eq!(c.varint(), Ok(-1));
+        assert_eq!(c.pos, 9);
+    }
+
+    #[test]
+    fn uncompressed_ints_are_big_endian() {
+        let mut c = Cursor::new(&[0, 0, 1, 0], 0, false);
+        assert_eq!(c.int(), Ok(256));
+    }
+
+    #[test]
+    fn cut_varint_and_huge_counts_are_errors_not_panics() {
+        let mut c = Cursor::new(&[0x80, 0x80], 0, true);
+        assert!(c.varint().is_err());
+        // A count of 1000 with 2 bytes left.
+        let mut c = Cursor::new(&[0xe8, 0x07, 0, 0], 0, true);
+        assert!(c.count().is_err());
+    }
+
+    #[test]
+    fn strings_in_every_encoding() {
+        let data = [3u8, 2, b'h', b'i', 5, 1, 0xe9, 4, 1, 0x41, 2, 7, 0, 1];
+        let mut c = Cursor::new(&data, 0, true);
+        let mut next = || match c.string().unwrap() {
+            StrOrRef::Str(s) => s.to_string(),
+            StrOrRef::Ref(k) => format!("ref {k}"),
+            StrOrRef::Null => "null".into(),
+        };
+        assert_eq!(next(), "hi");
+        assert_eq!(next(), "é");
+        assert_eq!(next(), "A");
+        assert_eq!(next(), "ref 7");
+        assert_eq!(next(), "null");
+        assert_eq!(next(), "");
+    }
+}

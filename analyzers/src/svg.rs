@@ -1,0 +1,339 @@
+//! Small, dependency-free SVG line charts for reports: where a curve says more than a table.
+//!
+//! One chart type is enough for kgap's findings (throughput against batch.size, latency
+//! CDFs, heap after GC over time): lines with markers, a linear or log₂/log₁₀ x axis, a
+//! linear y axis from zero, "nice" ticks, and a legend. The output is plain SVG 1.1 text that
+//! renders on GitHub.
+
+use std::fmt::Write;
+
+/// How values map onto the x axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scale {
+    Linear,
+    /// Logarithmic with ticks at powers of the base (2 for sizes, 10 for latencies).
+    Log(f64),
+}
+
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct LineChart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub x_scale: Scale,
+    /// Formats x tick values (e.g. bytes as 16K, 1M).
+    pub x_format: fn(f64) -> String,
+    pub y_format: fn(f64) -> String,
+    pub series: Vec<Series>,
+}
+
+const W: f64 = 720.0;
+const H: f64 = 420.0;
+const LEFT: f64 = 80.0;
+const RIGHT: f64 = 170.0;
+const TOP: f64 = 40.0;
+const BOTTOM: f64 = 60.0;
+/// Colour-blind-safe palette (Okabe–Ito).
+const COLOURS: [&str; 8] = [
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000",
+];
+
+/// 16384 → "16K", 1048576 → "1M": sizes as the post writes them.
+pub fn bytes_label(x: f64) -> String {
+    if x >= 1048576.0 && (x / 1048576.0).fract() == 0.0 {
+        format!("{}M", x / 1048576.0)
+    } else if x >= 1024.0 && (x / 1024.0).fract() == 0.0 {
+        format!("{}K", x / 1024.0)
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+/// 1234567 → "1.2M", 45000 → "45k".
+pub fn si_label(y: f64) -> String {
+    let a = y.abs();
+    if a >= 1e6 {
+        format!("{:.1}M", y / 1e6)
+    } else if a >= 1e3 {
+        format!("{:.0}k", y / 1e3)
+    } else if a >= 1.0 || a == 0.0 {
+        format!("{y:.0}")
+    } else {
+        format!("{y:.2}")
+    }
+}
+
+pub fn plain_label(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// "Nice" linear ticks from 0 to at least `max`: steps of 1, 2 or 5 × 10^k.
+pub fn nice_ticks(max: f64, want: usize) -> Vec<f64> {
+    if !(max > 0.0) || !max.is_finite() {
+        return vec![0.0, 1.0];
+    }
+    let raw = max / want.max(1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let n = (max / step).ceil() as usize;
+    (0..=n).map(|i| i as f64 * step).collect()
+}
+
+impl LineChart {
+    /// Renders the chart. Points with non-finite or (on a log axis) non-positive x are
+    /// skipped; an empty chart still renders, with "no data".
+    pub fn render(&self) -> String {
+        let pts: Vec<(f64, f64)> = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().copied())
+            .filter(|&(x, y)| self.x_ok(x) && y.is_finite())
+            .collect();
+        let mut svg = String::new();
+        let _ = write!(
+            svg,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
+        );
+        let _ = write!(svg, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
+        let _ = write!(
+            svg,
+            r#"<text x="{}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
+            (LEFT + W - RIGHT) / 2.0,
+            escape(&self.title)
+        );
+        if pts.is_empty() {
+            let _ = write!(
+                svg,
+                r#"<text x="{}" y="{}" text-anchor="middle">no data</text></svg>"#,
+                W / 2.0,
+                H / 2.0
+            );
+            return svg;
+        }
+        let (xmin, xmax) = pts
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+                (a.min(p.0), b.max(p.0))
+            });
+        let ymax = pts.iter().map(|p| p.1).fold(0.0, f64::max);
+        let yticks = nice_ticks(ymax, 5);
+        let ytop = *yticks.last().expect("ticks");
+        let (fx0, fx1) = (self.fx(xmin), self.fx(xmax));
+        let span = if fx1 > fx0 { fx1 - fx0 } else { 1.0 };
+        let px = |x: f64| LEFT + (self.fx(x) - fx0) / span * (W - LEFT - RIGHT);
+        let py = |y: f64| H - BOTTOM - y / ytop * (H - TOP - BOTTOM);
+
+        // Grid and y ticks.
+        for t in &yticks {
+            let y = py(*t);
+            let _ = write!(
+                svg,
+                r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e0e0e0"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+                W - RIGHT,
+                LEFT - 6.0,
+                y + 4.0,
+                escape(&(self.y_format)(*t))
+            );
+        }
+        // x ticks: powers of the base on a log axis, the data's own x values when few.
+        for t in self.x_ticks(xmin, xmax, &pts) {
+            let x = px(t);
+            let _ = write!(
+                svg,
+                r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#999"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+                H - BOTTOM,
+                H - BOTTOM + 5.0,
+                H - BOTTOM + 18.0,
+                escape(&(self.x_format)(t))
+            );
+        }
+        // Axes and labels.
+        let _ = write!(
+            svg,
+            r##"<line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#333"/><line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{:.1}" stroke="#333"/>"##,
+            H - BOTTOM,
+            W - RIGHT,
+            H - BOTTOM,
+            H - BOTTOM
+        );
+        let _ = write!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            (LEFT + W - RIGHT) / 2.0,
+            H - 16.0,
+            escape(&self.x_label)
+        );
+        let _ = write!(
+            svg,
+            r#"<text transform="translate(18 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+            (TOP + H - BOTTOM) / 2.0,
+            escape(&self.y_label)
+        );
+        // Series.
+        for (i, s) in self.series.iter().enumerate() {
+            let colour = COLOURS[i % COLOURS.len()];
+            let mut p: Vec<(f64, f64)> = s
+                .points
+                .iter()
+                .copied()
+                .filter(|&(x, y)| self.x_ok(x) && y.is_finite())
+                .collect();
+            p.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let path: Vec<String> = p
+                .iter()
+                .map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
+                .collect();
+            let _ = write!(
+                svg,
+                r#"<polyline fill="none" stroke="{colour}" stroke-width="2" points="{}"/>"#,
+                path.join(" ")
+            );
+            for &(x, y) in &p {
+                let _ = write!(
+                    svg,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{colour}"><title>{}: {} → {}</title></circle>"#,
+                    px(x),
+                    py(y),
+                    escape(&s.label),
+                    escape(&(self.x_format)(x)),
+                    escape(&(self.y_format)(y))
+                );
+            }
+            let ly = TOP + 10.0 + i as f64 * 20.0;
+            let _ = write!(
+                svg,
+                r#"<line x1="{:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{colour}" stroke-width="3"/><text x="{:.1}" y="{:.1}">{}</text>"#,
+                W - RIGHT + 15.0,
+                W - RIGHT + 35.0,
+                W - RIGHT + 40.0,
+                ly + 4.0,
+                escape(&s.label)
+            );
+        }
+        svg.push_str("</svg>\n");
+        svg
+    }
+
+    fn x_ok(&self, x: f64) -> bool {
+        x.is_finite() && (self.x_scale == Scale::Linear || x > 0.0)
+    }
+
+    fn fx(&self, x: f64) -> f64 {
+        match self.x_scale {
+            Scale::Linear => x,
+            Scale::Log(_) => x.ln(),
+        }
+    }
+
+    fn x_ticks(&self, xmin: f64, xmax: f64, pts: &[(f64, f64)]) -> Vec<f64> {
+        let mut xs: Vec<f64> = pts.iter().map(|p| p.0).collect();
+        xs.sort_by(|a, b| a.total_cmp(b));
+        xs.dedup();
+        if xs.len() <= 8 {
+            return xs;
+        }
+        match self.x_scale {
+            Scale::Log(base) => {
+                let mut t = base.powf(xmin.log(base).floor());
+                let mut v = Vec::new();
+                while t <= xmax * 1.0001 {
+                    if t >= xmin * 0.9999 {
+                        v.push(t);
+                    }
+                    t *= base;
+                }
+                v
+            }
+            Scale::Linear => nice_ticks(xmax, 6)
+                .into_iter()
+                .filter(|t| *t >= xmin)
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(series: Vec<Series>) -> LineChart {
+        LineChart {
+            title: "msg/s against batch.size".into(),
+            x_label: "batch.size".into(),
+            y_label: "msg/s".into(),
+            x_scale: Scale::Log(2.0),
+            x_format: bytes_label,
+            y_format: si_label,
+            series,
+        }
+    }
+
+    #[test]
+    fn renders_every_point_and_a_legend_entry_per_series() {
+        let svg = chart(vec![
+            Series {
+                label: "1 partition".into(),
+                points: vec![(16384.0, 233e3), (65536.0, 577e3), (1048576.0, 991e3)],
+            },
+            Series {
+                label: "6 <partitions>".into(),
+                points: vec![(16384.0, 240e3), (1048576.0, 995e3)],
+            },
+        ])
+        .render();
+        assert!(svg.starts_with("<svg"));
+        assert!(svg.trim_end().ends_with("</svg>"));
+        assert_eq!(svg.matches("<circle").count(), 5);
+        assert_eq!(svg.matches("<polyline").count(), 2);
+        assert!(svg.contains(">16K<") && svg.contains(">1M<"));
+        // Labels are escaped.
+        assert!(svg.contains("6 &lt;partitions&gt;"));
+    }
+
+    #[test]
+    fn empty_and_degenerate_data_still_render() {
+        assert!(chart(vec![]).render().contains("no data"));
+        let svg = chart(vec![Series {
+            label: "x".into(),
+            points: vec![(0.0, 1.0), (f64::NAN, 2.0), (1024.0, 5.0)],
+        }])
+        .render();
+        assert_eq!(svg.matches("<circle").count(), 1);
+        assert!(!svg.contains("NaN"));
+    }
+
+    #[test]
+    fn ticks_and_labels() {
+        assert_eq!(
+            nice_ticks(990e3, 5),
+            vec![0.0, 200e3, 400e3, 600e3, 800e3, 1e6]
+        );
+        assert_eq!(nice_ticks(0.0, 5), vec![0.0, 1.0]);
+        assert_eq!(bytes_label(16384.0), "16K");
+        assert_eq!(bytes_label(1048576.0), "1M");
+        assert_eq!(bytes_label(3000.0), "3000");
+        assert_eq!(si_label(1_480_000.0), "1.5M");
+        assert_eq!(si_label(389_000.0), "389k");
+    }
+}
