@@ -118,8 +118,7 @@ impl LineChart {
         let _ = write!(svg, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
         let _ = write!(
             svg,
-            r#"<text x="{}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
-            (LEFT + W - RIGHT) / 2.0,
+            r#"<text x="10" y="22" font-size="14" font-weight="bold">{}</text>"#,
             escape(&self.title)
         );
         if pts.is_empty() {

@@ -11,9 +11,11 @@ use crate::capture::Sink;
 use crate::error::{ProbeError, Result};
 use crate::interrupt;
 use crate::payload::Pool;
+use kgap_analyzers::stats::{self, Stats};
 use rdkafka::error::RDKafkaErrorCode;
 use rdkafka::producer::Producer as _;
 use rdkafka_sys as rdsys;
+use serde::Serialize;
 use std::ffi::CString;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -306,4 +308,103 @@ pub fn read_stats_between(
         .filter_map(|l| kgap_analyzers::stats::parse(l).ok())
         .filter(|s| s.ts >= from_us && s.ts <= to_us)
         .collect()
+}
+
+/// Producer figures from librdkafka's statistics over a window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct StatsFigures {
+    /// ProduceRequests per second (brokers[].req.Produce).
+    pub produce_requests_per_s: Option<f64>,
+    /// Bytes sent per ProduceRequest (txbytes over requests).
+    pub bytes_per_request: Option<f64>,
+    /// Mean batch size in bytes and messages (topics[].batchsize, batchcnt).
+    pub batch_bytes_mean: Option<f64>,
+    pub msgs_per_batch_mean: Option<f64>,
+    /// Broker round trip: median of the per-interval p50s and the worst p99, ms.
+    pub rtt_ms_p50: Option<f64>,
+    pub rtt_ms_p99: Option<f64>,
+}
+
+/// Statistics figures over the emits of a window (at least two are needed for rates).
+pub fn stats_figures(emits: &[Stats]) -> StatsFigures {
+    let (mut rps, mut bpr) = (None, None);
+    if let (Some(a), Some(b)) = (emits.first(), emits.last()) {
+        if let Some(r) = stats::rates(a, b, "Produce") {
+            rps = Some(crate::measure::round3(r.requests_per_s));
+            bpr = (r.tx_bytes_per_request > 0.0).then(|| r.tx_bytes_per_request.round());
+        }
+    }
+    // Windows cover one interval each: weight means by their counts.
+    let weighted = |f: &dyn Fn(&Stats) -> Vec<(f64, f64)>| -> Option<f64> {
+        let (mut sum, mut n) = (0.0, 0.0);
+        for s in emits {
+            for (mean, cnt) in f(s) {
+                sum += mean * cnt;
+                n += cnt;
+            }
+        }
+        (n > 0.0).then(|| (sum / n).round())
+    };
+    let batch = weighted(&|s| {
+        s.topics
+            .values()
+            .map(|t| (t.batchsize.avg as f64, t.batchsize.cnt as f64))
+            .collect()
+    });
+    let msgs = weighted(&|s| {
+        s.topics
+            .values()
+            .map(|t| (t.batchcnt.avg as f64, t.batchcnt.cnt as f64))
+            .collect()
+    });
+    let mut p50s: Vec<f64> = emits
+        .iter()
+        .flat_map(|s| {
+            s.real_brokers()
+                .filter(|b| b.rtt.cnt > 0)
+                .map(|b| b.rtt.p50 as f64 / 1000.0)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let p50 = (!p50s.is_empty()).then(|| crate::measure::round3(crate::measure::median(&mut p50s)));
+    let p99 = emits
+        .iter()
+        .flat_map(|s| {
+            s.real_brokers()
+                .filter(|b| b.rtt.cnt > 0)
+                .map(|b| b.rtt.p99 as f64 / 1000.0)
+                .collect::<Vec<_>>()
+        })
+        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
+        .map(crate::measure::round3);
+    StatsFigures {
+        produce_requests_per_s: rps,
+        bytes_per_request: bpr,
+        batch_bytes_mean: batch,
+        msgs_per_batch_mean: msgs,
+        rtt_ms_p50: p50,
+        rtt_ms_p99: p99,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statistics_figures_from_a_real_capture() {
+        let text = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/librdkafka/consumer-kafka431-backoff-1000ms/stats.jsonl"
+        ));
+        let emits: Vec<Stats> = text
+            .lines()
+            .map(|l| stats::parse(l.as_bytes()).unwrap())
+            .collect();
+        let f = stats_figures(&emits);
+        // A consumer sends no ProduceRequests: the rate is zero, not missing.
+        assert_eq!(f.produce_requests_per_s, Some(0.0));
+        assert!(f.rtt_ms_p50.unwrap() > 0.0 && f.rtt_ms_p99.unwrap() >= f.rtt_ms_p50.unwrap());
+        assert_eq!(stats_figures(&[]), StatsFigures::default());
+    }
 }

@@ -16,10 +16,9 @@ use crate::error::{ProbeError, Result};
 use crate::interrupt;
 use crate::measure::{self, WindowFigures};
 use crate::payload::{PayloadKind, Pool};
-use crate::produce::{self, ThroughputSpec, TopicHandle};
+use crate::produce::{self, StatsFigures, ThroughputSpec, TopicHandle};
 use crate::result::{self, OutDir, ProbeResult, SettingResult, Table, Verdict};
 use kgap_analyzers::protocol_log::{self, ProtocolLogOptions};
-use kgap_analyzers::stats::{self, Stats};
 use kgap_analyzers::svg::{self, LineChart, Scale, Series};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -28,7 +27,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub const PROBE: &str = "probe-request-ceiling";
-pub const FINDING: &str = "per-request-ceiling";
+pub const FINDING: &str = "request-ceiling";
 
 /// The post's Rust batch.size sweep at 1 KB, 6 partitions (msg/s), 16K … 1M.
 pub const POST_RUST_SWEEP: [(u64, f64); 7] = [
@@ -110,70 +109,6 @@ pub struct RunFigures {
     pub mock_cores: f64,
     pub delivery_errors: u64,
     pub stats_emits: usize,
-}
-
-/// Statistics figures over the emits of a window (at least two are needed for rates).
-pub fn stats_figures(
-    emits: &[Stats],
-) -> (
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-) {
-    let (mut rps, mut bpr) = (None, None);
-    if let (Some(a), Some(b)) = (emits.first(), emits.last()) {
-        if let Some(r) = stats::rates(a, b, "Produce") {
-            rps = Some(measure::round3(r.requests_per_s));
-            bpr = (r.tx_bytes_per_request > 0.0).then(|| r.tx_bytes_per_request.round());
-        }
-    }
-    // Windows cover one interval each: weight means by their counts.
-    let weighted = |f: &dyn Fn(&Stats) -> Vec<(f64, f64)>| -> Option<f64> {
-        let (mut sum, mut n) = (0.0, 0.0);
-        for s in emits {
-            for (mean, cnt) in f(s) {
-                sum += mean * cnt;
-                n += cnt;
-            }
-        }
-        (n > 0.0).then(|| (sum / n).round())
-    };
-    let batch = weighted(&|s| {
-        s.topics
-            .values()
-            .map(|t| (t.batchsize.avg as f64, t.batchsize.cnt as f64))
-            .collect()
-    });
-    let msgs = weighted(&|s| {
-        s.topics
-            .values()
-            .map(|t| (t.batchcnt.avg as f64, t.batchcnt.cnt as f64))
-            .collect()
-    });
-    let mut p50s: Vec<f64> = emits
-        .iter()
-        .flat_map(|s| {
-            s.real_brokers()
-                .filter(|b| b.rtt.cnt > 0)
-                .map(|b| b.rtt.p50 as f64 / 1000.0)
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let p50 = (!p50s.is_empty()).then(|| measure::round3(measure::median(&mut p50s)));
-    let p99 = emits
-        .iter()
-        .flat_map(|s| {
-            s.real_brokers()
-                .filter(|b| b.rtt.cnt > 0)
-                .map(|b| b.rtt.p99 as f64 / 1000.0)
-                .collect::<Vec<_>>()
-        })
-        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
-        .map(measure::round3);
-    (rps, bpr, batch, msgs, p50, p99)
 }
 
 fn params(batch_size: u64, partitions: i32) -> Map<String, Value> {
@@ -354,7 +289,14 @@ fn produce_once(
     topic.delete()?;
     let window = measure::window_figures(&w.start, &w.end, &w.ticks);
     measure::write_threads_csv(&dir.join("threads.csv"), &w.ticks);
-    let (rps, bpr, batch, msgs, p50, p99) = stats_figures(&w.stats);
+    let StatsFigures {
+        produce_requests_per_s: rps,
+        bytes_per_request: bpr,
+        batch_bytes_mean: batch,
+        msgs_per_batch_mean: msgs,
+        rtt_ms_p50: p50,
+        rtt_ms_p99: p99,
+    } = produce::stats_figures(&w.stats);
     let sum = |pred: &dyn Fn(&str) -> bool| -> f64 {
         measure::round3(
             window
@@ -532,8 +474,7 @@ pub fn chart(r: &ProbeResult) -> LineChart {
     parts.dedup();
     LineChart {
         title: format!(
-            "{}: msg/s against batch.size ({} B messages, {})",
-            r.probe,
+            "msg/s against batch.size, {} B messages, {}",
             r.payload.size_bytes,
             if r.broker.kind == "embedded-mock" {
                 "embedded mock broker"
@@ -718,23 +659,6 @@ mod tests {
         assert!(!v.holds);
         assert!(v.summary.contains("gained only"));
         assert!(!verdict(&[], Profile::Native).holds);
-    }
-
-    #[test]
-    fn statistics_figures_from_a_real_capture() {
-        let text = include_str!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../fixtures/librdkafka/consumer-kafka431-backoff-1000ms/stats.jsonl"
-        ));
-        let emits: Vec<Stats> = text
-            .lines()
-            .map(|l| stats::parse(l.as_bytes()).unwrap())
-            .collect();
-        let (rps, _, _, _, p50, p99) = stats_figures(&emits);
-        // A consumer sends no ProduceRequests: the rate is zero, not missing.
-        assert_eq!(rps, Some(0.0));
-        assert!(p50.unwrap() > 0.0 && p99.unwrap() >= p50.unwrap());
-        assert_eq!(stats_figures(&[]).0, None);
     }
 
     #[test]

@@ -25,6 +25,7 @@ fn brokers() -> String {
 fn probe(name: &str, args: &[&str]) -> (Output, Duration) {
     let exe = match name {
         "probe-fetch-backoff" => env!("CARGO_BIN_EXE_probe-fetch-backoff"),
+        "probe-request-ceiling" => env!("CARGO_BIN_EXE_probe-request-ceiling"),
         other => panic!("unknown probe {other}"),
     };
     let t = Instant::now();
@@ -375,4 +376,105 @@ fn ctrl_c_prints_what_was_measured_and_deletes_the_topic() {
     assert!(text.contains("interrupted"), "{text}");
     assert!(text.contains("msg/s"), "{text}");
     assert!(!topic_exists(&topic), "{topic} left behind");
+}
+
+fn topics_with_prefix(prefix: &str) -> Vec<String> {
+    let p: BaseProducer = config().create().expect("producer");
+    let md = p
+        .client()
+        .fetch_metadata(None, Duration::from_secs(10))
+        .expect("metadata");
+    let mut v: Vec<String> = md
+        .topics()
+        .iter()
+        .map(|t| t.name().to_string())
+        .filter(|n| n.starts_with(prefix))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn request_ceiling_on_the_real_broker_reads_requests_from_statistics() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_broker();
+    let before = topics_with_prefix("kgap.probe-request-ceiling.");
+    let out_dir = tempfile::tempdir().unwrap();
+    let b = brokers();
+    let (out, _) = probe(
+        "probe-request-ceiling",
+        &[
+            "--brokers",
+            &b,
+            "--batch-size",
+            "16384,262144",
+            "--partitions",
+            "1,2",
+            "--reps",
+            "1",
+            "--duration",
+            "2s",
+            "--warmup-messages",
+            "20000",
+            "--json",
+            "--out",
+            out_dir.path().to_str().unwrap(),
+        ],
+    );
+    let r = json_of(&out);
+    assert_eq!(r["probe"], "probe-request-ceiling");
+    assert_eq!(r["broker"]["kind"], "external");
+    let settings = r["settings"].as_array().unwrap();
+    assert_eq!(settings.len(), 4);
+    for s in settings {
+        let run = &s["runs"][0];
+        let batch = s["params"]["batch.size"].as_f64().unwrap();
+        assert!(run["msgs_per_s"].as_f64().unwrap() > 1000.0, "{run}");
+        assert!(
+            run["produce_requests_per_s"].as_f64().unwrap() > 0.0,
+            "{run}"
+        );
+        assert!(run["stats_emits"].as_u64().unwrap() >= 2, "{run}");
+        assert_eq!(run["delivery_errors"], 0);
+        // One partition's batch per ProduceRequest: requests are at most a batch (plus the
+        // request's own framing) and, at 16 KB under full load, close to one.
+        let bpr = run["bytes_per_request"].as_f64().unwrap();
+        assert!(
+            bpr <= batch * 1.05 + 512.0,
+            "{bpr} B per request at batch.size {batch}"
+        );
+        if batch == 16384.0 {
+            assert!(bpr >= 8192.0, "{bpr} B per request at batch.size {batch}");
+        }
+        assert!(run["threads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "app"));
+    }
+    let v = &r["verdict"];
+    assert_eq!(v["finding"], "request-ceiling");
+    assert!(
+        v["evidence"]["broker_cost_per_request_us"]
+            .as_f64()
+            .unwrap()
+            > 0.0,
+        "{v}"
+    );
+    // The probe analyzed its own debug=protocol capture.
+    assert_eq!(r["diagnosis"]["tool"], "analyze-protocol-log");
+    let root = out_dir.path();
+    let svg = std::fs::read_to_string(root.join("request-ceiling.svg")).unwrap();
+    assert_eq!(
+        svg.matches("<polyline").count(),
+        2,
+        "one line per partition count"
+    );
+    let log = std::fs::read_to_string(root.join("diagnose-p2-batch16384-rep1/debug.log")).unwrap();
+    assert!(
+        log.contains("Sent ProduceRequest (v"),
+        "debug=protocol captured"
+    );
+    // Every run's topic was deleted.
+    assert_eq!(topics_with_prefix("kgap.probe-request-ceiling."), before);
 }
