@@ -324,11 +324,19 @@ pub struct Producer {
 
 impl Producer {
     pub fn new(broker: &Broker, settings: &[(&str, String)], sink: Arc<Sink>) -> Result<Producer> {
-        let producer: BaseProducer<KgapContext> = BaseProducer::from_config_and_context(
-            &broker.config(settings),
-            KgapContext::new(sink.clone()),
-        )
-        .map_err(|e| from_kafka("creating the producer", e))?;
+        Producer::with_context(broker, settings, KgapContext::new(sink))
+    }
+
+    /// A producer with a context of the caller's (e.g. one recording send-to-ack latency).
+    pub fn with_context(
+        broker: &Broker,
+        settings: &[(&str, String)],
+        context: KgapContext,
+    ) -> Result<Producer> {
+        let sink = context.sink.clone();
+        let producer: BaseProducer<KgapContext> =
+            BaseProducer::from_config_and_context(&broker.config(settings), context)
+                .map_err(|e| from_kafka("creating the producer", e))?;
         let log = unsafe { LogQueue::attach(producer.client().native_ptr(), sink.clone()) };
         Ok(Producer {
             _log: log,

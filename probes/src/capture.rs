@@ -122,6 +122,58 @@ fn level_number(level: RDKafkaLogLevel) -> i32 {
     }
 }
 
+/// Send-to-ack latency, recorded in the delivery callback without a lock.
+///
+/// librdkafka runs delivery callbacks inside poll(), so they run on the one thread that polls
+/// the producer; the histogram is only touched there, and read with [`AckLatency::take`] after
+/// that thread stopped polling. Messages carry their send time (ns since `origin`) as the
+/// librdkafka message opaque.
+pub struct AckLatency {
+    origin: std::time::Instant,
+    /// Messages sent before this (ns since origin) are warmup: not recorded.
+    window_start_ns: AtomicU64,
+    hist: std::cell::UnsafeCell<hdrhistogram::Histogram<u64>>,
+}
+
+// SAFETY: see the type's doc: one recording thread, reads only after it is done.
+unsafe impl Sync for AckLatency {}
+
+impl AckLatency {
+    pub fn new(origin: std::time::Instant) -> AckLatency {
+        AckLatency {
+            origin,
+            window_start_ns: AtomicU64::new(u64::MAX),
+            hist: std::cell::UnsafeCell::new(crate::measure::latency_histogram()),
+        }
+    }
+
+    /// Nanoseconds since origin: the opaque a message is sent with (never 0).
+    #[inline]
+    pub fn now_ns(&self) -> u64 {
+        self.origin.elapsed().as_nanos() as u64 + 1
+    }
+
+    pub fn open_window(&self, at_ns: u64) {
+        self.window_start_ns.store(at_ns, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn record(&self, sent_ns: u64) {
+        if sent_ns >= self.window_start_ns.load(Ordering::Relaxed) {
+            let us = (self.now_ns().saturating_sub(sent_ns) / 1000).max(1);
+            // SAFETY: only the polling thread records (see the type's doc).
+            let h = unsafe { &mut *self.hist.get() };
+            h.saturating_record(us);
+        }
+    }
+
+    /// The histogram (µs). Call only once the producer is no longer polled.
+    pub fn take(&self) -> hdrhistogram::Histogram<u64> {
+        // SAFETY: the caller stopped polling, so no callback records concurrently.
+        unsafe { std::mem::replace(&mut *self.hist.get(), crate::measure::latency_histogram()) }
+    }
+}
+
 /// The client context of every probe client: logs and statistics to the [`Sink`], deliveries
 /// counted with relaxed atomics (no lock, no allocation per message).
 pub struct KgapContext {
@@ -129,6 +181,7 @@ pub struct KgapContext {
     delivered: AtomicU64,
     delivery_errors: AtomicU64,
     last_delivery_error: Mutex<Option<String>>,
+    ack: Option<Arc<AckLatency>>,
 }
 
 impl KgapContext {
@@ -138,6 +191,15 @@ impl KgapContext {
             delivered: AtomicU64::new(0),
             delivery_errors: AtomicU64::new(0),
             last_delivery_error: Mutex::new(None),
+            ack: None,
+        }
+    }
+
+    /// A context that records send-to-ack latency of messages sent with a send time opaque.
+    pub fn with_ack_latency(sink: Arc<Sink>, ack: Arc<AckLatency>) -> KgapContext {
+        KgapContext {
+            ack: Some(ack),
+            ..KgapContext::new(sink)
         }
     }
 
@@ -174,12 +236,16 @@ impl ClientContext for KgapContext {
 impl ConsumerContext for KgapContext {}
 
 impl ProducerContext for KgapContext {
-    type DeliveryOpaque = ();
+    /// The send time (ns since the [`AckLatency`] origin), or 0 when not measured.
+    type DeliveryOpaque = usize;
 
-    fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
+    fn delivery(&self, result: &DeliveryResult<'_>, sent_ns: usize) {
         match result {
             Ok(_) => {
                 self.delivered.fetch_add(1, Ordering::Relaxed);
+                if let (Some(ack), true) = (&self.ack, sent_ns != 0) {
+                    ack.record(sent_ns as u64);
+                }
             }
             Err((e, _)) => {
                 if self.delivery_errors.fetch_add(1, Ordering::Relaxed) == 0 {
@@ -197,6 +263,8 @@ struct Handles {
     queue: *mut rdsys::rd_kafka_queue_t,
 }
 unsafe impl Send for Handles {}
+// Shared references never touch the handles (only Drop does).
+unsafe impl Sync for Handles {}
 
 /// librdkafka's log events on a queue of their own, written by a `kgap-log` thread.
 /// Must be dropped before the client it was attached to (declare it first in a struct).

@@ -12,12 +12,14 @@
 //! - [`result`]: the result document, CSV export, tables.
 //! - [`fetch_backoff`]: `probe-fetch-backoff` (Gap 2 of the post).
 //! - [`request_ceiling`]: `probe-request-ceiling` (Gap 1 of the post).
+//! - [`inflight_latency`]: `probe-inflight-latency` (the in-flight window and latency).
 
 pub mod broker;
 pub mod capture;
 pub mod cli;
 pub mod error;
 pub mod fetch_backoff;
+pub mod inflight_latency;
 pub mod interrupt;
 pub mod measure;
 pub mod payload;

@@ -265,6 +265,126 @@ fn median_u64(v: &[u64]) -> f64 {
     median(&mut s)
 }
 
+/// Paces a producer at a fixed rate, as the seed benchmark did: park until shortly before a
+/// message is due, spin the rest, and re-anchor when behind instead of bursting to catch up.
+#[derive(Debug, Clone)]
+pub struct Pacer {
+    anchor: Instant,
+    interval: Duration,
+    /// Messages released since the anchor.
+    k: u32,
+    pub worst_lag: Duration,
+    pub reanchors: u64,
+}
+
+/// What the pacer says to do now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pace {
+    /// Sleep this long (the message is far from due), then ask again.
+    Park(Duration),
+    /// Due within the spin threshold: ask again at once.
+    Spin,
+    /// Send now.
+    Go,
+}
+
+/// Closer than this to the due time, spin: sleeping overshoots by tens of microseconds.
+const SPIN: Duration = Duration::from_micros(100);
+/// Further behind than this, re-anchor rather than burst.
+const REANCHOR: Duration = Duration::from_millis(1);
+
+impl Pacer {
+    pub fn new(rate_per_s: u64, now: Instant) -> Pacer {
+        Pacer {
+            anchor: now,
+            interval: Duration::from_secs_f64(1.0 / rate_per_s.max(1) as f64),
+            k: 0,
+            worst_lag: Duration::ZERO,
+            reanchors: 0,
+        }
+    }
+
+    /// Decides for the next message at time `now` (pure: the caller reads the clock).
+    pub fn next(&mut self, now: Instant) -> Pace {
+        let due = self.anchor + self.interval * self.k;
+        if now + SPIN < due {
+            return Pace::Park(due - now - SPIN);
+        }
+        if now < due {
+            return Pace::Spin;
+        }
+        let lag = now - due;
+        self.worst_lag = self.worst_lag.max(lag);
+        if lag > REANCHOR {
+            self.anchor = now;
+            self.k = 0;
+            self.reanchors += 1;
+        }
+        self.k += 1;
+        // Keep the multiplier small: re-anchor on the due time every 2^20 messages.
+        if self.k >= 1 << 20 {
+            self.anchor += self.interval * self.k;
+            self.k = 0;
+        }
+        Pace::Go
+    }
+
+    /// Blocks until the next message is due (reads the clock; parks, then spins).
+    pub fn wait(&mut self) {
+        loop {
+            match self.next(Instant::now()) {
+                Pace::Go => return,
+                Pace::Spin => std::hint::spin_loop(),
+                Pace::Park(d) => std::thread::sleep(d),
+            }
+        }
+    }
+}
+
+/// A latency histogram in microseconds: 1 µs to 10 minutes, 3 significant digits.
+pub fn latency_histogram() -> hdrhistogram::Histogram<u64> {
+    hdrhistogram::Histogram::new_with_bounds(1, 600_000_000, 3).expect("valid histogram bounds")
+}
+
+/// Latency percentiles in milliseconds, as every probe reports them.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+pub struct Percentiles {
+    pub count: u64,
+    pub p50_ms: f64,
+    pub p90_ms: f64,
+    pub p99_ms: f64,
+    pub p999_ms: f64,
+    pub max_ms: f64,
+}
+
+pub fn percentiles(h: &hdrhistogram::Histogram<u64>) -> Percentiles {
+    if h.is_empty() {
+        return Percentiles::default();
+    }
+    let ms = |us: u64| round3(us as f64 / 1000.0);
+    Percentiles {
+        count: h.len(),
+        p50_ms: ms(h.value_at_quantile(0.50)),
+        p90_ms: ms(h.value_at_quantile(0.90)),
+        p99_ms: ms(h.value_at_quantile(0.99)),
+        p999_ms: ms(h.value_at_quantile(0.999)),
+        max_ms: ms(h.max()),
+    }
+}
+
+/// The CDF at fixed quantiles, as [latency ms, percent] pairs (for charts).
+pub fn cdf(h: &hdrhistogram::Histogram<u64>) -> Vec<[f64; 2]> {
+    if h.is_empty() {
+        return Vec::new();
+    }
+    const Q: [f64; 14] = [
+        0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999, 1.0,
+    ];
+    Q.iter()
+        .map(|&q| [round3(h.value_at_quantile(q) as f64 / 1000.0), q * 100.0])
+        .collect()
+}
+
 /// Median of a non-empty slice (mean of the middle two for even lengths); 0 when empty.
 pub fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
@@ -361,6 +481,58 @@ mod tests {
         assert_eq!(stall_seconds(&[100, 100, 100]), 0);
         assert_eq!(stall_seconds(&[]), 0);
         assert_eq!(stall_seconds(&[1000, 0, 1000, 0, 1000]), 2);
+    }
+
+    #[test]
+    fn pacer_parks_spins_and_releases_on_time() {
+        let t0 = Instant::now();
+        let mut p = Pacer::new(1000, t0);
+        // The first message is due at once.
+        assert_eq!(p.next(t0), Pace::Go);
+        // The second is due at 1 ms: park until 100 µs before, then spin, then go.
+        assert_eq!(
+            p.next(t0 + Duration::from_micros(200)),
+            Pace::Park(Duration::from_micros(700))
+        );
+        assert_eq!(p.next(t0 + Duration::from_micros(950)), Pace::Spin);
+        assert_eq!(p.next(t0 + Duration::from_micros(1000)), Pace::Go);
+        assert_eq!(p.worst_lag, Duration::ZERO);
+        assert_eq!(p.reanchors, 0);
+    }
+
+    #[test]
+    fn pacer_reanchors_when_behind_instead_of_bursting() {
+        let t0 = Instant::now();
+        let mut p = Pacer::new(1000, t0);
+        assert_eq!(p.next(t0), Pace::Go);
+        // 10 ms late for message 2 (due at 1 ms): sent, lag recorded, re-anchored...
+        let late = t0 + Duration::from_millis(11);
+        assert_eq!(p.next(late), Pace::Go);
+        assert_eq!(p.worst_lag, Duration::from_millis(10));
+        assert_eq!(p.reanchors, 1);
+        // ...so the next is due 1 ms after the late one, not at once (no burst of 10).
+        assert!(matches!(p.next(late), Pace::Park(_)));
+        // A small lag (< 1 ms) is recorded but keeps the schedule.
+        assert_eq!(p.next(late + Duration::from_micros(1500)), Pace::Go);
+        assert_eq!(p.reanchors, 1);
+        assert_eq!(p.worst_lag, Duration::from_millis(10));
+    }
+
+    #[test]
+    fn percentiles_in_milliseconds() {
+        let mut h = latency_histogram();
+        for us in 1..=1000u64 {
+            h.record(us * 10).unwrap();
+        }
+        let p = percentiles(&h);
+        assert_eq!(p.count, 1000);
+        assert!((p.p50_ms - 5.0).abs() < 0.01, "{p:?}");
+        assert!((p.p99_ms - 9.9).abs() < 0.01, "{p:?}");
+        assert!((p.max_ms - 10.0).abs() < 0.01, "{p:?}");
+        let c = cdf(&h);
+        assert_eq!(c.last().unwrap()[1], 100.0);
+        assert!(c.windows(2).all(|w| w[0][0] <= w[1][0]));
+        assert_eq!(percentiles(&latency_histogram()), Percentiles::default());
     }
 
     #[test]

@@ -56,6 +56,18 @@ impl TopicHandle {
         partition: i32,
         payload: &[u8],
     ) -> std::result::Result<(), RDKafkaErrorCode> {
+        self.produce_with(partition, payload, 0)
+    }
+
+    /// As [`TopicHandle::produce`], with a message opaque handed to the delivery callback
+    /// (the kit uses it for the send time).
+    #[inline]
+    pub fn produce_with(
+        &self,
+        partition: i32,
+        payload: &[u8],
+        opaque: usize,
+    ) -> std::result::Result<(), RDKafkaErrorCode> {
         let rc = unsafe {
             rdsys::rd_kafka_produce(
                 self.rkt,
@@ -65,7 +77,7 @@ impl TopicHandle {
                 payload.len(),
                 std::ptr::null(),
                 0,
-                std::ptr::null_mut(),
+                opaque as *mut std::os::raw::c_void,
             )
         };
         if rc == 0 {

@@ -1,0 +1,772 @@
+//! `probe-inflight-latency`: the post's latency finding, librdkafka's in-flight window.
+//!
+//! At linger.ms=0 and 50k msg/s, librdkafka's default window (max.in.flight 1000000) gave a
+//! send-to-ack p50/p99 of 14.1/26.4 ms; max.in.flight=5 gave 0.47/1.28 ms at the same rate.
+//! With an unlimited window a request goes out as soon as a message or two is ready; the
+//! broker serves a connection's requests one at a time, so tiny requests queue behind each
+//! other. With 5 in flight, messages wait for a slot and coalesce into larger batches. The
+//! probe paces a producer at fixed rates over linger.ms × max.in.flight, measures send-to-ack
+//! (delivery callback) and end-to-end (a consumer in the same process reads the payload's
+//! timestamp), and reads ProduceRequests/s and batch sizes from statistics.
+
+use crate::broker::{Broker, Consumer, Producer};
+use crate::capture::{AckLatency, KgapContext, Sink};
+use crate::cli::CommonArgs;
+use crate::error::{ProbeError, Result};
+use crate::interrupt;
+use crate::measure::{self, Edge, Pacer, Percentiles, Progress, Sampler, WindowFigures};
+use crate::payload::{self, PayloadKind, Pool};
+use crate::produce::{self, TopicHandle};
+use crate::result::{self, OutDir, ProbeResult, SettingResult, Table, Verdict};
+use kgap_analyzers::svg::{self, LineChart, Scale, Series};
+use rdkafka::consumer::Consumer as _;
+use rdkafka::error::RDKafkaErrorCode;
+use rdkafka::message::Message as _;
+use rdkafka::producer::Producer as _;
+use rdkafka::{Offset, TopicPartitionList};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+pub const PROBE: &str = "probe-inflight-latency";
+pub const FINDING: &str = "inflight-latency";
+/// librdkafka's default max.in.flight.requests.per.connection.
+pub const DEFAULT_INFLIGHT: u64 = 1_000_000;
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub common: CommonArgs,
+    pub rates: Vec<u64>,
+    pub linger_ms: Vec<u64>,
+    pub max_in_flight: Vec<u64>,
+    pub partitions: i32,
+    pub size: usize,
+    pub warmup: Duration,
+    pub window: Duration,
+}
+
+/// One run's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunFigures {
+    #[serde(flatten)]
+    pub window: WindowFigures,
+    pub rate_target_per_s: u64,
+    /// Messages handed to librdkafka per second in the window.
+    pub rate_achieved_per_s: f64,
+    /// The achieved rate is within 3% of the target (lag spikes are in pacer_worst_lag_ms).
+    pub sustained: bool,
+    pub pacer_worst_lag_ms: f64,
+    pub pacer_reanchors: u64,
+    pub ack_ms_p50: f64,
+    pub ack_ms_p90: f64,
+    pub ack_ms_p99: f64,
+    pub ack_ms_p999: f64,
+    pub ack_ms_max: f64,
+    pub ack_count: u64,
+    pub e2e_ms_p50: f64,
+    pub e2e_ms_p90: f64,
+    pub e2e_ms_p99: f64,
+    pub e2e_ms_p999: f64,
+    pub e2e_ms_max: f64,
+    pub e2e_count: u64,
+    pub produce_requests_per_s: Option<f64>,
+    pub msgs_per_batch_mean: Option<f64>,
+    pub batch_bytes_mean: Option<f64>,
+    pub rtt_ms_p50: Option<f64>,
+    pub rtt_ms_p99: Option<f64>,
+    /// [latency ms, percentile] points of the send-to-ack CDF, for the chart.
+    pub ack_cdf: Vec<[f64; 2]>,
+    pub e2e_cdf: Vec<[f64; 2]>,
+}
+
+fn params(rate: u64, linger: u64, inflight: u64) -> Map<String, Value> {
+    let mut p = Map::new();
+    p.insert("rate_per_s".into(), json!(rate));
+    p.insert("linger.ms".into(), json!(linger));
+    p.insert(
+        "max.in.flight.requests.per.connection".into(),
+        json!(inflight),
+    );
+    p
+}
+
+fn point_of(s: &SettingResult) -> (u64, u64, u64) {
+    let g = |k: &str| s.params.get(k).and_then(Value::as_u64).unwrap_or(0);
+    (
+        g("rate_per_s"),
+        g("linger.ms"),
+        g("max.in.flight.requests.per.connection"),
+    )
+}
+
+/// The producer's settings of one configuration; `-X` overrides come after these.
+pub fn producer_settings(linger: u64, inflight: u64) -> Vec<(&'static str, String)> {
+    vec![
+        ("acks", "1".to_string()),
+        ("linger.ms", linger.to_string()),
+        (
+            "max.in.flight.requests.per.connection",
+            inflight.to_string(),
+        ),
+        ("statistics.interval.ms", "1000".to_string()),
+    ]
+}
+
+fn consumer_settings(group: &str, mock: bool) -> Vec<(&'static str, String)> {
+    // Apache Kafka answers a held fetch as soon as data arrives; librdkafka's mock holds an
+    // empty fetch for the whole fetch.wait.max.ms, which would add up to that to every e2e
+    // latency. On the mock, fetch again every millisecond instead.
+    let wait = if mock { "1" } else { "100" };
+    vec![
+        ("group.id", group.to_string()),
+        ("enable.auto.commit", "false".into()),
+        ("enable.auto.offset.store", "false".into()),
+        ("auto.offset.reset", "earliest".into()),
+        // Return a fetch as soon as one byte is there: the consumer should not add latency.
+        ("fetch.wait.max.ms", wait.into()),
+        ("fetch.queue.backoff.ms", "10".into()),
+    ]
+}
+
+pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
+    let broker = Broker::start(opts.common.brokers.as_deref(), &opts.common.property)?;
+    for &l in &opts.linger_ms {
+        for &m in &opts.max_in_flight {
+            broker.validate(&producer_settings(l, m))?;
+        }
+    }
+    if opts.size < 8 {
+        return Err(ProbeError::Usage(
+            "--size must be at least 8 bytes: the payload carries its send timestamp".into(),
+        ));
+    }
+    let out = OutDir::new(opts.common.out.as_deref(), PROBE)?;
+    let pool = Pool::new(opts.size, PayloadKind::Random);
+    let points: Vec<(u64, u64, u64)> = opts
+        .rates
+        .iter()
+        .flat_map(|&r| {
+            opts.linger_ms
+                .iter()
+                .flat_map(move |&l| opts.max_in_flight.iter().map(move |&m| (r, l, m)))
+        })
+        .collect();
+    let mut result = ProbeResult::new(
+        PROBE,
+        &broker,
+        &pool,
+        opts.common.reps,
+        points.iter().map(|&(r, l, m)| params(r, l, m)).collect(),
+    );
+    result.not_measured = {
+        let mut v = vec![
+            "latency above the rates swept, and throughput (the producer is paced)".to_string(),
+            "messages sent during the warmup (not recorded)".to_string(),
+        ];
+        if broker.is_mock() {
+            v.push(
+                "Apache Kafka's per-request cost: the broker was librdkafka's in-process mock"
+                    .to_string(),
+            );
+        }
+        v
+    };
+    if broker.is_mock() {
+        result.notes.push(
+            "the consumer fetches with fetch.wait.max.ms=1 on the mock, which holds an empty \
+             fetch for the full wait even when data arrives (Apache Kafka answers at once)"
+                .to_string(),
+        );
+    }
+    result.notes.push(format!(
+        "each run: its own topic of {} partitions, {} B messages stamped with the send time, a {:.1} s warmup at the rate, then a {:.1} s window; acks=1",
+        opts.partitions,
+        opts.size,
+        opts.warmup.as_secs_f64(),
+        opts.window.as_secs_f64()
+    ));
+    progress(&format!("broker: {}", broker.label()));
+
+    'reps: for rep in 1..=opts.common.reps {
+        let order: Vec<usize> = if rep % 2 == 1 {
+            (0..points.len()).collect()
+        } else {
+            (0..points.len()).rev().collect()
+        };
+        for pi in order {
+            if interrupt::stopped() {
+                result.interrupted = true;
+                break 'reps;
+            }
+            let (rate, linger, inflight) = points[pi];
+            let dir = out.run_dir(
+                &format!("rate{rate}-linger{linger}-inflight{inflight}"),
+                rep,
+            )?;
+            let (run, topic) = run_once(&broker, opts, &pool, rate, linger, inflight, &dir)?;
+            result.topic = topic;
+            progress(&format!(
+                "rate={rate}/s linger.ms={linger} max.in.flight={inflight} rep {rep}/{}: ack p50/p99 {:.2}/{:.2} ms, e2e p99 {:.2} ms, {} ProduceRequests/s{}",
+                opts.common.reps,
+                run.ack_ms_p50,
+                run.ack_ms_p99,
+                run.e2e_ms_p99,
+                run.produce_requests_per_s.map_or("?".into(), result::si),
+                if run.sustained { "" } else { " (rate NOT sustained)" }
+            ));
+            result.settings[pi].push_run(&run);
+            out.write(&result)?;
+            if interrupt::stopped() {
+                result.interrupted = true;
+                break 'reps;
+            }
+        }
+    }
+    result.verdict = Some(verdict(&result.settings));
+    if !out.is_temporary() {
+        for c in charts(&result) {
+            let (name, chart) = c;
+            let p = out.root.join(name);
+            std::fs::write(&p, chart.render())
+                .map_err(|e| ProbeError::io(format!("writing {}", p.display()), e))?;
+        }
+    }
+    out.write(&result)?;
+    Ok(result)
+}
+
+fn wall_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos() as i64
+}
+
+/// One run: a consumer thread recording end-to-end latency, a paced producer on this thread.
+fn run_once(
+    broker: &Broker,
+    opts: &Options,
+    pool: &Pool,
+    rate: u64,
+    linger: u64,
+    inflight: u64,
+    dir: &Path,
+) -> Result<(RunFigures, String)> {
+    let topic = broker.create_topic(PROBE, opts.partitions)?;
+    let stats_path = dir.join("stats.jsonl");
+    let psink = Arc::new(
+        Sink::to_files(None, Some(&stats_path))
+            .map_err(|e| ProbeError::io(format!("creating files in {}", dir.display()), e))?,
+    );
+    let origin = Instant::now();
+    let ack = Arc::new(AckLatency::new(origin));
+    let producer = Producer::with_context(
+        broker,
+        &producer_settings(linger, inflight),
+        KgapContext::with_ack_latency(psink, ack.clone()),
+    )?;
+    let handle = TopicHandle::new(&producer, &topic.name)?;
+
+    // The consumer: assigned before the first message, records e2e of window messages only.
+    let consumer = Consumer::new(
+        broker,
+        &consumer_settings(
+            &crate::broker::topic_name("probe-inflight-latency-group"),
+            broker.is_mock(),
+        ),
+        Arc::new(Sink::default()),
+    )?;
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..opts.partitions {
+        tpl.add_partition_offset(&topic.name, p, Offset::Beginning)
+            .map_err(|e| ProbeError::kafka("assignment", e))?;
+    }
+    consumer
+        .consumer
+        .assign(&tpl)
+        .map_err(|e| ProbeError::kafka("assign", e))?;
+    let window_from = Arc::new(AtomicI64::new(i64::MAX));
+    let window_to = Arc::new(AtomicI64::new(i64::MAX));
+    let stop = Arc::new(AtomicBool::new(false));
+    let e2e = std::thread::scope(
+        |scope| -> Result<(hdrhistogram::Histogram<u64>, ProducerSide)> {
+            let (from, to, stop_c) = (window_from.clone(), window_to.clone(), stop.clone());
+            let c = &consumer;
+            let reader = std::thread::Builder::new()
+                .name("kgap-consumer".into())
+                .spawn_scoped(scope, move || {
+                    let mut h = measure::latency_histogram();
+                    while !stop_c.load(Ordering::Relaxed) {
+                        if let Some(Ok(m)) = c.consumer.poll(Duration::from_millis(50)) {
+                            let now = wall_ns();
+                            if let Some(sent) = m.payload().and_then(payload::read_e2e) {
+                                if sent >= from.load(Ordering::Relaxed)
+                                    && sent <= to.load(Ordering::Relaxed)
+                                {
+                                    h.saturating_record(((now - sent).max(1000) / 1000) as u64);
+                                }
+                            }
+                        }
+                    }
+                    h
+                })
+                .expect("spawn kgap-consumer");
+            let side = produce_paced(
+                &producer,
+                &handle,
+                pool,
+                opts,
+                rate,
+                &ack,
+                &window_from,
+                &window_to,
+            );
+            // Let the window's last messages arrive (bounded).
+            let expected = side.as_ref().map(|s| s.window_sent).unwrap_or(0);
+            let until = Instant::now() + Duration::from_secs(3);
+            while Instant::now() < until && producer.producer.in_flight_count() > 0 {
+                producer.producer.poll(Duration::from_millis(5));
+            }
+            std::thread::sleep(Duration::from_millis(200).min(opts.window));
+            stop.store(true, Ordering::Relaxed);
+            let h = reader.join().expect("consumer thread");
+            let _ = expected;
+            Ok((h, side?))
+        },
+    )?;
+    let (e2e_hist, side) = e2e;
+    let ack_hist = ack.take();
+    drop(handle);
+    drop(producer);
+    drop(consumer);
+    let name = topic.name.clone();
+    topic.delete()?;
+
+    let window = measure::window_figures(&side.start, &side.end, &side.ticks);
+    measure::write_threads_csv(&dir.join("threads.csv"), &side.ticks);
+    let stats = produce::stats_figures(&produce::read_stats_between(
+        &stats_path,
+        side.start.mono_us,
+        side.end.mono_us,
+    ));
+    let a: Percentiles = measure::percentiles(&ack_hist);
+    let e: Percentiles = measure::percentiles(&e2e_hist);
+    let achieved = if window.window_s > 0.0 {
+        side.window_sent as f64 / window.window_s
+    } else {
+        0.0
+    };
+    let run = RunFigures {
+        rate_target_per_s: rate,
+        rate_achieved_per_s: measure::round3(achieved),
+        sustained: achieved >= 0.97 * rate as f64,
+        pacer_worst_lag_ms: measure::round3(side.pacer.worst_lag.as_secs_f64() * 1000.0),
+        pacer_reanchors: side.pacer.reanchors,
+        ack_ms_p50: a.p50_ms,
+        ack_ms_p90: a.p90_ms,
+        ack_ms_p99: a.p99_ms,
+        ack_ms_p999: a.p999_ms,
+        ack_ms_max: a.max_ms,
+        ack_count: a.count,
+        e2e_ms_p50: e.p50_ms,
+        e2e_ms_p90: e.p90_ms,
+        e2e_ms_p99: e.p99_ms,
+        e2e_ms_p999: e.p999_ms,
+        e2e_ms_max: e.max_ms,
+        e2e_count: e.count,
+        produce_requests_per_s: stats.produce_requests_per_s,
+        msgs_per_batch_mean: stats.msgs_per_batch_mean,
+        batch_bytes_mean: stats.batch_bytes_mean,
+        rtt_ms_p50: stats.rtt_ms_p50,
+        rtt_ms_p99: stats.rtt_ms_p99,
+        ack_cdf: measure::cdf(&ack_hist),
+        e2e_cdf: measure::cdf(&e2e_hist),
+        window,
+    };
+    Ok((run, name))
+}
+
+struct ProducerSide {
+    start: Edge,
+    end: Edge,
+    ticks: Vec<measure::Tick>,
+    window_sent: u64,
+    pacer: Pacer,
+}
+
+/// The paced producer: warmup at the rate, then the window. Per message: wait for its slot,
+/// copy the pool payload into one scratch buffer, stamp the wall clock into bytes 0..8,
+/// produce with the send time as opaque, poll(0) to serve acks. No allocation.
+#[allow(clippy::too_many_arguments)]
+fn produce_paced(
+    producer: &Producer,
+    handle: &TopicHandle,
+    pool: &Pool,
+    opts: &Options,
+    rate: u64,
+    ack: &AckLatency,
+    window_from: &AtomicI64,
+    window_to: &AtomicI64,
+) -> Result<ProducerSide> {
+    let p = &producer.producer;
+    let parts = opts.partitions as u64;
+    let mut scratch = vec![0u8; pool.size()];
+    let mut pacer = Pacer::new(rate, Instant::now());
+    let origin = Instant::now();
+    let warm_end = Instant::now() + opts.warmup;
+    let mut i = 0u64;
+    let mut send = |i: u64, pacer: &mut Pacer| -> Result<()> {
+        pacer.wait();
+        scratch.copy_from_slice(pool.get(i));
+        payload::stamp_e2e(&mut scratch, wall_ns());
+        let sent = ack.now_ns() as usize;
+        loop {
+            match handle.produce_with((i % parts) as i32, &scratch, sent) {
+                Ok(()) => break,
+                Err(RDKafkaErrorCode::QueueFull) => p.poll(Duration::from_millis(1)),
+                Err(e) => return Err(ProbeError::Kafka(format!("produce: {e}"))),
+            }
+        }
+        p.poll(Duration::ZERO);
+        Ok(())
+    };
+    while Instant::now() < warm_end && !interrupt::stopped() {
+        send(i, &mut pacer)?;
+        i += 1;
+    }
+    // The window: fresh pacer statistics, so warmup hiccups (connection setup) do not count.
+    pacer = Pacer::new(rate, Instant::now());
+    let progress = Arc::new(Progress::default());
+    let start = Edge::now(origin, 0, 0);
+    ack.open_window(ack.now_ns());
+    window_from.store(wall_ns(), Ordering::Relaxed);
+    let sampler = Sampler::start(progress.clone(), origin);
+    let end_at = start.at + opts.window;
+    let mut sent = 0u64;
+    while !interrupt::stopped() {
+        send(i, &mut pacer)?;
+        i += 1;
+        sent += 1;
+        progress.publish(sent, sent * pool.size() as u64);
+        if sent % 64 == 0 && Instant::now() >= end_at {
+            break;
+        }
+    }
+    window_to.store(wall_ns(), Ordering::Relaxed);
+    let end = Edge::now(origin, sent, sent * pool.size() as u64);
+    let ticks = sampler.stop();
+    Ok(ProducerSide {
+        start,
+        end,
+        ticks,
+        window_sent: sent,
+        pacer,
+    })
+}
+
+/// In-flight queueing holds when, at the same rate and linger, both sustained, p99 send-to-ack
+/// with librdkafka's default window is ≥ 3x p99 with 5.
+pub fn verdict(settings: &[SettingResult]) -> Verdict {
+    let m = |s: &SettingResult, k: &str| s.median_of(k);
+    let sustained = |s: &SettingResult| {
+        s.runs
+            .iter()
+            .all(|r| r["sustained"].as_bool().unwrap_or(false))
+    };
+    let measured: Vec<&SettingResult> = settings.iter().filter(|s| !s.runs.is_empty()).collect();
+    let mut pairs: Vec<Value> = Vec::new();
+    let mut best: Option<(f64, Value)> = None;
+    for d in measured
+        .iter()
+        .filter(|s| point_of(s).2 == DEFAULT_INFLIGHT)
+    {
+        let (rate, linger, _) = point_of(d);
+        let Some(f) = measured.iter().find(|s| point_of(s) == (rate, linger, 5)) else {
+            continue;
+        };
+        let (Some(pd), Some(pf)) = (m(d, "ack_ms_p99"), m(f, "ack_ms_p99")) else {
+            continue;
+        };
+        let ratio = if pf > 0.0 { pd / pf } else { 0.0 };
+        let both = sustained(d) && sustained(f);
+        let pair = json!({
+            "rate_per_s": rate,
+            "linger_ms": linger,
+            "both_sustained": both,
+            "ack_ms_p99_default_window": pd,
+            "ack_ms_p99_inflight_5": pf,
+            "ratio": measure::round3(ratio),
+            "e2e_ms_p99_default_window": m(d, "e2e_ms_p99"),
+            "e2e_ms_p99_inflight_5": m(f, "e2e_ms_p99"),
+            "produce_requests_per_s_default_window": m(d, "produce_requests_per_s"),
+            "produce_requests_per_s_inflight_5": m(f, "produce_requests_per_s"),
+            "msgs_per_batch_default_window": m(d, "msgs_per_batch_mean"),
+            "msgs_per_batch_inflight_5": m(f, "msgs_per_batch_mean"),
+        });
+        if both && best.as_ref().is_none_or(|(r, _)| ratio > *r) {
+            best = Some((ratio, pair.clone()));
+        }
+        pairs.push(pair);
+    }
+    // librdkafka's linger is per partition: at the lowest rate and linger 5, p50 ≈ linger.
+    let lowest = measured.iter().map(|s| point_of(s).0).min();
+    let linger_check = lowest.and_then(|r| {
+        measured
+            .iter()
+            .find(|s| point_of(s).0 == r && point_of(s).1 == 5 && point_of(s).2 == 5)
+            .and_then(|s| {
+                m(s, "ack_ms_p50")
+                    .map(|p50| json!({"rate_per_s": r, "linger_ms": 5, "ack_ms_p50": p50}))
+            })
+    });
+    let evidence = json!({
+        "pairs": pairs,
+        "worst_pair": best.as_ref().map(|b| b.1.clone()),
+        "per_partition_linger": linger_check,
+        "post": {"rate_per_s": 50000, "linger_ms": 0, "ack_ms_p50_p99_default_window": [14.1, 26.4], "ack_ms_p50_p99_inflight_5": [0.47, 1.28]},
+    });
+    let linger_text = linger_check
+        .as_ref()
+        .map(|l| {
+            format!(
+                " librdkafka lingers per partition: at {} msg/s and linger.ms=5 the send-to-ack p50 was {:.1} ms (the post: 5.1 ms against Java's 2.8 ms).",
+                l["rate_per_s"], l["ack_ms_p50"].as_f64().unwrap_or(0.0)
+            )
+        })
+        .unwrap_or_default();
+    match best {
+        Some((ratio, p)) if ratio >= 3.0 => Verdict {
+            finding: FINDING.into(),
+            holds: true,
+            summary: format!(
+                "in-flight queueing: at {} msg/s and linger.ms={}, p99 send-to-ack was {} ms with librdkafka's default window against {} ms with max.in.flight=5 ({:.1}x; the post: 26.4 vs 1.28 ms), with {} against {} ProduceRequests/s of {} against {} messages: \
+                 an unlimited window sends tiny requests that queue at the broker. Fix: max.in.flight.requests.per.connection=5 (throughput unchanged).{}",
+                p["rate_per_s"], p["linger_ms"], p["ack_ms_p99_default_window"], p["ack_ms_p99_inflight_5"], ratio,
+                fmt_opt(&p["produce_requests_per_s_default_window"]), fmt_opt(&p["produce_requests_per_s_inflight_5"]),
+                fmt_opt(&p["msgs_per_batch_default_window"]), fmt_opt(&p["msgs_per_batch_inflight_5"]),
+                linger_text
+            ),
+            evidence,
+        },
+        Some((ratio, p)) => Verdict {
+            finding: FINDING.into(),
+            holds: false,
+            summary: format!(
+                "no in-flight queueing: the largest gap at a sustained rate was {:.1}x (p99 {} vs {} ms at {} msg/s, linger.ms={}), below 3x.{}",
+                ratio, p["ack_ms_p99_default_window"], p["ack_ms_p99_inflight_5"], p["rate_per_s"], p["linger_ms"], linger_text
+            ),
+            evidence,
+        },
+        None => Verdict {
+            finding: FINDING.into(),
+            holds: false,
+            summary: "no pair of the default window and max.in.flight=5 was sustained at the same rate: nothing to compare".into(),
+            evidence,
+        },
+    }
+}
+
+fn fmt_opt(v: &Value) -> String {
+    v.as_f64().map_or("?".into(), |x| {
+        if x >= 100.0 {
+            result::si(x)
+        } else {
+            format!("{x:.1}")
+        }
+    })
+}
+
+/// Send-to-ack CDF per configuration, one chart per rate.
+pub fn charts(r: &ProbeResult) -> Vec<(String, LineChart)> {
+    let mut rates: Vec<u64> = r.settings.iter().map(|s| point_of(s).0).collect();
+    rates.sort();
+    rates.dedup();
+    rates
+        .into_iter()
+        .map(|rate| {
+            let series = r
+                .settings
+                .iter()
+                .filter(|s| point_of(s).0 == rate && !s.runs.is_empty())
+                .map(|s| {
+                    let (_, l, m) = point_of(s);
+                    Series {
+                        label: format!(
+                            "linger {l}, in-flight {}",
+                            if m == DEFAULT_INFLIGHT {
+                                "default".to_string()
+                            } else {
+                                m.to_string()
+                            }
+                        ),
+                        points: s.runs[0]["ack_cdf"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|p| Some((p[0].as_f64()?, p[1].as_f64()?)))
+                            .collect(),
+                    }
+                })
+                .collect();
+            (
+                format!("ack-cdf-{rate}.svg"),
+                LineChart {
+                    title: format!(
+                        "send-to-ack latency CDF at {} msg/s (first rep)",
+                        result::si(rate as f64)
+                    ),
+                    x_label: "send-to-ack latency, ms (log scale)".into(),
+                    y_label: "percentile".into(),
+                    x_scale: Scale::Log(10.0),
+                    x_format: svg::plain_label,
+                    y_format: svg::plain_label,
+                    series,
+                },
+            )
+        })
+        .collect()
+}
+
+pub fn render_text(r: &ProbeResult) -> String {
+    let mut s = String::new();
+    s.push_str(&format!(
+        "{}: {} B messages, {} reps, librdkafka {}\n",
+        r.probe, r.payload.size_bytes, r.reps, r.librdkafka_version
+    ));
+    s.push_str(&format!(
+        "broker: {}\n",
+        crate::fetch_backoff::broker_line(r)
+    ));
+    s.push_str(&format!("payload pool sha256: {}\n\n", r.payload_sha256));
+    let mut t = Table::new([
+        "rate/s",
+        "linger",
+        "in-flight",
+        "achieved/s",
+        "ack p50/p99/p99.9 ms",
+        "e2e p50/p99/p99.9 ms",
+        "req/s",
+        "msgs/batch",
+    ]);
+    for set in &r.settings {
+        if set.runs.is_empty() {
+            continue;
+        }
+        let (rate, l, m) = point_of(set);
+        let g = |k: &str| set.median_of(k).unwrap_or(0.0);
+        let sustained = set
+            .runs
+            .iter()
+            .all(|x| x["sustained"].as_bool().unwrap_or(false));
+        t.row(vec![
+            result::si(rate as f64),
+            l.to_string(),
+            if m == DEFAULT_INFLIGHT {
+                "default".into()
+            } else {
+                m.to_string()
+            },
+            format!(
+                "{}{}",
+                result::si(g("rate_achieved_per_s")),
+                if sustained { "" } else { " NOT sustained" }
+            ),
+            format!(
+                "{:.2}/{:.2}/{:.2}",
+                g("ack_ms_p50"),
+                g("ack_ms_p99"),
+                g("ack_ms_p999")
+            ),
+            format!(
+                "{:.2}/{:.2}/{:.2}",
+                g("e2e_ms_p50"),
+                g("e2e_ms_p99"),
+                g("e2e_ms_p999")
+            ),
+            set.median_of("produce_requests_per_s")
+                .map_or("-".into(), result::si),
+            set.median_of("msgs_per_batch_mean")
+                .map_or("-".into(), |x| format!("{x:.1}")),
+        ]);
+    }
+    s.push_str(&t.render());
+    s.push_str(
+        "\nack: send to delivery report (producer); e2e: send to the consumer in this process \
+         (payload timestamp); medians over reps of each run's percentile. req/s and msgs/batch: \
+         librdkafka's statistics. NOT sustained: the paced producer fell behind its target.\n",
+    );
+    for n in &r.notes {
+        s.push_str(&format!("note: {n}\n"));
+    }
+    if let Some(v) = &r.verdict {
+        s.push_str(&format!(
+            "\nverdict ({}): {}\n  {}\n",
+            v.finding,
+            if v.holds { "HOLDS" } else { "does not hold" },
+            v.summary
+        ));
+    }
+    if r.interrupted {
+        s.push_str("\ninterrupted: the table shows the runs completed before Ctrl-C\n");
+    }
+    s.push_str(&format!("not measured: {}\n", r.not_measured.join("; ")));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(rate: u64, linger: u64, inflight: u64, p99: f64, sustained: bool) -> SettingResult {
+        let mut s = SettingResult::new(params(rate, linger, inflight));
+        s.push_run(
+            &json!({"ack_ms_p99": p99, "ack_ms_p50": p99 / 2.0, "e2e_ms_p99": p99 + 0.2,
+            "produce_requests_per_s": if inflight == 5 { 2000.0 } else { 25000.0 },
+            "msgs_per_batch_mean": if inflight == 5 { 25.0 } else { 2.0 },
+            "sustained": sustained}),
+        );
+        s
+    }
+
+    #[test]
+    fn holds_on_the_posts_shape() {
+        let v = verdict(&[
+            point(1000, 5, DEFAULT_INFLIGHT, 5.3, true),
+            point(1000, 5, 5, 5.2, true),
+            point(50000, 0, DEFAULT_INFLIGHT, 26.4, true),
+            point(50000, 0, 5, 1.28, true),
+        ]);
+        assert!(v.holds, "{v:?}");
+        assert_eq!(v.evidence["worst_pair"]["rate_per_s"], 50000);
+        assert!(v
+            .summary
+            .contains("max.in.flight.requests.per.connection=5"));
+        assert!(
+            (v.evidence["per_partition_linger"]["ack_ms_p50"]
+                .as_f64()
+                .unwrap()
+                - 2.6)
+                .abs()
+                < 1e-9
+        );
+    }
+
+    #[test]
+    fn unsustained_or_small_gaps_do_not_hold() {
+        let v = verdict(&[
+            point(50000, 0, DEFAULT_INFLIGHT, 26.4, false),
+            point(50000, 0, 5, 1.28, true),
+        ]);
+        assert!(!v.holds);
+        assert!(v.summary.contains("nothing to compare"));
+        let v = verdict(&[
+            point(50000, 0, DEFAULT_INFLIGHT, 2.0, true),
+            point(50000, 0, 5, 1.0, true),
+        ]);
+        assert!(!v.holds);
+        assert!(v.summary.contains("2.0x"));
+    }
+}
