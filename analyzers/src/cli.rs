@@ -14,10 +14,10 @@ pub const EXIT_UNUSABLE: i32 = 2;
 
 /// Open `path`, or stdin for `None` / `-`. Refuses an interactive stdin, where
 /// the user most likely forgot the file name.
-pub fn open_input(path: Option<&Path>) -> Result<Box<dyn Read>, String> {
+pub fn open_input(path: Option<&Path>) -> Result<Box<dyn Read + Send>, String> {
     match path {
         Some(p) if p != Path::new("-") => File::open(p)
-            .map(|f| Box::new(f) as Box<dyn Read>)
+            .map(|f| Box::new(f) as Box<dyn Read + Send>)
             .map_err(|e| format!("{}: {e}", p.display())),
         _ => {
             let stdin = io::stdin();
@@ -28,7 +28,7 @@ pub fn open_input(path: Option<&Path>) -> Result<Box<dyn Read>, String> {
                         .to_string(),
                 );
             }
-            Ok(Box::new(stdin.lock()))
+            Ok(Box::new(stdin))
         }
     }
 }

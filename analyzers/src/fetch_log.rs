@@ -34,6 +34,7 @@ use serde_json::json;
 use crate::error::AnalyzeError;
 use crate::input::{for_each_line, InputSummary, DEFAULT_MAX_LINE_BYTES};
 use crate::librdkafka::{raw_stderr_record, unescape_json_slashes, Event, Record, RecordFinder};
+use crate::pipeline::{self, RecordSink};
 use crate::report::{
     render_diagnosis, round3, us_to_ms, wrap_into, Diagnosis, Dist, Examples, Span,
     TimestampCounts, Window,
@@ -139,9 +140,11 @@ pub struct FetcherStats {
     pub broker: String,
     /// `Fetch <n>/<a>/<t> toppar(s)` lines: FetchRequests built.
     pub fetch_requests: u64,
-    /// Fetch responses seen (a `Received FetchResponse` or `MessageSet size` lines).
+    /// Fetch responses seen (a `Received FetchResponse`, `MessageSet size` lines
+    /// (debug=msg), or `Enqueue` lines after the request).
     pub responses: u64,
-    /// Responses with no data for any partition.
+    /// Responses with no data for any partition (needs `MessageSet size` lines or
+    /// debug=protocol: with debug=fetch alone an empty answer leaves no line).
     pub empty_responses: u64,
     /// Empty responses that took ≥ 90% of fetch.wait.max.ms: the broker held the
     /// fetch waiting for data (the consumer had caught up).
@@ -243,6 +246,27 @@ pub fn analyze_fetch_log_with_timeline<R: Read, W: Write>(
     a.finish(summary)
 }
 
+/// [`analyze_fetch_log`] on several cores (what the binary runs): the input must be `Send`.
+/// `timeline` receives the per-second CSV when given. `workers`: parser threads
+/// beside the reader and this thread; `None` = one per core but one; `Some(0)` =
+/// read on this thread only.
+pub fn analyze_fetch_log_parallel<R: Read + Send>(
+    input: R,
+    opts: &FetchLogOptions,
+    timeline: Option<&mut dyn Write>,
+    workers: Option<usize>,
+) -> Result<FetchLogReport, AnalyzeError> {
+    let mut a = FetchLogAnalyzer::new(opts);
+    if let Some(w) = timeline {
+        a = a.with_timeline(w);
+    }
+    let summary = match workers.unwrap_or_else(pipeline::default_workers) {
+        0 => a.read(input)?,
+        n => a.read_parallel(input, n)?,
+    };
+    a.finish(summary)
+}
+
 /// One row of `--timeline`.
 #[derive(Debug, Default, Serialize)]
 struct FetchRow {
@@ -335,6 +359,7 @@ pub struct FetchLogAnalyzer<'w> {
     part_index: HashMap<Box<[u8]>, usize>,
     key_buf: Vec<u8>,
     pooled_partitions: bool,
+    last_part: Option<usize>,
     ex_queue_full: Examples,
     ex_decide_full: Examples,
     ex_error: Examples,
@@ -366,6 +391,7 @@ impl<'w> FetchLogAnalyzer<'w> {
             part_index: HashMap::new(),
             key_buf: Vec::new(),
             pooled_partitions: false,
+            last_part: None,
             ex_queue_full: Examples::default(),
             ex_decide_full: Examples::default(),
             ex_error: Examples::default(),
@@ -385,16 +411,28 @@ impl<'w> FetchLogAnalyzer<'w> {
         for_each_line(input, max, |line| self.push_line(line.number, line.bytes))
     }
 
+    /// [`read`](Self::read) on several cores: a reader thread and `workers` parser
+    /// threads; the analysis itself stays on this thread, in input order, so the
+    /// report is the same as [`read`](Self::read)'s.
+    pub fn read_parallel<R: Read + Send>(
+        &mut self,
+        input: R,
+        workers: usize,
+    ) -> Result<InputSummary, AnalyzeError> {
+        let max = self.opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
+        pipeline::drive(input, max, workers, self)
+    }
+
     /// Analyse one line (without its newline).
     pub fn push_line(&mut self, line_no: u64, line: &[u8]) {
-        self.lines_read += 1;
         // librdkafka's own stderr format first: one message at a known place, and
         // never JSON-escaped.
         if let Some(found) = raw_stderr_record(line) {
-            match found {
-                Some(rec) => self.record(line_no, line, &rec),
-                None => self.lines_skipped += 1,
+            let any = found.is_some();
+            if let Some(rec) = found {
+                self.record_impl(line_no, line, &rec);
             }
+            self.line_done(any);
             return;
         }
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -407,11 +445,9 @@ impl<'w> FetchLogAnalyzer<'w> {
         let mut any = false;
         for rec in finder.records(text) {
             any = true;
-            self.record(line_no, text, &rec);
+            self.record_impl(line_no, text, &rec);
         }
-        if !any {
-            self.lines_skipped += 1;
-        }
+        self.line_done(any);
         self.scratch = scratch;
     }
 
@@ -424,7 +460,7 @@ impl<'w> FetchLogAnalyzer<'w> {
         }
     }
 
-    fn record(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>) {
+    fn record_impl(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>) {
         self.records += 1;
         let t = rec.timestamp.map(|t| t.secs);
         if !self.in_window(t) {
@@ -594,6 +630,16 @@ impl<'w> FetchLogAnalyzer<'w> {
                 ..
             } => {
                 self.fetch_records += 1;
+                // With debug=fetch alone (no `MessageSet size` lines, which are
+                // debug=msg), an Enqueue is how a FetchResponse's data shows.
+                let ci = self.requests.conn(rec.client, rec.broker);
+                if let Some(r) = self.fetcher(ci).round.as_mut() {
+                    r.answers += 1;
+                    r.with_data += 1;
+                    if r.first_answer_at.is_none() {
+                        r.first_answer_at = t;
+                    }
+                }
                 if let Some(row) = t.and_then(|t| self.timeline.row(t)) {
                     row.messages_enqueued += messages;
                     row.bytes_enqueued += bytes;
@@ -614,6 +660,13 @@ impl<'w> FetchLogAnalyzer<'w> {
     }
 
     fn part(&mut self, client: Option<&str>, topic: &str, partition: i32) -> &mut PartAcc {
+        // A partition's lines come in runs: check the last one before hashing.
+        if let Some(i) = self.last_part {
+            let o = &self.parts[i].out;
+            if o.partition == partition && o.topic == topic && o.client.as_deref() == client {
+                return &mut self.parts[i];
+            }
+        }
         self.key_buf.clear();
         self.key_buf
             .extend_from_slice(client.unwrap_or("").as_bytes());
@@ -642,6 +695,7 @@ impl<'w> FetchLogAnalyzer<'w> {
                 i
             }
         };
+        self.last_part = Some(i);
         &mut self.parts[i]
     }
 
@@ -1058,6 +1112,17 @@ impl fmt::Display for FetchLogReport {
             wrap_into(&mut out, "warning: ", w);
         }
         f.write_str(&out)
+    }
+}
+
+impl RecordSink for FetchLogAnalyzer<'_> {
+    fn line_done(&mut self, recognised: bool) {
+        self.lines_read += 1;
+        self.lines_skipped += !recognised as u64;
+    }
+
+    fn record(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>) {
+        self.record_impl(line_no, line, rec);
     }
 }
 

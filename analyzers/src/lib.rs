@@ -18,11 +18,13 @@ pub mod gc;
 pub mod input;
 pub mod jfr;
 pub mod librdkafka;
+mod pipeline;
 pub mod protocol_log;
 pub mod report;
 pub mod requests;
 pub mod stats;
 pub mod svg;
+pub mod thread_cpu;
 pub mod threads;
 mod timeline;
 

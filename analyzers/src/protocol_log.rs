@@ -30,6 +30,7 @@ use crate::error::AnalyzeError;
 use crate::fetch_log::shared_finder;
 use crate::input::{for_each_line, InputSummary, DEFAULT_MAX_LINE_BYTES};
 use crate::librdkafka::{raw_stderr_record, unescape_json_slashes, Event, Record, RecordFinder};
+use crate::pipeline::{self, RecordSink};
 use crate::report::{
     human_bytes, render_diagnosis, round3, us_to_ms, wrap_into, Diagnosis, Dist, ExampleLine,
     Examples, Span, TimestampCounts, Window, EXAMPLE_CHARS,
@@ -217,6 +218,27 @@ pub fn analyze_protocol_log_with_timeline<R: Read, W: Write>(
     a.finish(summary)
 }
 
+/// [`analyze_protocol_log`] on several cores (what the binary runs): the input must be `Send`.
+/// `timeline` receives the per-second CSV when given. `workers`: parser threads
+/// beside the reader and this thread; `None` = one per core but one; `Some(0)` =
+/// read on this thread only.
+pub fn analyze_protocol_log_parallel<R: Read + Send>(
+    input: R,
+    opts: &ProtocolLogOptions,
+    timeline: Option<&mut dyn Write>,
+    workers: Option<usize>,
+) -> Result<ProtocolLogReport, AnalyzeError> {
+    let mut a = ProtocolLogAnalyzer::new(opts);
+    if let Some(w) = timeline {
+        a = a.with_timeline(w);
+    }
+    let summary = match workers.unwrap_or_else(pipeline::default_workers) {
+        0 => a.read(input)?,
+        n => a.read_parallel(input, n)?,
+    };
+    a.finish(summary)
+}
+
 /// One row of `--timeline`.
 #[derive(Debug, Default, Serialize)]
 struct ProtocolRow {
@@ -347,16 +369,28 @@ impl<'w> ProtocolLogAnalyzer<'w> {
         for_each_line(input, max, |line| self.push_line(line.number, line.bytes))
     }
 
+    /// [`read`](Self::read) on several cores: a reader thread and `workers` parser
+    /// threads; the analysis itself stays on this thread, in input order, so the
+    /// report is the same as [`read`](Self::read)'s.
+    pub fn read_parallel<R: Read + Send>(
+        &mut self,
+        input: R,
+        workers: usize,
+    ) -> Result<InputSummary, AnalyzeError> {
+        let max = self.opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
+        pipeline::drive(input, max, workers, self)
+    }
+
     /// Analyse one line (without its newline).
     pub fn push_line(&mut self, line_no: u64, line: &[u8]) {
-        self.lines_read += 1;
         // librdkafka's own stderr format first: one message at a known place, and
         // never JSON-escaped.
         if let Some(found) = raw_stderr_record(line) {
-            match found {
-                Some(rec) => self.record(line_no, line, &rec),
-                None => self.lines_skipped += 1,
+            let any = found.is_some();
+            if let Some(rec) = found {
+                self.record_impl(line_no, line, &rec);
             }
+            self.line_done(any);
             return;
         }
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -369,15 +403,13 @@ impl<'w> ProtocolLogAnalyzer<'w> {
         let mut any = false;
         for rec in finder.records(text) {
             any = true;
-            self.record(line_no, text, &rec);
+            self.record_impl(line_no, text, &rec);
         }
-        if !any {
-            self.lines_skipped += 1;
-        }
+        self.line_done(any);
         self.scratch = scratch;
     }
 
-    fn record(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>) {
+    fn record_impl(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>) {
         self.records += 1;
         let t = rec.timestamp.map(|t| t.secs);
         if let Some(t) = t {
@@ -715,7 +747,8 @@ fn diagnose_ceiling(
             Some(s) => {
                 let us = 1e6 / s.per_s_mean;
                 let short = if measured.is_none() {
-                    format!(" (over only {} complete seconds)", s.seconds)
+                    let plural = if s.seconds == 1 { "" } else { "s" };
+                    format!(" (over only {} complete second{plural})", s.seconds)
                 } else {
                     String::new()
                 };
@@ -1040,5 +1073,16 @@ impl fmt::Display for ProtocolLogReport {
             wrap_into(&mut out, "warning: ", w);
         }
         f.write_str(&out)
+    }
+}
+
+impl RecordSink for ProtocolLogAnalyzer<'_> {
+    fn line_done(&mut self, recognised: bool) {
+        self.lines_read += 1;
+        self.lines_skipped += !recognised as u64;
+    }
+
+    fn record(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>) {
+        self.record_impl(line_no, line, rec);
     }
 }

@@ -167,29 +167,53 @@ mod tests {
         assert_eq!(process_cores(&a, &a, 100), 0.0);
     }
 
+    /// CPU time this thread has consumed (not wall time: robust on a loaded machine).
+    fn thread_cpu_time() -> std::time::Duration {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: a valid out-pointer to a timespec.
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    }
+
     #[test]
     fn snapshot_of_this_process_sees_a_named_busy_thread() {
+        use std::sync::mpsc;
         let origin = Instant::now();
         let a = snapshot(None, origin).unwrap();
+        let (busy_done, wait_busy) = mpsc::channel();
+        let (release, wait_release) = mpsc::channel::<()>();
         let h = std::thread::Builder::new()
             .name("kgap-spin".into())
-            .spawn(|| {
-                let t = Instant::now();
+            .spawn(move || {
+                // Burn 80 ms of CPU, however long that takes on a busy machine.
                 let mut x = 0u64;
-                while t.elapsed().as_millis() < 300 {
+                while thread_cpu_time() < std::time::Duration::from_millis(80) {
                     x = x.wrapping_add(std::hint::black_box(1));
                 }
+                busy_done.send(()).unwrap();
+                // Stay alive until the second snapshot is taken.
+                wait_release.recv().unwrap();
                 x
             })
             .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(150));
+        wait_busy.recv().unwrap();
         let b = snapshot(None, origin).unwrap();
+        release.send(()).unwrap();
         h.join().unwrap();
-        let spin = cores_between(&a, &b, ticks_per_second())
-            .into_iter()
+        let before = a.threads.iter().find(|t| t.name == "kgap-spin");
+        assert!(before.is_none(), "the thread did not exist yet");
+        let spin = b
+            .threads
+            .iter()
             .find(|t| t.name == "kgap-spin")
             .expect("the spinning thread is listed by name");
-        // Ticks are 10 ms: allow coarse resolution, but a spinning thread is clearly busy.
-        assert!(spin.cores > 0.3, "{spin:?}");
+        // 80 ms of CPU is 8 ticks at USER_HZ 100; allow for tick rounding.
+        let ticks = spin.user_ticks + spin.system_ticks;
+        assert!(ticks * 1000 / ticks_per_second() >= 50, "{spin:?}");
+        let cores = cores_between(&a, &b, ticks_per_second());
+        assert!(cores.iter().any(|t| t.name == "kgap-spin" && t.cores > 0.0));
     }
 }

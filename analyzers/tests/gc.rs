@@ -199,7 +199,7 @@ fn log_starting_mid_stream_is_analysed() {
     let text = std::fs::read_to_string(fixture("g1-jdk17-unbounded.log")).unwrap();
     let from = text.find("GC(20)").unwrap();
     let line_start = text[..from].rfind('\n').map_or(0, |i| i + 1);
-    let r = analyze_bytes(&[("mid.log", text[line_start..].as_bytes().to_vec())]);
+    let r = analyze_bytes(&[("mid.log", text.as_bytes()[line_start..].to_vec())]);
     assert_eq!(r.gc_id_first, Some(20));
     assert!(r
         .warnings

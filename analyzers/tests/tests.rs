@@ -11,6 +11,8 @@ mod cli;
 mod fetch;
 #[path = "suite/fixtures.rs"]
 mod fixtures;
+#[path = "suite/parallel.rs"]
+mod parallel;
 #[path = "suite/protocol.rs"]
 mod protocol;
 #[path = "suite/wrappers.rs"]

@@ -13,12 +13,14 @@
 //! - [`fetch_backoff`]: `probe-fetch-backoff` (Gap 2 of the post).
 //! - [`request_ceiling`]: `probe-request-ceiling` (Gap 1 of the post).
 //! - [`inflight_latency`]: `probe-inflight-latency` (the in-flight window and latency).
+//! - [`gzip_batch`]: `probe-gzip-batch` (gzip: what batch.size means for a compressed batch).
 
 pub mod broker;
 pub mod capture;
 pub mod cli;
 pub mod error;
 pub mod fetch_backoff;
+pub mod gzip_batch;
 pub mod inflight_latency;
 pub mod interrupt;
 pub mod measure;

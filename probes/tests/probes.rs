@@ -26,6 +26,7 @@ fn probe(name: &str, args: &[&str]) -> (Output, Duration) {
     let exe = match name {
         "probe-fetch-backoff" => env!("CARGO_BIN_EXE_probe-fetch-backoff"),
         "probe-request-ceiling" => env!("CARGO_BIN_EXE_probe-request-ceiling"),
+        "probe-inflight-latency" => env!("CARGO_BIN_EXE_probe-inflight-latency"),
         other => panic!("unknown probe {other}"),
     };
     let t = Instant::now();
@@ -477,4 +478,60 @@ fn request_ceiling_on_the_real_broker_reads_requests_from_statistics() {
     );
     // Every run's topic was deleted.
     assert_eq!(topics_with_prefix("kgap.probe-request-ceiling."), before);
+}
+
+#[test]
+fn inflight_default_window_sends_more_smaller_requests_than_five_at_linger_0() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_broker();
+    let before = topics_with_prefix("kgap.probe-inflight-latency.");
+    let b = brokers();
+    let (out, _) = probe(
+        "probe-inflight-latency",
+        &[
+            "--brokers",
+            &b,
+            "--rates",
+            "20000",
+            "--linger-ms",
+            "0",
+            "--max-in-flight",
+            "1000000,5",
+            "--reps",
+            "1",
+            "--warmup",
+            "500ms",
+            "--duration",
+            "2s",
+            "--json",
+        ],
+    );
+    let r = json_of(&out);
+    assert_eq!(r["broker"]["kind"], "external");
+    let s = r["settings"].as_array().unwrap();
+    assert_eq!(s.len(), 2);
+    let (default, five) = (&s[0]["runs"][0], &s[1]["runs"][0]);
+    assert_eq!(
+        s[0]["params"]["max.in.flight.requests.per.connection"],
+        1000000
+    );
+    let n = |v: &Value, k: &str| {
+        v[k].as_f64()
+            .unwrap_or_else(|| panic!("{k} missing in {v}"))
+    };
+    for run in [default, five] {
+        assert!(n(run, "ack_count") > 1000.0, "{run}");
+        assert!(n(run, "e2e_count") > 1000.0, "{run}");
+        assert!(n(run, "ack_ms_p50") > 0.0 && n(run, "ack_ms_p99") >= n(run, "ack_ms_p50"));
+        assert_eq!(run["rate_target_per_s"], 20000);
+    }
+    // The mechanism: an unlimited window sends a request as soon as a message or two is
+    // ready; five in flight make messages wait for a slot and coalesce.
+    assert!(
+        n(default, "produce_requests_per_s") > 1.5 * n(five, "produce_requests_per_s"),
+        "default {default}\nfive {five}"
+    );
+    assert!(n(default, "msgs_per_batch_mean") < n(five, "msgs_per_batch_mean"));
+    assert_eq!(r["verdict"]["finding"], "inflight-latency");
+    assert_eq!(topics_with_prefix("kgap.probe-inflight-latency."), before);
 }

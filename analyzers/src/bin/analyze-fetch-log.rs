@@ -7,9 +7,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use kgap_analyzers::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
-use kgap_analyzers::fetch_log::{
-    analyze_fetch_log, analyze_fetch_log_with_timeline, FetchLogOptions,
-};
+use kgap_analyzers::fetch_log::{analyze_fetch_log_parallel, FetchLogOptions};
 
 const EXAMPLES: &str = "\
 examples:
@@ -46,6 +44,10 @@ struct Args {
     /// The consumer's fetch.wait.max.ms: empty fetches this long were held by the broker.
     #[arg(long, value_name = "MS", default_value_t = 500)]
     fetch_wait_max_ms: u64,
+    /// Parser threads beside the reading and analysing ones (default: one per core
+    /// but one; 0 reads and analyses on one thread).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
     /// Longest line analysed whole; longer lines are analysed by their head.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     max_line_bytes: usize,
@@ -72,16 +74,22 @@ fn run(args: &Args) -> i32 {
         max_line_bytes: Some(args.max_line_bytes),
         fetch_wait_max_ms: Some(args.fetch_wait_max_ms),
     };
-    let result = match &args.timeline {
+    let mut timeline_file = match &args.timeline {
         Some(path) => match File::create(path) {
-            Ok(f) => analyze_fetch_log_with_timeline(input, &opts, BufWriter::new(f)),
+            Ok(f) => Some(BufWriter::new(f)),
             Err(e) => {
                 eprintln!("{TOOL}: {}: {e}", path.display());
                 return EXIT_UNUSABLE;
             }
         },
-        None => analyze_fetch_log(input, &opts),
+        None => None,
     };
+    let result = analyze_fetch_log_parallel(
+        input,
+        &opts,
+        timeline_file.as_mut().map(|w| w as &mut dyn std::io::Write),
+        args.threads,
+    );
     let report = match result {
         Ok(r) => r,
         Err(e) => {

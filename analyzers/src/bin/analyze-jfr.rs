@@ -16,8 +16,7 @@ examples:
   analyze-jfr --events --json app.jfr | jq .events   # event type -> count
   jfr print --json app.jfr | analyze-jfr    # an export works too (streamed)
   analyze-jfr --top 30 profile.jfr          # longer hot-method/allocation tables
-  java -XX:StartFlightRecording:filename=app.jfr,settings=profile,settings=socket-io.jfc -jar app.jar
-                                            # record every socket op (fixtures/jfr/capture/socket-io.jfc)";
+  java -XX:StartFlightRecording:settings=socket-io.jfc,filename=app.jfr App   # every socket op";
 
 /// Read a JFR recording natively (HotSpot, async-profiler or dd-trace; format
 /// 1.x/2.x; several chunks; cut-short files read up to their last complete event)
@@ -28,8 +27,9 @@ examples:
 /// after GC; allocation by class; lock contention. Then say, with evidence,
 /// whether writes or reads pile up at a fixed socket buffer (send.buffer.bytes /
 /// receive.buffer.bytes), a consumer thread runs at one core, GC takes a large
-/// share, or deflate dominates a producer. Exit status: 0 analysed, 2 unusable
-/// input or usage.
+/// share, or deflate dominates a producer. Socket sizes need every read and write
+/// recorded: layer fixtures/jfr/capture/socket-io.jfc over settings=profile. Exit
+/// status: 0 analysed, 2 unusable input or usage.
 #[derive(Parser, Debug)]
 #[command(name = "analyze-jfr", version, after_help = EXAMPLES)]
 struct Args {

@@ -7,9 +7,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use kgap_analyzers::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
-use kgap_analyzers::protocol_log::{
-    analyze_protocol_log, analyze_protocol_log_with_timeline, ProtocolLogOptions,
-};
+use kgap_analyzers::protocol_log::{analyze_protocol_log_parallel, ProtocolLogOptions};
 
 const EXAMPLES: &str = "\
 examples:
@@ -42,6 +40,10 @@ struct Args {
     /// Ignore records after this time (epoch seconds).
     #[arg(long, value_name = "SECS")]
     to: Option<f64>,
+    /// Parser threads beside the reading and analysing ones (default: one per core
+    /// but one; 0 reads and analyses on one thread).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
     /// Longest line analysed whole; longer lines are analysed by their head.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     max_line_bytes: usize,
@@ -67,16 +69,22 @@ fn run(args: &Args) -> i32 {
         window_end: args.to,
         max_line_bytes: Some(args.max_line_bytes),
     };
-    let result = match &args.timeline {
+    let mut timeline_file = match &args.timeline {
         Some(path) => match File::create(path) {
-            Ok(f) => analyze_protocol_log_with_timeline(input, &opts, BufWriter::new(f)),
+            Ok(f) => Some(BufWriter::new(f)),
             Err(e) => {
                 eprintln!("{TOOL}: {}: {e}", path.display());
                 return EXIT_UNUSABLE;
             }
         },
-        None => analyze_protocol_log(input, &opts),
+        None => None,
     };
+    let result = analyze_protocol_log_parallel(
+        input,
+        &opts,
+        timeline_file.as_mut().map(|w| w as &mut dyn std::io::Write),
+        args.threads,
+    );
     let report = match result {
         Ok(r) => r,
         Err(e) => {

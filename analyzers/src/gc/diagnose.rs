@@ -77,7 +77,7 @@ pub(super) fn build(a: Analyzer<'_, '_>, with_timeline: bool) -> GcReport {
         .collect();
     pauses_by_type.sort_by(|x, y| y.stats.total_ms.total_cmp(&x.stats.total_ms));
     let mut causes = a.causes.clone();
-    causes.sort_by(|x, y| y.count.cmp(&x.count));
+    causes.sort_by_key(|c| std::cmp::Reverse(c.count));
     let max_heap = a.max_heap();
     let max_heap_source = if a.opts.max_heap_bytes.is_some() {
         Some("option")
@@ -113,7 +113,7 @@ pub(super) fn build(a: Analyzer<'_, '_>, with_timeline: bool) -> GcReport {
     promotion.full_gc_freed_mb = round2(promotion.full_gc_freed_mb);
     promotion.full_gc_before_mb = round2(promotion.full_gc_before_mb);
     let mut concurrent_failures = a.concurrent_failures.clone();
-    concurrent_failures.sort_by(|x, y| y.count.cmp(&x.count));
+    concurrent_failures.sort_by_key(|c| std::cmp::Reverse(c.count));
 
     let events = pauses.count + a.any.n + stalls.count;
     let unsupported = unsupported_reason(&a, events, named.is_empty());
@@ -178,9 +178,9 @@ fn round_window(w: super::WindowSummary) -> super::WindowSummary {
         start_s: round3(w.start_s),
         gc_ms: round3(w.gc_ms),
         gc_fraction: round3(w.gc_fraction),
-        heap_after_young: w.heap_after_young.map(|v| round3(v)),
-        heap_after_gc: w.heap_after_gc.map(|v| round3(v)),
-        heap_considered: w.heap_considered.map(|v| round3(v)),
+        heap_after_young: w.heap_after_young.map(round3),
+        heap_after_gc: w.heap_after_gc.map(round3),
+        heap_considered: w.heap_considered.map(round3),
     }
 }
 
@@ -228,7 +228,7 @@ fn pct(f: f64) -> f64 {
 
 fn diagnoses(a: &Analyzer<'_, '_>, r: &GcReport, collector: Option<Collector>) -> Vec<Diagnosis> {
     let mut out = Vec::new();
-    let generational = collector.is_none_or(Collector::generational);
+    let generational = collector.map_or(true, Collector::generational);
     let w = &a.windows;
     let max_mb = r.max_heap_mb.unwrap_or(0.0);
 

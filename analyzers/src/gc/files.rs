@@ -18,7 +18,7 @@ pub fn first_timestamp(head: &[u8]) -> Option<f64> {
     let text = String::from_utf8_lossy(head);
     for line in text.lines().take(2000) {
         let (d, _) = split_decorations(line);
-        if let Some(t) = d.uptime_s.or(d.wall_s) {
+        if let Some(t) = d.uptime_s().or_else(|| d.wall_s()) {
             return Some(t);
         }
         // JDK 8: `2020-02-16T23:24:09.668+0000: 880272.698: [GC …`

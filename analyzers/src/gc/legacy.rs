@@ -70,13 +70,10 @@ impl LegacyAssembler {
             ..self.stamp
         };
         // Whole-line facts, wherever they sit.
-        if let Some(rest) = line.split(" VM (").nth(1) {
-            if line.contains("JRE (") {
-                if let Some(v) = line.split("JRE (").nth(1).and_then(|s| s.split(')').next()) {
-                    emit(stamp_here, &Event::Jdk(v));
-                }
-            } else {
-                let _ = rest;
+        // The banner: `OpenJDK 64-Bit Server VM (25.352-b08) … JRE (1.8.0_352-b08), …`
+        if line.contains(" VM (") {
+            if let Some(v) = line.split("JRE (").nth(1).and_then(|s| s.split(')').next()) {
+                emit(stamp_here, &Event::Jdk(v));
             }
         }
         if let Some(flags) = line.strip_prefix("CommandLine flags: ") {
@@ -324,11 +321,10 @@ fn parse_record(t: &str, stamp: LegacyStamp) -> Option<Pending> {
     let groups_text = &t[kind.len().min(t.len())..];
     for g in paren_groups(groups_text) {
         match g {
-            "young" | "mixed" | "initial-mark" => {
-                if subkind.is_none() {
-                    subkind = Some(g.to_string());
-                }
+            "young" | "mixed" | "initial-mark" if subkind.is_none() => {
+                subkind = Some(g.to_string());
             }
+            "young" | "mixed" | "initial-mark" => {}
             "to-space exhausted" | "to-space overflow" => evacuation_failure = true,
             _ if cause.is_none() && !g.contains("->") && !g.ends_with('K') && !g.ends_with('M') => {
                 cause = Some(g.to_string())

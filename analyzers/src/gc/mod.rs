@@ -350,7 +350,10 @@ impl Trend {
 
 #[derive(Debug, Default)]
 struct TypeAcc {
+    /// The label reported: `Pause Young (Normal)`.
     kind: String,
+    base: String,
+    sub: Option<String>,
     dist: Dist,
     total_ms: f64,
 }
@@ -659,7 +662,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             }
             Event::HumongousRegions { after } => {
                 let r = after as u64;
-                if self.humongous.max_regions.is_none_or(|m| r > m) {
+                if self.humongous.max_regions.map_or(true, |m| r > m) {
                     self.humongous.max_regions = Some(r);
                     self.humongous.max_mb = self.region_size.map(|s| round2(after * s / 1048576.0));
                 }
@@ -717,15 +720,21 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         self.all.record(us);
         self.total_ms += ms;
         self.max_ms = self.max_ms.max(ms);
-        let label = match subkind {
-            Some(s) => format!("{kind} ({s})"),
-            None => kind.to_string(),
-        };
-        let idx = match self.types.iter().position(|t| t.kind == label) {
+        // Found without building the label: this runs once per pause.
+        let idx = match self
+            .types
+            .iter()
+            .position(|t| t.base == kind && t.sub.as_deref() == subkind)
+        {
             Some(i) => i,
             None if self.types.len() < MAX_KINDS => {
                 self.types.push(TypeAcc {
-                    kind: label,
+                    kind: match subkind {
+                        Some(s) => format!("{kind} ({s})"),
+                        None => kind.to_string(),
+                    },
+                    base: kind.to_string(),
+                    sub: subkind.map(str::to_string),
                     ..Default::default()
                 });
                 self.types.len() - 1
@@ -735,6 +744,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
                 None => {
                     self.types.push(TypeAcc {
                         kind: "other".into(),
+                        base: "\0other".into(),
                         ..Default::default()
                     });
                     self.types.len() - 1
@@ -864,7 +874,13 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             self.gc_id_last = Some(self.gc_id_last.map_or(id, |l| l.max(id)));
             self.gc_id = Some(id);
         }
-        let t = self.time(d.uptime_s, d.wall_s);
+        // Parse only the clock in use (ISO dates cost more than the rest of the line).
+        let (up, wall) = match self.clock {
+            Some(Clock::Uptime) => (d.uptime_s(), None),
+            Some(Clock::Wall) => (None, d.wall_s()),
+            None => (d.uptime_s(), d.wall_s()),
+        };
+        let t = self.time(up, wall);
         self.event(t, line_no, raw, &event);
     }
 
@@ -924,7 +940,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
 
     fn finish(mut self, with_timeline: bool) -> Result<GcReport, AnalyzeError> {
         self.windows
-            .set_generational(self.collector().is_none_or(Collector::generational));
+            .set_generational(self.collector().map_or(true, Collector::generational));
         self.windows.finish().map_err(AnalyzeError::Timeline)?;
         let report = diagnose::build(self, with_timeline);
         Ok(report)
@@ -1094,7 +1110,7 @@ impl scan::LineSink for Analyzer<'_, '_> {
             // A unified line after JDK 8 records (two logs concatenated): both are read.
             if line.starts_with('[') && !line.starts_with("[GC") && !line.starts_with("[Full GC") {
                 let (d, _) = unified::split_decorations(line);
-                if d.decorated && (d.tags.is_some() || d.uptime_s.is_some()) {
+                if d.decorated && (d.tags.is_some() || d.timed()) {
                     self.unified_line(number, bytes, line);
                     return;
                 }

@@ -8,25 +8,71 @@ use super::event::{
     parse_duration_ms, parse_heap_change, parse_size, Collector, Event, HeapChange, PauseClass,
 };
 
-/// What the decorations of one line said.
+/// What the decorations of one line said. Times are kept as text and parsed only for
+/// lines that carry an event: most anchored lines do not (the hot path).
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 pub(crate) struct Decorations<'a> {
-    /// Seconds since JVM start (`uptime`, `uptimemillis`, `uptimenanos`).
-    pub uptime_s: Option<f64>,
-    /// Epoch seconds (`time`, `utctime`, `timemillis`, `timenanos`).
-    pub wall_s: Option<f64>,
+    /// Numeric time decorations (`2.564s`, `79853115ms`, `1706785790737ms`, `…ns`).
+    numeric: [Option<&'a str>; 2],
+    /// ISO-8601 time (`time`, `utctime`).
+    iso: Option<&'a str>,
     pub level: Option<&'a str>,
     pub tags: Option<&'a str>,
     /// At least one `[…]` decoration was recognised.
     pub decorated: bool,
 }
 
+impl Decorations<'_> {
+    /// Seconds since JVM start (`uptime`, `uptimemillis`, `uptimenanos`).
+    pub fn uptime_s(&self) -> Option<f64> {
+        self.numeric
+            .iter()
+            .flatten()
+            .filter_map(|t| numeric_time(t))
+            .find_map(|(v, epoch)| (!epoch).then_some(v))
+    }
+
+    /// Epoch seconds (`time`, `utctime`, `timemillis`, `timenanos`).
+    pub fn wall_s(&self) -> Option<f64> {
+        self.iso.and_then(parse_iso8601).or_else(|| {
+            self.numeric
+                .iter()
+                .flatten()
+                .filter_map(|t| numeric_time(t))
+                .find_map(|(v, epoch)| epoch.then_some(v))
+        })
+    }
+
+    /// The line has some time decoration.
+    pub fn timed(&self) -> bool {
+        self.numeric[0].is_some() || self.iso.is_some()
+    }
+}
+
+/// `2.564s` / `79853115ms` / `…ns` → (seconds, since the epoch?). timemillis and
+/// timenanos count from 1970 (~1.7e12 ms); the uptime forms are small.
+fn numeric_time(t: &str) -> Option<(f64, bool)> {
+    if let Some(n) = t.strip_suffix("ns") {
+        let v: f64 = n.parse().ok()?;
+        Some((v / 1e9, v > 1e17))
+    } else if let Some(n) = t.strip_suffix("ms") {
+        let v: f64 = n.parse().ok()?;
+        Some((v / 1e3, v > 1e11))
+    } else {
+        let v: f64 = t.strip_suffix('s')?.parse().ok()?;
+        Some((v, false))
+    }
+}
+
 /// Split a line into its decorations and its message.
 pub(crate) fn split_decorations(line: &str) -> (Decorations<'_>, &str) {
     let mut d = Decorations::default();
     let mut rest = line;
-    while let Some(body) = rest.strip_prefix('[') {
-        let Some(close) = body.find(']') else { break };
+    while rest.as_bytes().first() == Some(&b'[') {
+        let body = &rest[1..];
+        let Some(close) = memchr::memchr(b']', body.as_bytes()) else {
+            break;
+        };
         let token = body[..close].trim();
         if !classify(token, &mut d) {
             break;
@@ -39,53 +85,24 @@ pub(crate) fn split_decorations(line: &str) -> (Decorations<'_>, &str) {
 
 fn classify<'a>(token: &'a str, d: &mut Decorations<'a>) -> bool {
     let b = token.as_bytes();
-    if b.is_empty() {
+    let Some(&first) = b.first() else {
         return false;
-    }
-    if b[0].is_ascii_digit() {
-        if let Some(n) = token.strip_suffix("ns") {
-            let v: f64 = match n.parse() {
-                Ok(v) => v,
-                Err(_) => return false,
-            };
-            // timenanos is since the epoch (~1.7e18); uptimenanos is small.
-            if v > 1e17 {
-                d.wall_s = Some(v / 1e9);
-            } else {
-                d.uptime_s = Some(v / 1e9);
-            }
+    };
+    if first.is_ascii_digit() {
+        if b.len() >= 11 && b[4] == b'-' && b[10] == b'T' {
+            d.iso = Some(token);
             return true;
         }
-        if let Some(n) = token.strip_suffix("ms") {
-            let v: f64 = match n.parse() {
-                Ok(v) => v,
-                Err(_) => return false,
-            };
-            // timemillis is since the epoch (~1.7e12); uptimemillis is small.
-            if v > 1e11 {
-                d.wall_s = Some(v / 1e3);
-            } else {
-                d.uptime_s = Some(v / 1e3);
+        if b[b.len() - 1] == b's' {
+            if b[..b.len() - 1]
+                .iter()
+                .all(|c| c.is_ascii_digit() || *c == b'.' || *c == b'm' || *c == b'n')
+            {
+                let slot = if d.numeric[0].is_none() { 0 } else { 1 };
+                d.numeric[slot] = Some(token);
+                return true;
             }
-            return true;
-        }
-        if let Some(n) = token.strip_suffix('s') {
-            return match n.parse::<f64>() {
-                Ok(v) => {
-                    d.uptime_s = Some(v);
-                    true
-                }
-                Err(_) => false,
-            };
-        }
-        if token.contains('T') && token.contains(':') {
-            return match parse_iso8601(token) {
-                Some(v) => {
-                    d.wall_s = Some(v);
-                    true
-                }
-                None => false,
-            };
+            return false;
         }
         // pid / tid decorations: digits only.
         return b.iter().all(u8::is_ascii_digit);
@@ -294,7 +311,8 @@ pub(crate) fn parse_message(m: &str) -> Option<Event<'_>> {
             "G1 concurrent mark aborted by a full GC",
         ));
     }
-    if let Some(i) = m.find("new threshold ") {
+    if m.starts_with("Desired survivor size ") {
+        let i = m.find("new threshold ")?;
         return parse_tenuring(&m[i + "new threshold ".len()..]);
     }
     None
@@ -371,9 +389,11 @@ fn parse_pause(m: &str) -> Option<Event<'_>> {
     for group in paren_groups(&head[name_end..]) {
         if group.starts_with("Evacuation Failure") {
             evacuation_failure = true;
-        } else if subkind.is_none() && cause.is_none() && G1_YOUNG_SUBKINDS.contains(&group) {
-            subkind = Some(group);
-        } else if class == PauseClass::Degenerated && subkind.is_none() {
+        } else if subkind.is_none()
+            && ((cause.is_none() && G1_YOUNG_SUBKINDS.contains(&group))
+                || class == PauseClass::Degenerated)
+        {
+            // G1's young sub-kind, or the phase a Shenandoah cycle degenerated at.
             subkind = Some(group);
         } else if cause.is_none() && class != PauseClass::Other {
             cause = Some(group);
@@ -458,13 +478,16 @@ mod tests {
         let (d, m) = split_decorations(
             "[2024-02-01T11:09:50.737+0000][2.564s][info ][gc,start     ] GC(3) Pause Young",
         );
-        assert_eq!(d.uptime_s, Some(2.564));
-        assert_eq!(d.wall_s, Some(1706785790.737));
+        assert_eq!(d.uptime_s(), Some(2.564));
+        assert_eq!(d.wall_s(), Some(1706785790.737));
         assert_eq!(d.level, Some("info"));
         assert_eq!(d.tags, Some("gc,start"));
         assert_eq!(m, "GC(3) Pause Young");
         let (d, _) = split_decorations("[2021-03-13T03:37:40.047+0530][79853115ms] GC(8645) x");
-        assert_eq!(d.uptime_s, Some(79853.115));
+        assert_eq!(d.uptime_s(), Some(79853.115));
+        let (d, _) = split_decorations("[1796021929339ms][2475ms] GC(23) To-space exhausted");
+        assert_eq!(d.uptime_s(), Some(2.475));
+        assert_eq!(d.wall_s(), Some(1796021929.339));
         let (d, m) = split_decorations("61273.557: [Full GC (Metadata GC Threshold)");
         assert!(!d.decorated);
         assert!(m.starts_with("61273"));

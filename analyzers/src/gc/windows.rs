@@ -228,7 +228,7 @@ impl<'w> Windows<'w> {
         // A log shorter than half a window has no window to measure.
         let candidate = span >= MIN_COVERAGE * self.width_s;
         if candidate {
-            if self.worst.is_none_or(|w| fraction > w.gc_fraction) {
+            if self.worst.map_or(true, |w| fraction > w.gc_fraction) {
                 self.worst = Some(summary);
             }
             if fraction >= self.collapse_gc_share {
@@ -238,7 +238,10 @@ impl<'w> Windows<'w> {
                     if self.first_collapse.is_none() {
                         self.first_collapse = Some(summary);
                     }
-                    if self.worst_collapse.is_none_or(|w| fraction > w.gc_fraction) {
+                    if self
+                        .worst_collapse
+                        .map_or(true, |w| fraction > w.gc_fraction)
+                    {
                         self.worst_collapse = Some(summary);
                     }
                 }

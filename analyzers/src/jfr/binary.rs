@@ -123,8 +123,10 @@ impl<'c> Names<'c> {
     }
 }
 
-/// Feed one chunk's events into `agg`.
-pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) {
+/// Feed one chunk's events into `agg`; returns how many of the events the report
+/// reads did not decode (counted, not analysed).
+pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
+    let mut undecoded = 0u64;
     let h = &chunk.header;
     agg.span(
         h.start_nanos,
@@ -155,6 +157,7 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) {
         let mut cur = chunk.cursor(ev);
         // An event that does not decode is still counted; its values are skipped.
         let Ok(fields) = dec.event(&mut cur, class) else {
+            undecoded += 1;
             continue;
         };
         let f = |name: &str| -> &Value {
@@ -306,4 +309,5 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) {
         };
         agg.count(&name, n, bytes);
     }
+    undecoded
 }

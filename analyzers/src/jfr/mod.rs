@@ -123,7 +123,13 @@ fn read_binary<R: Read>(
             info.problems
                 .push(format!("chunk {index} (offset {}): {p}", chunk.file_offset));
         }
-        binary::feed_chunk(&chunk, agg);
+        let undecoded = binary::feed_chunk(&chunk, agg);
+        if undecoded > 0 {
+            info.problems.push(format!(
+                "chunk {index}: {undecoded} events did not match their declared fields \
+                 (counted, not analysed)"
+            ));
+        }
     }
     if let Some(s) = chunks.stopped.take() {
         info.problems.push(s);

@@ -9,13 +9,15 @@
 
 use super::scan::{ascii, find, is_api_byte, is_topic_byte, Cur};
 
-/// One librdkafka debug message, parsed. Strings borrow from the line.
+/// One librdkafka debug message, parsed, generic over how it holds its strings:
+/// [`Event`] borrows them from the line; the analyzers' parallel reader sends
+/// byte spans between threads instead.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Event<'a> {
+pub enum EventOf<S> {
     /// `Sent <Api>Request (v<V>, <bytes> bytes @ <offset>, CorrId <id>)`; `offset` > 0
     /// completes a request first sent in part. Old versions omit `v<V>, ` and `@ …`.
     Sent {
-        api: &'a str,
+        api: S,
         version: Option<i32>,
         bytes: u64,
         offset: u64,
@@ -23,7 +25,7 @@ pub enum Event<'a> {
     },
     /// `Sent partial <Api>Request (v<V>, <done>+<chunk>/<total> bytes, CorrId <id>)`.
     SentPartial {
-        api: &'a str,
+        api: S,
         version: Option<i32>,
         done: u64,
         chunk: u64,
@@ -32,7 +34,7 @@ pub enum Event<'a> {
     },
     /// `Received <Api>Response (v<V>, <bytes> bytes, CorrId <id>, rtt <ms>ms)`.
     Received {
-        api: &'a str,
+        api: S,
         version: Option<i32>,
         bytes: u64,
         corr_id: i32,
@@ -40,7 +42,7 @@ pub enum Event<'a> {
     },
     /// `Retrying <Api>Request (v<V>, <bytes> bytes, retry <n>/<max>, prev CorrId <id>) in <ms>ms`.
     Retrying {
-        api: &'a str,
+        api: S,
         bytes: u64,
         retry: u32,
         max_retries: u32,
@@ -50,10 +52,10 @@ pub enum Event<'a> {
     /// REQTMOUT: `Timed out <Api>Request <where> (after <ms>ms, timeout #<n>)[: possibly
     /// held back by preceeding[ blocking] <Api>Request with timeout in <ms>ms]`.
     TimedOutRequest {
-        api: &'a str,
-        queue: &'a str,
+        api: S,
+        queue: S,
         after_ms: u64,
-        held_back_by: Option<&'a str>,
+        held_back_by: Option<S>,
         held_back_by_blocking: bool,
     },
     /// REQTMOUT summary: `Timed out <i> in-flight, <r> retry-queued, <o> out-queue,
@@ -66,53 +68,50 @@ pub enum Event<'a> {
     },
     /// msg: `<topic> [<p>]: Produce MessageSet with <n> message(s) (<bytes> bytes, …)`.
     ProduceMessageSet {
-        topic: &'a str,
+        topic: S,
         partition: i32,
         messages: u64,
         bytes: u64,
     },
     /// msg: `<topic> [<p>]: MessageSet with <n> message(s) (MsgId …) delivered`.
     MessageSetDelivered {
-        topic: &'a str,
+        topic: S,
         partition: i32,
         messages: u64,
     },
     /// msg: `<topic> [<p>]: MessageSet with <n> message(s) (…) encountered error: <err> …`.
     MessageSetError {
-        topic: &'a str,
+        topic: S,
         partition: i32,
         messages: u64,
-        error: &'a str,
+        error: S,
     },
     /// fetch: `<topic> [<p>]: Fetch backoff for <ms>ms[: <reason>]` (facility BACKOFF).
     PartitionFetchBackoff {
-        topic: &'a str,
+        topic: S,
         partition: i32,
         backoff_ms: u64,
-        reason: Option<&'a str>,
+        reason: Option<S>,
     },
     /// fetch, broker-wide: `Fetch backoff for <ms>ms: <error>` (BACKOFF, after a failed
     /// Fetch) or `Fetch backoff for <ms>ms` (FETCH: the broker thread waits for the
     /// earliest partition backoff to end; `reason` is `None`).
-    BrokerFetchBackoff {
-        backoff_ms: u64,
-        reason: Option<&'a str>,
-    },
+    BrokerFetchBackoff { backoff_ms: u64, reason: Option<S> },
     /// fetch-decide: `Topic <t> [<p>] in state <s> at <pos> (<q>/<min> msgs, <kb>/<max> kb
     /// queued, opv <v>) is fetchable` / `is not fetchable: <reason>`.
     FetchDecide {
-        topic: &'a str,
+        topic: S,
         partition: i32,
-        state: &'a str,
+        state: S,
         queued_msgs: u64,
         queued_min_msgs: u64,
         queued_kb: u64,
         queued_max_kb: u64,
         fetchable: bool,
-        reason: &'a str,
+        reason: S,
     },
     /// `Fetch topic <t> [<p>] at offset <o> …`: the partition goes into the next Fetch.
-    FetchTopic { topic: &'a str, partition: i32 },
+    FetchTopic { topic: S, partition: i32 },
     /// `Fetch <n>/<active>/<all> toppar(s)`: a FetchRequest is built for n partitions.
     FetchToppars {
         partitions: u64,
@@ -122,14 +121,14 @@ pub enum Event<'a> {
     /// `Topic <t> [<p>] MessageSet size <n>, error "<e>", MaxOffset <h>, …`: one
     /// partition of a FetchResponse.
     FetchMessageSet {
-        topic: &'a str,
+        topic: S,
         partition: i32,
         size: i64,
-        error: &'a str,
+        error: S,
     },
     /// CONSUME: `Enqueue <n> message(s) (<bytes> bytes, <ops> ops) on <t> [<p>] fetch queue (qlen <q>, …)`.
     Enqueue {
-        topic: &'a str,
+        topic: S,
         partition: i32,
         messages: u64,
         bytes: u64,
@@ -137,26 +136,29 @@ pub enum Event<'a> {
     },
 }
 
-impl Event<'_> {
+/// A parsed message whose strings borrow from its line.
+pub type Event<'a> = EventOf<&'a str>;
+
+impl<S> EventOf<S> {
     /// A short name of the event kind (for counts and tests).
     pub fn kind(&self) -> &'static str {
         match self {
-            Event::Sent { .. } => "sent",
-            Event::SentPartial { .. } => "sent-partial",
-            Event::Received { .. } => "received",
-            Event::Retrying { .. } => "retrying",
-            Event::TimedOutRequest { .. } => "timed-out-request",
-            Event::TimedOutSummary { .. } => "timed-out-summary",
-            Event::ProduceMessageSet { .. } => "produce-messageset",
-            Event::MessageSetDelivered { .. } => "messageset-delivered",
-            Event::MessageSetError { .. } => "messageset-error",
-            Event::PartitionFetchBackoff { .. } => "partition-fetch-backoff",
-            Event::BrokerFetchBackoff { .. } => "broker-fetch-backoff",
-            Event::FetchDecide { .. } => "fetch-decide",
-            Event::FetchTopic { .. } => "fetch-topic",
-            Event::FetchToppars { .. } => "fetch-toppars",
-            Event::FetchMessageSet { .. } => "fetch-messageset",
-            Event::Enqueue { .. } => "enqueue",
+            EventOf::Sent { .. } => "sent",
+            EventOf::SentPartial { .. } => "sent-partial",
+            EventOf::Received { .. } => "received",
+            EventOf::Retrying { .. } => "retrying",
+            EventOf::TimedOutRequest { .. } => "timed-out-request",
+            EventOf::TimedOutSummary { .. } => "timed-out-summary",
+            EventOf::ProduceMessageSet { .. } => "produce-messageset",
+            EventOf::MessageSetDelivered { .. } => "messageset-delivered",
+            EventOf::MessageSetError { .. } => "messageset-error",
+            EventOf::PartitionFetchBackoff { .. } => "partition-fetch-backoff",
+            EventOf::BrokerFetchBackoff { .. } => "broker-fetch-backoff",
+            EventOf::FetchDecide { .. } => "fetch-decide",
+            EventOf::FetchTopic { .. } => "fetch-topic",
+            EventOf::FetchToppars { .. } => "fetch-toppars",
+            EventOf::FetchMessageSet { .. } => "fetch-messageset",
+            EventOf::Enqueue { .. } => "enqueue",
         }
     }
 
@@ -164,13 +166,206 @@ impl Event<'_> {
     pub fn is_protocol(&self) -> bool {
         matches!(
             self,
-            Event::Sent { .. }
-                | Event::SentPartial { .. }
-                | Event::Received { .. }
-                | Event::Retrying { .. }
-                | Event::TimedOutRequest { .. }
-                | Event::TimedOutSummary { .. }
+            EventOf::Sent { .. }
+                | EventOf::SentPartial { .. }
+                | EventOf::Received { .. }
+                | EventOf::Retrying { .. }
+                | EventOf::TimedOutRequest { .. }
+                | EventOf::TimedOutSummary { .. }
         )
+    }
+}
+
+impl<S> EventOf<S> {
+    /// The same event with every string turned into `T` by `f`.
+    pub fn map<T>(self, mut f: impl FnMut(S) -> T) -> EventOf<T> {
+        use EventOf::*;
+        match self {
+            Sent {
+                api,
+                version,
+                bytes,
+                offset,
+                corr_id,
+            } => Sent {
+                api: f(api),
+                version,
+                bytes,
+                offset,
+                corr_id,
+            },
+            SentPartial {
+                api,
+                version,
+                done,
+                chunk,
+                total,
+                corr_id,
+            } => SentPartial {
+                api: f(api),
+                version,
+                done,
+                chunk,
+                total,
+                corr_id,
+            },
+            Received {
+                api,
+                version,
+                bytes,
+                corr_id,
+                rtt_ms,
+            } => Received {
+                api: f(api),
+                version,
+                bytes,
+                corr_id,
+                rtt_ms,
+            },
+            Retrying {
+                api,
+                bytes,
+                retry,
+                max_retries,
+                prev_corr_id,
+                backoff_ms,
+            } => Retrying {
+                api: f(api),
+                bytes,
+                retry,
+                max_retries,
+                prev_corr_id,
+                backoff_ms,
+            },
+            TimedOutRequest {
+                api,
+                queue,
+                after_ms,
+                held_back_by,
+                held_back_by_blocking,
+            } => TimedOutRequest {
+                api: f(api),
+                queue: f(queue),
+                after_ms,
+                held_back_by: held_back_by.map(&mut f),
+                held_back_by_blocking,
+            },
+            TimedOutSummary {
+                in_flight,
+                retry_queued,
+                out_queue,
+                partially_sent,
+            } => TimedOutSummary {
+                in_flight,
+                retry_queued,
+                out_queue,
+                partially_sent,
+            },
+            ProduceMessageSet {
+                topic,
+                partition,
+                messages,
+                bytes,
+            } => ProduceMessageSet {
+                topic: f(topic),
+                partition,
+                messages,
+                bytes,
+            },
+            MessageSetDelivered {
+                topic,
+                partition,
+                messages,
+            } => MessageSetDelivered {
+                topic: f(topic),
+                partition,
+                messages,
+            },
+            MessageSetError {
+                topic,
+                partition,
+                messages,
+                error,
+            } => MessageSetError {
+                topic: f(topic),
+                partition,
+                messages,
+                error: f(error),
+            },
+            PartitionFetchBackoff {
+                topic,
+                partition,
+                backoff_ms,
+                reason,
+            } => PartitionFetchBackoff {
+                topic: f(topic),
+                partition,
+                backoff_ms,
+                reason: reason.map(&mut f),
+            },
+            BrokerFetchBackoff { backoff_ms, reason } => BrokerFetchBackoff {
+                backoff_ms,
+                reason: reason.map(&mut f),
+            },
+            FetchDecide {
+                topic,
+                partition,
+                state,
+                queued_msgs,
+                queued_min_msgs,
+                queued_kb,
+                queued_max_kb,
+                fetchable,
+                reason,
+            } => FetchDecide {
+                topic: f(topic),
+                partition,
+                state: f(state),
+                queued_msgs,
+                queued_min_msgs,
+                queued_kb,
+                queued_max_kb,
+                fetchable,
+                reason: f(reason),
+            },
+            FetchTopic { topic, partition } => FetchTopic {
+                topic: f(topic),
+                partition,
+            },
+            FetchToppars {
+                partitions,
+                active,
+                total,
+            } => FetchToppars {
+                partitions,
+                active,
+                total,
+            },
+            FetchMessageSet {
+                topic,
+                partition,
+                size,
+                error,
+            } => FetchMessageSet {
+                topic: f(topic),
+                partition,
+                size,
+                error: f(error),
+            },
+            Enqueue {
+                topic,
+                partition,
+                messages,
+                bytes,
+                queue_len,
+            } => Enqueue {
+                topic: f(topic),
+                partition,
+                messages,
+                bytes,
+                queue_len,
+            },
+        }
     }
 }
 
@@ -518,7 +713,7 @@ fn parse_fetch<'a>(c: &mut Cur<'a>, line: &'a [u8], at: usize) -> Option<(Event<
         };
         if let Some((topic, partition, start)) = topic_partition_before(line, at) {
             return Some((
-                Event::PartitionFetchBackoff {
+                EventOf::PartitionFetchBackoff {
                     topic,
                     partition,
                     backoff_ms,
@@ -528,7 +723,7 @@ fn parse_fetch<'a>(c: &mut Cur<'a>, line: &'a [u8], at: usize) -> Option<(Event<
             ));
         }
         return Some((
-            Event::BrokerFetchBackoff {
+            EventOf::BrokerFetchBackoff {
                 backoff_ms,
                 reason: reason.filter(|r| !r.is_empty()),
             },
@@ -628,7 +823,7 @@ fn parse_messageset<'a>(c: &mut Cur<'a>, line: &'a [u8], at: usize) -> Option<(E
         let bytes = c.uint()?;
         c.lit(b" bytes")?;
         return Some((
-            Event::ProduceMessageSet {
+            EventOf::ProduceMessageSet {
                 topic,
                 partition,
                 messages,
@@ -640,7 +835,7 @@ fn parse_messageset<'a>(c: &mut Cur<'a>, line: &'a [u8], at: usize) -> Option<(E
     c.until(b")", 64)?;
     if c.opt(b" delivered") {
         return Some((
-            Event::MessageSetDelivered {
+            EventOf::MessageSetDelivered {
                 topic,
                 partition,
                 messages,

@@ -30,7 +30,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
-pub use event::Event;
+pub use event::{Event, EventOf};
 pub use timestamp::{librdkafka_stamp, wrapper_stamp, Timestamp, TimestampSource};
 
 /// One librdkafka record found in a line.

@@ -9,12 +9,26 @@ use crate::common::*;
 const PROTOCOL: &str = env!("CARGO_BIN_EXE_analyze-protocol-log");
 const FETCH: &str = env!("CARGO_BIN_EXE_analyze-fetch-log");
 
-/// A fresh directory per test.
-fn temp_dir(name: &str) -> PathBuf {
+/// A fresh directory per test, removed when the test ends.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp_dir(name: &str) -> TempDir {
     let dir = std::env::temp_dir().join(format!("kgap-cli-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    TempDir(dir)
 }
 
 fn run(bin: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {

@@ -1,0 +1,70 @@
+//! The binaries read on several cores: their reports must equal the sequential ones.
+
+use kgap_analyzers::fetch_log::{FetchLogAnalyzer, FetchLogOptions};
+use kgap_analyzers::protocol_log::{ProtocolLogAnalyzer, ProtocolLogOptions};
+
+use crate::common::*;
+
+fn protocol_both(log: &[u8], workers: usize) -> (serde_json::Value, serde_json::Value) {
+    let opts = ProtocolLogOptions::default();
+    let mut seq = ProtocolLogAnalyzer::new(&opts);
+    let s = seq.read(log).unwrap();
+    let mut par = ProtocolLogAnalyzer::new(&opts);
+    let p = par.read_parallel(log, workers).unwrap();
+    (
+        serde_json::to_value(seq.finish(s).unwrap()).unwrap(),
+        serde_json::to_value(par.finish(p).unwrap()).unwrap(),
+    )
+}
+
+#[test]
+fn protocol_reports_match_across_many_chunks_and_workers() {
+    // ~4 MB: many 256 KiB chunks, finished out of order by three workers.
+    let log = raw(&ceiling_log(5, 2_000, 15_621));
+    for workers in [1, 3] {
+        let (a, b) = protocol_both(log.as_bytes(), workers);
+        assert_eq!(a, b, "workers={workers}");
+    }
+    let log = raw(&inflight_log(3, 0));
+    let (a, b) = protocol_both(log.as_bytes(), 2);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn json_escaped_wrappers_match_too() {
+    // The worker rewrites `\/` in place; the report must not notice.
+    let style = styles()
+        .into_iter()
+        .find(|s| s.name.contains("escaped slashes"))
+        .unwrap();
+    let log = render(&ceiling_log(2, 1_000, 15_621), &style);
+    let (a, b) = protocol_both(log.as_bytes(), 2);
+    assert_eq!(a, b);
+    assert_eq!(a["lines_skipped"], 0);
+}
+
+#[test]
+fn fetch_reports_match() {
+    let log = raw(&fetch_backoff_log(6, 40, 1000));
+    let opts = FetchLogOptions::default();
+    let mut seq = FetchLogAnalyzer::new(&opts);
+    let s = seq.read(log.as_bytes()).unwrap();
+    let mut par = FetchLogAnalyzer::new(&opts);
+    let p = par.read_parallel(log.as_bytes(), 2).unwrap();
+    assert_eq!(
+        serde_json::to_value(seq.finish(s).unwrap()).unwrap(),
+        serde_json::to_value(par.finish(p).unwrap()).unwrap()
+    );
+}
+
+#[test]
+fn bad_input_matches() {
+    let mut log = b"\xff\xfe\x00junk\r\n".to_vec();
+    log.extend_from_slice(raw(&ceiling_log(1, 50, 1000)).as_bytes());
+    log.extend_from_slice(
+        b"%7|1520428015.000|SEND|rdkafka#producer-1| [thrd:x]: x/1: Sent ProduceRe",
+    );
+    let (a, b) = protocol_both(&log, 2);
+    assert_eq!(a, b);
+    assert_eq!(a["input"]["unterminated_last_line"], true);
+}
