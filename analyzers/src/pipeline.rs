@@ -75,18 +75,23 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
     sink: &mut S,
 ) -> Result<InputSummary, AnalyzeError> {
     let workers = workers.max(1);
+    // Spans are u32 offsets into a chunk of lines: keep a chunk under 4 GiB.
+    let max_line = max_line.min(1 << 30);
     std::thread::scope(|scope| {
         let (chunk_tx, chunk_rx) = sync_channel::<Chunk>(workers * 2);
         let (parsed_tx, parsed_rx) = sync_channel::<Parsed>(workers * 2 + 2);
+        // Fed chunks go back to the reader: fresh 256 KiB buffers would cost the
+        // kernel a page fault and a zeroed page every 4 KiB.
+        let (spare_tx, spare_rx) = sync_channel::<Chunk>(workers * 4 + 4);
         let chunk_rx = Arc::new(Mutex::new(chunk_rx));
-        let reader = scope.spawn(move || read_chunks(input, max_line, chunk_tx));
+        let reader = scope.spawn(move || read_chunks(input, max_line, chunk_tx, spare_rx));
         for _ in 0..workers {
             let rx = Arc::clone(&chunk_rx);
             let tx = parsed_tx.clone();
             scope.spawn(move || parse_chunks(rx, tx));
         }
         drop(parsed_tx);
-        feed_in_order(parsed_rx, sink);
+        feed_in_order(parsed_rx, sink, spare_tx);
         reader.join().expect("the reader thread does not panic")
     })
 }
@@ -95,16 +100,25 @@ fn read_chunks<R: Read>(
     input: R,
     max_line: usize,
     tx: SyncSender<Chunk>,
+    spare: Receiver<Chunk>,
 ) -> Result<InputSummary, AnalyzeError> {
     let input = Input::detect(input).map_err(AnalyzeError::Read)?;
     let gzip = input.is_gzip();
     let mut reader = LineReader::with_limits(input, DEFAULT_BUFFER_BYTES, max_line);
     let mut truncated = 0;
     let mut seq = 0;
-    let new_chunk = |seq| Chunk {
-        seq,
-        buf: Vec::with_capacity(CHUNK_BYTES + 4096),
-        lines: Vec::new(),
+    let new_chunk = |seq| match spare.try_recv() {
+        Ok(mut c) => {
+            c.seq = seq;
+            c.buf.clear();
+            c.lines.clear();
+            c
+        }
+        Err(_) => Chunk {
+            seq,
+            buf: Vec::with_capacity(CHUNK_BYTES + 4096),
+            lines: Vec::new(),
+        },
     };
     let mut chunk = new_chunk(seq);
     let result = loop {
@@ -209,7 +223,7 @@ fn parse_chunks(rx: Arc<Mutex<Receiver<Chunk>>>, tx: SyncSender<Parsed>) {
     }
 }
 
-fn feed_in_order<S: RecordSink>(rx: Receiver<Parsed>, sink: &mut S) {
+fn feed_in_order<S: RecordSink>(rx: Receiver<Parsed>, sink: &mut S, spare: SyncSender<Chunk>) {
     let mut pending: BTreeMap<u64, Parsed> = BTreeMap::new();
     let mut next = 0u64;
     for parsed in rx {
@@ -217,19 +231,29 @@ fn feed_in_order<S: RecordSink>(rx: Receiver<Parsed>, sink: &mut S) {
         while let Some(p) = pending.remove(&next) {
             feed(&p, sink);
             next += 1;
+            let _ = spare.try_send(p.chunk); // a full pool just drops it
         }
     }
 }
 
 fn feed<S: RecordSink>(p: &Parsed, sink: &mut S) {
     let buf = &p.chunk.buf;
-    let text = |s: Span| {
-        let b = &buf[s.0 as usize..(s.0 + s.1) as usize];
-        std::str::from_utf8(b).unwrap_or("")
-    };
     let mut recs = p.records.iter().peekable();
     for (i, l) in p.chunk.lines.iter().enumerate() {
         let line = &buf[l.start as usize..l.end as usize];
+        // The worker took every string from a `&str`, so each span is valid UTF-8;
+        // checking the whole line once (nearly always ASCII) is cheaper than one
+        // check per string.
+        let ascii = line.is_ascii();
+        let text = |s: Span| {
+            let (a, b) = (s.0 as usize, (s.0 + s.1) as usize);
+            if ascii && a >= l.start as usize && b <= l.end as usize {
+                // SAFETY: the bytes lie inside an all-ASCII line: valid UTF-8.
+                unsafe { std::str::from_utf8_unchecked(&buf[a..b]) }
+            } else {
+                std::str::from_utf8(&buf[a..b]).unwrap_or("")
+            }
+        };
         let mut any = false;
         while let Some(r) = recs.next_if(|r| r.line as usize == i) {
             any = true;

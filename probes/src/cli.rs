@@ -43,6 +43,52 @@ fn parse_property(s: &str) -> std::result::Result<(String, String), String> {
     }
 }
 
+/// Progress lines on stderr (`probe: line`), unless --quiet.
+pub fn progress_printer(probe: &'static str, quiet: bool) -> impl Fn(&str) {
+    move |line: &str| {
+        if !quiet {
+            eprintln!("{probe}: {line}");
+        }
+    }
+}
+
+/// Prints a probe's outcome (the JSON document or the text report) and exits with the kit's
+/// codes: 0 measured, 130 interrupted, the error's code otherwise.
+pub fn finish(
+    probe: &str,
+    json: bool,
+    outcome: Result<crate::result::ProbeResult>,
+    render_text: fn(&crate::result::ProbeResult) -> String,
+) -> ! {
+    match outcome {
+        Ok(result) => {
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&result).expect("result serializes")
+                );
+            } else {
+                print!("{}", render_text(&result));
+            }
+            std::process::exit(if result.interrupted {
+                crate::error::exit::INTERRUPTED
+            } else {
+                crate::error::exit::OK
+            });
+        }
+        Err(e) => {
+            eprintln!("{probe}: error: {e}");
+            std::process::exit(e.exit_code());
+        }
+    }
+}
+
+/// A usage error: message on stderr, exit 2.
+pub fn usage_exit(probe: &str, msg: &str) -> ! {
+    eprintln!("{probe}: {msg}");
+    std::process::exit(crate::error::exit::USAGE);
+}
+
 /// Parses `--duration` values such as `10`, `10s`, `500ms`, `2m`.
 pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
     let s = s.trim();

@@ -17,6 +17,8 @@ use crate::payload::{PayloadKind, Pool};
 use crate::produce;
 use crate::result::{self, OutDir, ProbeResult, SettingResult, Table, Verdict};
 use kgap_analyzers::fetch_log::{self, FetchLogOptions};
+// Kept for callers that reached it here first.
+pub use crate::result::broker_line;
 use rdkafka::consumer::Consumer as _;
 use rdkafka::message::Message as _;
 use rdkafka::{Offset, TopicPartitionList};
@@ -58,8 +60,11 @@ pub const MOCK_MESSAGES_PER_PARTITION: u64 = 90_000;
 /// Default messages on a real broker: long enough for several naps per partition.
 pub const EXTERNAL_MESSAGES: u64 = 2_000_000;
 /// queued.min.messages on the mock, scaled to what it can hold (librdkafka's default is
-/// 100000, more than the mock keeps per partition): the same mechanism at a fifth the size.
-pub const MOCK_QUEUED_MIN_MESSAGES: u64 = 20_000;
+/// 100000, more than the mock keeps per partition): the same mechanism at a tenth the size.
+/// One fetch response (1 MB per partition, ~19k lz4-compressed 100 B messages) fills it, so
+/// whether the queue fills does not depend on a race between the fetcher and the
+/// application on a busy 2-core machine.
+pub const MOCK_QUEUED_MIN_MESSAGES: u64 = 10_000;
 
 /// Message count, payload kind and prefill compression for a broker. On a real broker: the
 /// post's bytes (random, uncompressed), 2M messages. On the mock: word-list text with lz4 so
@@ -164,12 +169,7 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
 
     // Reps outermost, alternating the order of settings, so drift does not favour one.
     'reps: for rep in 1..=opts.common.reps {
-        let order: Vec<usize> = if rep % 2 == 1 {
-            (0..settings.len()).collect()
-        } else {
-            (0..settings.len()).rev().collect()
-        };
-        for si in order {
+        for si in result::rep_order(rep, settings.len()) {
             if interrupt::stopped() {
                 result.interrupted = true;
                 break 'reps;
@@ -580,23 +580,19 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
 
 /// The human report.
 pub fn render_text(r: &ProbeResult) -> String {
-    let mut s = String::new();
-    s.push_str(&format!(
-        "{}: {} × {} B {} messages per run, {} reps, librdkafka {}\n",
-        r.probe,
-        r.settings
-            .first()
-            .and_then(|x| x.runs.first())
-            .and_then(|run| run.get("messages"))
-            .map(|v| v.to_string())
-            .unwrap_or_else(|| "?".into()),
-        r.payload.size_bytes,
-        r.payload.kind,
-        r.reps,
-        r.librdkafka_version
-    ));
-    s.push_str(&format!("broker: {}\n", broker_line(r)));
-    s.push_str(&format!("payload pool sha256: {}\n\n", r.payload_sha256));
+    let messages = r
+        .settings
+        .first()
+        .and_then(|x| x.runs.first())
+        .and_then(|run| run.get("messages"))
+        .map_or_else(|| "?".to_string(), |v| v.to_string());
+    let mut s = result::render_header(
+        r,
+        &format!(
+            "{messages} × {} B {} messages per run",
+            r.payload.size_bytes, r.payload.kind
+        ),
+    );
     let mut t = Table::new([
         "backoff ms",
         "msg/s median (min–max)",
@@ -684,39 +680,16 @@ pub fn render_text(r: &ProbeResult) -> String {
          backoff … Local: Queue full' lines in the window (debug=fetch). idle s: 100 ms slots in \
          which no message arrived (naps). stall s: whole seconds below 20% of the median rate.\n",
     );
-    for n in &r.notes {
-        s.push_str(&format!("note: {n}\n"));
-    }
-    if let Some(d) = r
+    let analyzer: Vec<String> = r
         .settings
         .iter()
         .flat_map(|s| s.runs.first())
         .find_map(|run| run.get("analyzer_diagnosis").and_then(Value::as_str))
-    {
-        s.push_str(&format!(
-            "\nanalyze-fetch-log on the probe's own debug log: {d}\n"
-        ));
-    }
-    if let Some(v) = &r.verdict {
-        s.push_str(&format!(
-            "\nverdict ({}): {}\n  {}\n",
-            v.finding,
-            if v.holds { "HOLDS" } else { "does not hold" },
-            v.summary
-        ));
-    }
-    if r.interrupted {
-        s.push_str("\ninterrupted: the table shows the runs completed before Ctrl-C\n");
-    }
-    s.push_str(&format!("not measured: {}\n", r.not_measured.join("; ")));
+        .map(|d| format!("analyze-fetch-log on the probe's own debug log: {d}"))
+        .into_iter()
+        .collect();
+    s.push_str(&result::render_footer(r, &analyzer));
     s
-}
-
-pub fn broker_line(r: &ProbeResult) -> String {
-    match r.broker.note {
-        Some(note) => format!("{} — {}", r.broker.bootstrap, note),
-        None => format!("{} (external Kafka cluster)", r.broker.bootstrap),
-    }
 }
 
 #[cfg(test)]

@@ -191,12 +191,7 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
     progress(&format!("broker: {}", broker.label()));
 
     'reps: for rep in 1..=opts.common.reps {
-        let order: Vec<usize> = if rep % 2 == 1 {
-            (0..points.len()).collect()
-        } else {
-            (0..points.len()).rev().collect()
-        };
-        for pi in order {
+        for pi in result::rep_order(rep, points.len()) {
             if interrupt::stopped() {
                 result.interrupted = true;
                 break 'reps;
@@ -631,16 +626,7 @@ pub fn charts(r: &ProbeResult) -> Vec<(String, LineChart)> {
 }
 
 pub fn render_text(r: &ProbeResult) -> String {
-    let mut s = String::new();
-    s.push_str(&format!(
-        "{}: {} B messages, {} reps, librdkafka {}\n",
-        r.probe, r.payload.size_bytes, r.reps, r.librdkafka_version
-    ));
-    s.push_str(&format!(
-        "broker: {}\n",
-        crate::fetch_backoff::broker_line(r)
-    ));
-    s.push_str(&format!("payload pool sha256: {}\n\n", r.payload_sha256));
+    let mut s = result::render_header(r, &format!("{} B messages", r.payload.size_bytes));
     let mut t = Table::new([
         "rate/s",
         "linger",
@@ -698,21 +684,7 @@ pub fn render_text(r: &ProbeResult) -> String {
          (payload timestamp); medians over reps of each run's percentile. req/s and msgs/batch: \
          librdkafka's statistics. NOT sustained: the paced producer fell behind its target.\n",
     );
-    for n in &r.notes {
-        s.push_str(&format!("note: {n}\n"));
-    }
-    if let Some(v) = &r.verdict {
-        s.push_str(&format!(
-            "\nverdict ({}): {}\n  {}\n",
-            v.finding,
-            if v.holds { "HOLDS" } else { "does not hold" },
-            v.summary
-        ));
-    }
-    if r.interrupted {
-        s.push_str("\ninterrupted: the table shows the runs completed before Ctrl-C\n");
-    }
-    s.push_str(&format!("not measured: {}\n", r.not_measured.join("; ")));
+    s.push_str(&result::render_footer(r, &[]));
     s
 }
 

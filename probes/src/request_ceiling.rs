@@ -142,12 +142,7 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
     progress(&format!("broker: {}", broker.label()));
 
     'reps: for rep in 1..=opts.common.reps {
-        let order: Vec<usize> = if rep % 2 == 1 {
-            (0..points.len()).collect()
-        } else {
-            (0..points.len()).rev().collect()
-        };
-        for pi in order {
+        for pi in result::rep_order(rep, points.len()) {
             if interrupt::stopped() {
                 result.interrupted = true;
                 break 'reps;
@@ -508,16 +503,10 @@ pub fn chart(r: &ProbeResult) -> LineChart {
 }
 
 pub fn render_text(r: &ProbeResult) -> String {
-    let mut s = String::new();
-    s.push_str(&format!(
-        "{}: {} B {} messages, {} reps, librdkafka {}\n",
-        r.probe, r.payload.size_bytes, r.payload.kind, r.reps, r.librdkafka_version
-    ));
-    s.push_str(&format!(
-        "broker: {}\n",
-        crate::fetch_backoff::broker_line(r)
-    ));
-    s.push_str(&format!("payload pool sha256: {}\n\n", r.payload_sha256));
+    let mut s = result::render_header(
+        r,
+        &format!("{} B {} messages", r.payload.size_bytes, r.payload.kind),
+    );
     let mut t = Table::new([
         "partitions",
         "batch.size",
@@ -576,35 +565,27 @@ pub fn render_text(r: &ProbeResult) -> String {
          librdkafka's broker threads and of the producing thread; CPU s/M: process CPU seconds \
          per million messages.\n",
     );
-    for n in &r.notes {
-        s.push_str(&format!("note: {n}\n"));
-    }
-    if let Some(d) = &r.diagnosis {
-        let ds = d["diagnoses"].as_array().cloned().unwrap_or_default();
-        if ds.is_empty() {
-            s.push_str("\nanalyze-protocol-log on the probe's debug=protocol run: no diagnosis\n");
+    let analyzer: Vec<String> = match &r.diagnosis {
+        None => Vec::new(),
+        Some(d) => {
+            let ds = d["diagnoses"].as_array().cloned().unwrap_or_default();
+            if ds.is_empty() {
+                vec!["analyze-protocol-log on the probe's debug=protocol run: no diagnosis".into()]
+            } else {
+                ds.iter()
+                    .map(|x| {
+                        format!(
+                            "analyze-protocol-log on the probe's debug=protocol run ({}): {} Fix: {}",
+                            x["id"].as_str().unwrap_or("?"),
+                            x["cause"].as_str().unwrap_or(""),
+                            x["fix"].as_str().unwrap_or("")
+                        )
+                    })
+                    .collect()
+            }
         }
-        for x in ds {
-            s.push_str(&format!(
-                "\nanalyze-protocol-log on the probe's debug=protocol run ({}): {} Fix: {}\n",
-                x["id"].as_str().unwrap_or("?"),
-                x["cause"].as_str().unwrap_or(""),
-                x["fix"].as_str().unwrap_or("")
-            ));
-        }
-    }
-    if let Some(v) = &r.verdict {
-        s.push_str(&format!(
-            "\nverdict ({}): {}\n  {}\n",
-            v.finding,
-            if v.holds { "HOLDS" } else { "does not hold" },
-            v.summary
-        ));
-    }
-    if r.interrupted {
-        s.push_str("\ninterrupted: the table shows the runs completed before Ctrl-C\n");
-    }
-    s.push_str(&format!("not measured: {}\n", r.not_measured.join("; ")));
+    };
+    s.push_str(&result::render_footer(r, &analyzer));
     s
 }
 

@@ -373,6 +373,58 @@ impl Table {
     }
 }
 
+/// The order of settings in rep `rep` (1-based): alternating, so drift over a sweep does not
+/// favour the settings that run first.
+pub fn rep_order(rep: u32, settings: usize) -> Vec<usize> {
+    if rep % 2 == 1 {
+        (0..settings).collect()
+    } else {
+        (0..settings).rev().collect()
+    }
+}
+
+/// The first lines of every probe's text report: what ran, on which broker, with which bytes.
+pub fn render_header(r: &ProbeResult, what: &str) -> String {
+    let broker = broker_line(r);
+    format!(
+        "{}: {what}, {} reps, librdkafka {}\nbroker: {broker}\npayload pool sha256: {}\n\n",
+        r.probe, r.reps, r.librdkafka_version, r.payload_sha256
+    )
+}
+
+/// Which broker, with the mock's caveat.
+pub fn broker_line(r: &ProbeResult) -> String {
+    match r.broker.note {
+        Some(note) => format!("{} — {}", r.broker.bootstrap, note),
+        None => format!("{} (external Kafka cluster)", r.broker.bootstrap),
+    }
+}
+
+/// The last lines of every probe's text report: notes, what an analyzer said of the probe's
+/// own capture (`analyzer_lines`), verdict, interruption, what was not measured.
+pub fn render_footer(r: &ProbeResult, analyzer_lines: &[String]) -> String {
+    let mut s = String::new();
+    for n in &r.notes {
+        s.push_str(&format!("note: {n}\n"));
+    }
+    for l in analyzer_lines {
+        s.push_str(&format!("\n{l}\n"));
+    }
+    if let Some(v) = &r.verdict {
+        s.push_str(&format!(
+            "\nverdict ({}): {}\n  {}\n",
+            v.finding,
+            if v.holds { "HOLDS" } else { "does not hold" },
+            v.summary
+        ));
+    }
+    if r.interrupted {
+        s.push_str("\ninterrupted: the table shows the runs completed before Ctrl-C\n");
+    }
+    s.push_str(&format!("not measured: {}\n", r.not_measured.join("; ")));
+    s
+}
+
 /// `1234567.0` → `1.23M`, `389000` → `389k`: the post's way of writing rates.
 pub fn si(x: f64) -> String {
     let a = x.abs();
@@ -428,6 +480,14 @@ mod tests {
         assert_eq!(lines[0], "setting  msg/s");
         assert_eq!(lines[2], "1000      389k");
         assert_eq!(lines[3], "10       1.48M");
+    }
+
+    #[test]
+    fn reps_alternate_the_order_of_settings() {
+        assert_eq!(rep_order(1, 3), vec![0, 1, 2]);
+        assert_eq!(rep_order(2, 3), vec![2, 1, 0]);
+        assert_eq!(rep_order(3, 3), vec![0, 1, 2]);
+        assert!(rep_order(1, 0).is_empty());
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! probe-fetch-backoff: does librdkafka's 1000 ms fetch queue backoff make this consumer nap?
 
 use clap::Parser;
-use kgap_probes::cli::{parse_duration, parse_list_u64, CommonArgs};
-use kgap_probes::error::exit;
+use kgap_probes::cli::{
+    finish, parse_duration, parse_list_u64, progress_printer, usage_exit, CommonArgs,
+};
 use kgap_probes::fetch_backoff::{self, Options};
 use kgap_probes::interrupt;
 use kgap_probes::payload::PayloadKind;
@@ -77,16 +78,11 @@ fn main() {
     let cli = Cli::parse();
     interrupt::install();
     interrupt::name_this_thread("app");
-    let backoff_ms = match parse_list_u64(&cli.backoff_ms) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("probe-fetch-backoff: --backoff-ms: {e}");
-            std::process::exit(exit::USAGE);
-        }
-    };
+    let usage = |msg: String| -> ! { usage_exit("probe-fetch-backoff", &msg) };
+    let backoff_ms =
+        parse_list_u64(&cli.backoff_ms).unwrap_or_else(|e| usage(format!("--backoff-ms: {e}")));
     if cli.messages.is_some_and(|m| m < 10) {
-        eprintln!("probe-fetch-backoff: --messages must be at least 10");
-        std::process::exit(exit::USAGE);
+        usage("--messages must be at least 10".into());
     }
     let opts = Options {
         backoff_ms,
@@ -98,29 +94,11 @@ fn main() {
         prefill_compression: cli.prefill_compression,
         common: cli.common,
     };
-    let quiet = opts.common.quiet;
-    let progress = |line: &str| {
-        if !quiet {
-            eprintln!("probe-fetch-backoff: {line}");
-        }
-    };
-    match fetch_backoff::run(&opts, &progress) {
-        Ok(result) => {
-            if opts.common.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&result).expect("result serializes")
-                );
-            } else {
-                print!("{}", fetch_backoff::render_text(&result));
-            }
-            if result.interrupted {
-                std::process::exit(exit::INTERRUPTED);
-            }
-        }
-        Err(e) => {
-            eprintln!("probe-fetch-backoff: error: {e}");
-            std::process::exit(e.exit_code());
-        }
-    }
+    let progress = progress_printer("probe-fetch-backoff", opts.common.quiet);
+    finish(
+        "probe-fetch-backoff",
+        opts.common.json,
+        fetch_backoff::run(&opts, &progress),
+        fetch_backoff::render_text,
+    );
 }

@@ -1,8 +1,9 @@
 //! probe-inflight-latency: does librdkafka's unlimited in-flight window queue requests?
 
 use clap::Parser;
-use kgap_probes::cli::{parse_duration, parse_list_u64, CommonArgs};
-use kgap_probes::error::exit;
+use kgap_probes::cli::{
+    finish, parse_duration, parse_list_u64, progress_printer, usage_exit, CommonArgs,
+};
 use kgap_probes::inflight_latency::{self, Options};
 use kgap_probes::interrupt;
 use std::time::Duration;
@@ -69,10 +70,7 @@ fn main() {
     let cli = Cli::parse();
     interrupt::install();
     interrupt::name_this_thread("app");
-    let usage = |msg: String| -> ! {
-        eprintln!("probe-inflight-latency: {msg}");
-        std::process::exit(exit::USAGE);
-    };
+    let usage = |msg: String| -> ! { usage_exit("probe-inflight-latency", &msg) };
     let list =
         |s: &str, what: &str| parse_list_u64(s).unwrap_or_else(|e| usage(format!("{what}: {e}")));
     let rates = list(&cli.rates, "--rates");
@@ -93,29 +91,11 @@ fn main() {
         window: cli.duration,
         common: cli.common,
     };
-    let quiet = opts.common.quiet;
-    let progress = |line: &str| {
-        if !quiet {
-            eprintln!("probe-inflight-latency: {line}");
-        }
-    };
-    match inflight_latency::run(&opts, &progress) {
-        Ok(result) => {
-            if opts.common.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&result).expect("result serializes")
-                );
-            } else {
-                print!("{}", inflight_latency::render_text(&result));
-            }
-            if result.interrupted {
-                std::process::exit(exit::INTERRUPTED);
-            }
-        }
-        Err(e) => {
-            eprintln!("probe-inflight-latency: error: {e}");
-            std::process::exit(e.exit_code());
-        }
-    }
+    let progress = progress_printer("probe-inflight-latency", opts.common.quiet);
+    finish(
+        "probe-inflight-latency",
+        opts.common.json,
+        inflight_latency::run(&opts, &progress),
+        inflight_latency::render_text,
+    );
 }

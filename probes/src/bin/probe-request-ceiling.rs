@@ -1,8 +1,9 @@
 //! probe-request-ceiling: is this producer bound by the broker's cost per ProduceRequest?
 
 use clap::Parser;
-use kgap_probes::cli::{parse_duration, parse_list_u64, CommonArgs};
-use kgap_probes::error::exit;
+use kgap_probes::cli::{
+    finish, parse_duration, parse_list_u64, progress_printer, usage_exit, CommonArgs,
+};
 use kgap_probes::interrupt;
 use kgap_probes::payload::PayloadKind;
 use kgap_probes::request_ceiling::{self, Options, Profile};
@@ -81,10 +82,7 @@ fn main() {
     let cli = Cli::parse();
     interrupt::install();
     interrupt::name_this_thread("app");
-    let usage = |msg: String| -> ! {
-        eprintln!("probe-request-ceiling: {msg}");
-        std::process::exit(exit::USAGE);
-    };
+    let usage = |msg: String| -> ! { usage_exit("probe-request-ceiling", &msg) };
     let batch_sizes =
         parse_list_u64(&cli.batch_size).unwrap_or_else(|e| usage(format!("--batch-size: {e}")));
     if batch_sizes.iter().any(|&b| b == 0 || b > i32::MAX as u64) {
@@ -112,29 +110,11 @@ fn main() {
         diagnose: !cli.no_diagnose,
         common: cli.common,
     };
-    let quiet = opts.common.quiet;
-    let progress = |line: &str| {
-        if !quiet {
-            eprintln!("probe-request-ceiling: {line}");
-        }
-    };
-    match request_ceiling::run(&opts, &progress) {
-        Ok(result) => {
-            if opts.common.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&result).expect("result serializes")
-                );
-            } else {
-                print!("{}", request_ceiling::render_text(&result));
-            }
-            if result.interrupted {
-                std::process::exit(exit::INTERRUPTED);
-            }
-        }
-        Err(e) => {
-            eprintln!("probe-request-ceiling: error: {e}");
-            std::process::exit(e.exit_code());
-        }
-    }
+    let progress = progress_printer("probe-request-ceiling", opts.common.quiet);
+    finish(
+        "probe-request-ceiling",
+        opts.common.json,
+        request_ceiling::run(&opts, &progress),
+        request_ceiling::render_text,
+    );
 }
