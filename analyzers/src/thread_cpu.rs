@@ -635,7 +635,22 @@ impl std::fmt::Display for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Source::Pid(p) => write!(f, "pid {p}"),
-            Source::Command(argv) => write!(f, "command `{}`", argv.join(" ")),
+            Source::Command(argv) => {
+                let quoted: Vec<String> = argv
+                    .iter()
+                    .map(|a| {
+                        if !a.is_empty()
+                            && a.chars()
+                                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+                        {
+                            a.clone()
+                        } else {
+                            format!("'{}'", a.replace('\'', "'\\''"))
+                        }
+                    })
+                    .collect();
+                write!(f, "command `{}`", quoted.join(" "))
+            }
             Source::Recording(n) => write!(f, "recording {n}"),
         }
     }
@@ -954,7 +969,7 @@ pub fn diagnose(r: &ThreadCpuReport) -> Vec<Diagnosis> {
         }
     }
 
-    if sat.is_empty() {
+    if sat.is_empty() && out.is_empty() {
         let busiest = r.threads.first();
         out.push(diag(
             "no-saturated-thread",
@@ -1280,13 +1295,20 @@ pub fn sample(
                     reason: "no command given".into(),
                 });
             };
-            let c = std::process::Command::new(prog)
-                .args(args)
-                .spawn()
-                .map_err(|e| SampleError::Spawn {
-                    cmd: argv.join(" "),
-                    reason: e.to_string(),
-                })?;
+            let mut cmd = std::process::Command::new(prog);
+            cmd.args(args);
+            // The command's stdout goes to our stderr: stdout is the report's (--json).
+            #[cfg(unix)]
+            {
+                use std::os::fd::AsFd;
+                if let Ok(fd) = io::stderr().as_fd().try_clone_to_owned() {
+                    cmd.stdout(std::process::Stdio::from(fd));
+                }
+            }
+            let c = cmd.spawn().map_err(|e| SampleError::Spawn {
+                cmd: argv.join(" "),
+                reason: e.to_string(),
+            })?;
             let pid = c.id() as i32;
             child = Some(c);
             pid
@@ -1427,7 +1449,7 @@ impl ThreadCpuReport {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "analyze-thread-cpu: {}: {} samples over {:.1} s (every {} ms), {} threads seen, \
+            "analyze-thread-cpu: {}\n{} samples over {:.1} s (every {} ms), {} threads seen; \
              ended: {}",
             self.source,
             self.intervals + 1,
@@ -1887,6 +1909,41 @@ mod tests {
             .sum();
         assert!((cpu - 750.0).abs() < 1e-6, "{cpu}");
         assert_eq!(r.threads[0].cpu_s, 750.0);
+    }
+
+    #[test]
+    fn thousands_of_threads_with_odd_names_group_by_role() {
+        let snap = |at_s: f64, ticks: u64| Snapshot {
+            at_s,
+            process_ticks: ticks * 3000,
+            threads: (0..3000)
+                .map(|i| ThreadTicks {
+                    tid: 100 + i,
+                    name: if i == 0 {
+                        "a b) (c".into()
+                    } else {
+                        format!("pool-1-thread-{i}")
+                    },
+                    user_ticks: ticks,
+                    system_ticks: 0,
+                })
+                .collect(),
+        };
+        let r = analyze(
+            vec![snap(0.0, 0), snap(1.0, 1), snap(2.0, 3)],
+            Options::default(),
+        );
+        assert_eq!(r.threads.len(), 3000);
+        assert_eq!(r.threads[0].name, "a b) (c");
+        let pool = r
+            .groups
+            .iter()
+            .find(|g| g.group == "pool-1-thread-*")
+            .unwrap();
+        assert_eq!(pool.threads, 2999);
+        assert!((pool.cores_mean - 2999.0 * 0.015).abs() < 1e-6, "{pool:?}");
+        assert_eq!(r.process_cores_mean, Some(45.0));
+        assert!(r.render_text().contains("pool-1-thread-*"));
     }
 
     #[test]

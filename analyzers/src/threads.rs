@@ -84,16 +84,18 @@ pub fn cores_between(a: &Snapshot, b: &Snapshot, ticks_per_s: u64) -> Vec<Thread
         return Vec::new();
     }
     let scale = 1.0 / (secs * ticks_per_s as f64);
+    // By tid: a JVM or a big pool has thousands of threads (a linear search per thread
+    // would make each sample quadratic).
+    let before: std::collections::HashMap<i32, (u64, u64)> = a
+        .threads
+        .iter()
+        .map(|p| (p.tid, (p.user_ticks, p.system_ticks)))
+        .collect();
     let mut out: Vec<ThreadCores> = b
         .threads
         .iter()
         .map(|t| {
-            let (u0, s0) = a
-                .threads
-                .iter()
-                .find(|p| p.tid == t.tid)
-                .map(|p| (p.user_ticks, p.system_ticks))
-                .unwrap_or((0, 0));
+            let (u0, s0) = before.get(&t.tid).copied().unwrap_or((0, 0));
             let user = t.user_ticks.saturating_sub(u0) as f64 * scale;
             let system = t.system_ticks.saturating_sub(s0) as f64 * scale;
             ThreadCores {
