@@ -209,11 +209,7 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
     progress(&format!("broker: {}", broker.label()));
 
     'reps: for rep in 1..=opts.common.reps {
-        let order: Vec<usize> = if rep % 2 == 1 {
-            (0..points.len()).collect()
-        } else {
-            (0..points.len()).rev().collect()
-        };
+        let order = result::rep_order(rep, points.len());
         for pi in order {
             if interrupt::stopped() {
                 result.interrupted = true;
@@ -354,8 +350,15 @@ fn produce_once(
         ..
     } = produce::stats_figures(&w.stats);
     let (input, ratio) = batch_figures(msgs, wire, pool.size());
-    let cores = |pred: &dyn Fn(&str) -> bool| window.threads.iter().filter(move |t| pred(&t.name));
-    let sum = |pred: &dyn Fn(&str) -> bool| measure::round3(cores(pred).map(|t| t.cores).sum());
+    let cores = |pred: &dyn Fn(&str) -> bool| -> Vec<f64> {
+        window
+            .threads
+            .iter()
+            .filter(|t| pred(&t.name))
+            .map(|t| t.cores)
+            .collect()
+    };
+    let sum = |pred: &dyn Fn(&str) -> bool| measure::round3(cores(pred).iter().sum());
     let is_broker = |n: &str| n.starts_with("rdk:broker");
     Ok((
         RunFigures {
@@ -367,7 +370,7 @@ fn produce_once(
             bytes_per_request,
             broker_thread_cores: sum(&is_broker),
             compressing_thread_cores: measure::round3(
-                cores(&is_broker).map(|t| t.cores).fold(0.0, f64::max),
+                cores(&is_broker).into_iter().fold(0.0, f64::max),
             ),
             app_cores: sum(&|n| n == "app"),
             mock_cores: sum(&|n| n.starts_with("rdk:mock")),
@@ -404,7 +407,7 @@ pub fn ratio_curve(settings: &[SettingResult], level: i32) -> Vec<(u64, f64)> {
 }
 
 /// What `--java-equivalent` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct JavaEquivalent {
     /// The Java batch.size given.
     pub java_batch_size: u64,
@@ -697,16 +700,10 @@ pub fn ratio_chart(r: &ProbeResult) -> LineChart {
 }
 
 pub fn render_text(r: &ProbeResult) -> String {
-    let mut s = String::new();
-    s.push_str(&format!(
-        "{}: {} B {} messages, {} reps, librdkafka {}\n",
-        r.probe, r.payload.size_bytes, r.payload.kind, r.reps, r.librdkafka_version
-    ));
-    s.push_str(&format!(
-        "broker: {}\n",
-        crate::fetch_backoff::broker_line(r)
-    ));
-    s.push_str(&format!("payload pool sha256: {}\n\n", r.payload_sha256));
+    let mut s = result::render_header(
+        r,
+        &format!("{} B {} messages", r.payload.size_bytes, r.payload.kind),
+    );
     let mut t = Table::new([
         "level",
         "batch.size",
@@ -758,22 +755,16 @@ pub fn render_text(r: &ProbeResult) -> String {
         "the post (1 KB text, gzip): librdkafka 16K → 46.4k msg/s at 4.70, 88K → 27.5k at 5.71; \
          Java 16K (~43 KB input) → 33.9k at 5.39, 3000 B (~8 KB input) → 48.2k at 4.15\n",
     );
-    for n in &r.notes {
-        s.push_str(&format!("note: {n}\n"));
-    }
-    if let Some(v) = &r.verdict {
-        s.push_str(&format!(
-            "\nverdict ({}): {}\n  {}\n",
-            v.finding,
-            if v.holds { "HOLDS" } else { "does not hold" },
-            v.summary
-        ));
-        if let Ok(e) =
-            serde_json::from_value::<JavaEquivalentView>(v.evidence["java_equivalent"].clone())
-        {
-            s.push_str(&format!(
-                "\njava equivalent: a Java batch.size of {} B closes at ~{} B compressed, ≈ {} B of input \
-                 at the measured ratio {:.2}{} → librdkafka batch.size ≈ {}\n",
+    let java = r
+        .verdict
+        .as_ref()
+        .and_then(|v| {
+            serde_json::from_value::<JavaEquivalent>(v.evidence["java_equivalent"].clone()).ok()
+        })
+        .map(|e| {
+            format!(
+                "java equivalent: a Java batch.size of {} B closes at ~{} B compressed, ≈ {} B of \
+                 input at the measured ratio {:.2}{} → librdkafka batch.size ≈ {}",
                 e.java_batch_size,
                 e.java_batch_size,
                 e.java_input_bytes,
@@ -784,23 +775,10 @@ pub fn render_text(r: &ProbeResult) -> String {
                     ""
                 },
                 e.librdkafka_batch_size,
-            ));
-        }
-    }
-    if r.interrupted {
-        s.push_str("\ninterrupted: the table shows the runs completed before Ctrl-C\n");
-    }
-    s.push_str(&format!("not measured: {}\n", r.not_measured.join("; ")));
+            )
+        });
+    s.push_str(&result::render_footer(r, java.as_slice()));
     s
-}
-
-#[derive(serde::Deserialize)]
-struct JavaEquivalentView {
-    java_batch_size: u64,
-    ratio: f64,
-    java_input_bytes: u64,
-    librdkafka_batch_size: u64,
-    extrapolated: bool,
 }
 
 #[cfg(test)]

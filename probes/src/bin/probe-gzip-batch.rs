@@ -1,8 +1,9 @@
 //! probe-gzip-batch: what does batch.size mean for a compressed librdkafka batch?
 
 use clap::Parser;
-use kgap_probes::cli::{parse_duration, parse_list_u64, CommonArgs};
-use kgap_probes::error::exit;
+use kgap_probes::cli::{
+    finish, parse_duration, parse_list_u64, progress_printer, usage_exit, CommonArgs,
+};
 use kgap_probes::gzip_batch::{self, Codec, Options};
 use kgap_probes::interrupt;
 use kgap_probes::payload::PayloadKind;
@@ -106,10 +107,7 @@ fn main() {
     let cli = Cli::parse();
     interrupt::install();
     interrupt::name_this_thread("app");
-    let usage = |msg: String| -> ! {
-        eprintln!("probe-gzip-batch: {msg}");
-        std::process::exit(exit::USAGE);
-    };
+    let usage = |msg: String| -> ! { usage_exit("probe-gzip-batch", &msg) };
     let batch_sizes =
         parse_list_u64(&cli.batch_size).unwrap_or_else(|e| usage(format!("--batch-size: {e}")));
     // librdkafka caps a batch at message.max.bytes: a batch.size above it would not be swept.
@@ -142,29 +140,11 @@ fn main() {
         java_equivalent: cli.java_equivalent,
         common: cli.common,
     };
-    let quiet = opts.common.quiet;
-    let progress = |line: &str| {
-        if !quiet {
-            eprintln!("probe-gzip-batch: {line}");
-        }
-    };
-    match gzip_batch::run(&opts, &progress) {
-        Ok(result) => {
-            if opts.common.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&result).expect("result serializes")
-                );
-            } else {
-                print!("{}", gzip_batch::render_text(&result));
-            }
-            if result.interrupted {
-                std::process::exit(exit::INTERRUPTED);
-            }
-        }
-        Err(e) => {
-            eprintln!("probe-gzip-batch: error: {e}");
-            std::process::exit(e.exit_code());
-        }
-    }
+    let progress = progress_printer("probe-gzip-batch", opts.common.quiet);
+    finish(
+        "probe-gzip-batch",
+        opts.common.json,
+        gzip_batch::run(&opts, &progress),
+        gzip_batch::render_text,
+    );
 }
