@@ -81,3 +81,125 @@ pub fn unusable_message(
     msg.push_str(&format!("\n{tool}: hint: {hint}"));
     msg
 }
+
+/// What the two librdkafka log analyzers' binaries need of their reports.
+pub trait LogReport: serde::Serialize {
+    fn render_text(&self) -> String;
+    fn is_usable(&self) -> bool;
+    fn input(&self) -> &InputSummary;
+    fn lines_read(&self) -> u64;
+    fn records_recognised(&self) -> u64;
+}
+
+impl LogReport for crate::fetch_log::FetchLogReport {
+    fn render_text(&self) -> String {
+        crate::fetch_log::FetchLogReport::render_text(self)
+    }
+    fn is_usable(&self) -> bool {
+        crate::fetch_log::FetchLogReport::is_usable(self)
+    }
+    fn input(&self) -> &InputSummary {
+        &self.input
+    }
+    fn lines_read(&self) -> u64 {
+        self.lines_read
+    }
+    fn records_recognised(&self) -> u64 {
+        self.records_recognised
+    }
+}
+
+impl LogReport for crate::protocol_log::ProtocolLogReport {
+    fn render_text(&self) -> String {
+        crate::protocol_log::ProtocolLogReport::render_text(self)
+    }
+    fn is_usable(&self) -> bool {
+        crate::protocol_log::ProtocolLogReport::is_usable(self)
+    }
+    fn input(&self) -> &InputSummary {
+        &self.input
+    }
+    fn lines_read(&self) -> u64 {
+        self.lines_read
+    }
+    fn records_recognised(&self) -> u64 {
+        self.records_recognised
+    }
+}
+
+/// A log analyzer binary's name and what it needs from the log, for its messages.
+pub struct LogTool {
+    pub name: &'static str,
+    /// The records it looks for, e.g. "fetch records (Fetch backoff, …)".
+    pub wanted: &'static str,
+    /// How the user makes their client log them.
+    pub how_to_enable: &'static str,
+}
+
+/// The whole life of a log analyzer binary: open the input (file, stdin, gzip), open the
+/// timeline CSV, analyze, print text or JSON, and say plainly when the input had nothing to
+/// analyze. Returns the exit status.
+pub fn run_log_analyzer<R: LogReport>(
+    tool: &LogTool,
+    file: Option<&Path>,
+    json: bool,
+    timeline: Option<&Path>,
+    analyze: impl FnOnce(
+        Box<dyn Read + Send>,
+        Option<&mut dyn Write>,
+    ) -> Result<R, crate::error::AnalyzeError>,
+) -> i32 {
+    let name = input_name(file);
+    let input = match open_input(file) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{}: {e}", tool.name);
+            return EXIT_UNUSABLE;
+        }
+    };
+    let mut timeline_file = match timeline {
+        Some(path) => match File::create(path) {
+            Ok(f) => Some(io::BufWriter::new(f)),
+            Err(e) => {
+                eprintln!("{}: {}: {e}", tool.name, path.display());
+                return EXIT_UNUSABLE;
+            }
+        },
+        None => None,
+    };
+    let report = match analyze(input, timeline_file.as_mut().map(|w| w as &mut dyn Write)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{}: {name}: {e}", tool.name);
+            return EXIT_UNUSABLE;
+        }
+    };
+    let text = if json {
+        serde_json::to_string_pretty(&report).expect("report serializes") + "\n"
+    } else {
+        report.render_text()
+    };
+    if !report.is_usable() {
+        eprintln!(
+            "{}",
+            unusable_message(
+                tool.name,
+                &name,
+                report.input(),
+                report.lines_read(),
+                report.records_recognised(),
+                tool.wanted,
+                tool.how_to_enable,
+            )
+        );
+        if json {
+            let _ = print_stdout(&text);
+        }
+        return EXIT_UNUSABLE;
+    }
+    if let Err(e) = print_stdout(&text) {
+        eprintln!("{}: writing the report: {e}", tool.name);
+        return EXIT_UNUSABLE;
+    }
+    EXIT_ANALYZED
+}

@@ -1,12 +1,10 @@
 //! analyze-fetch-log: librdkafka `debug=fetch` logs from any client, into a gap report.
 
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use kgap_analyzers::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
+use kgap_analyzers::cli;
 use kgap_analyzers::fetch_log::{analyze_fetch_log_parallel, FetchLogOptions};
 
 const EXAMPLES: &str = "\
@@ -59,14 +57,11 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> i32 {
-    const TOOL: &str = "analyze-fetch-log";
-    let name = cli::input_name(args.file.as_deref());
-    let input = match cli::open_input(args.file.as_deref()) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{TOOL}: {e}");
-            return EXIT_UNUSABLE;
-        }
+    let tool = cli::LogTool {
+        name: "analyze-fetch-log",
+        wanted: "fetch records (Fetch backoff, fetch-decide, Fetch topic, MessageSet size)",
+        how_to_enable: "set debug=fetch on the consumer and let it log at debug level \
+                 (rust-rdkafka: set_log_level(RDKafkaLogLevel::Debug))",
     };
     let opts = FetchLogOptions {
         window_start: args.from,
@@ -74,56 +69,11 @@ fn run(args: &Args) -> i32 {
         max_line_bytes: Some(args.max_line_bytes),
         fetch_wait_max_ms: Some(args.fetch_wait_max_ms),
     };
-    let mut timeline_file = match &args.timeline {
-        Some(path) => match File::create(path) {
-            Ok(f) => Some(BufWriter::new(f)),
-            Err(e) => {
-                eprintln!("{TOOL}: {}: {e}", path.display());
-                return EXIT_UNUSABLE;
-            }
-        },
-        None => None,
-    };
-    let result = analyze_fetch_log_parallel(
-        input,
-        &opts,
-        timeline_file.as_mut().map(|w| w as &mut dyn std::io::Write),
-        args.threads,
-    );
-    let report = match result {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{TOOL}: {name}: {e}");
-            return EXIT_UNUSABLE;
-        }
-    };
-    let text = if args.json {
-        serde_json::to_string_pretty(&report).expect("report serializes") + "\n"
-    } else {
-        report.render_text()
-    };
-    if !report.is_usable() {
-        eprintln!(
-            "{}",
-            cli::unusable_message(
-                TOOL,
-                &name,
-                &report.input,
-                report.lines_read,
-                report.records_recognised,
-                "fetch records (Fetch backoff, fetch-decide, Fetch topic, MessageSet size)",
-                "set debug=fetch on the consumer and let it log at debug level \
-                 (rust-rdkafka: set_log_level(RDKafkaLogLevel::Debug))",
-            )
-        );
-        if args.json {
-            let _ = cli::print_stdout(&text);
-        }
-        return EXIT_UNUSABLE;
-    }
-    if let Err(e) = cli::print_stdout(&text) {
-        eprintln!("{TOOL}: writing the report: {e}");
-        return EXIT_UNUSABLE;
-    }
-    EXIT_ANALYZED
+    cli::run_log_analyzer(
+        &tool,
+        args.file.as_deref(),
+        args.json,
+        args.timeline.as_deref(),
+        |input, timeline| analyze_fetch_log_parallel(input, &opts, timeline, args.threads),
+    )
 }

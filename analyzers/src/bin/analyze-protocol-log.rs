@@ -1,12 +1,10 @@
 //! analyze-protocol-log: librdkafka `debug=protocol` logs from any client, into a gap report.
 
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use kgap_analyzers::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
+use kgap_analyzers::cli;
 use kgap_analyzers::protocol_log::{analyze_protocol_log_parallel, ProtocolLogOptions};
 
 const EXAMPLES: &str = "\
@@ -55,70 +53,22 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> i32 {
-    const TOOL: &str = "analyze-protocol-log";
-    let name = cli::input_name(args.file.as_deref());
-    let input = match cli::open_input(args.file.as_deref()) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{TOOL}: {e}");
-            return EXIT_UNUSABLE;
-        }
+    let tool = cli::LogTool {
+        name: "analyze-protocol-log",
+        wanted: "protocol records (Sent/Received/Retrying/Timed out)",
+        how_to_enable: "set debug=protocol on the client and let it log at debug level \
+                 (rust-rdkafka: set_log_level(RDKafkaLogLevel::Debug))",
     };
     let opts = ProtocolLogOptions {
         window_start: args.from,
         window_end: args.to,
         max_line_bytes: Some(args.max_line_bytes),
     };
-    let mut timeline_file = match &args.timeline {
-        Some(path) => match File::create(path) {
-            Ok(f) => Some(BufWriter::new(f)),
-            Err(e) => {
-                eprintln!("{TOOL}: {}: {e}", path.display());
-                return EXIT_UNUSABLE;
-            }
-        },
-        None => None,
-    };
-    let result = analyze_protocol_log_parallel(
-        input,
-        &opts,
-        timeline_file.as_mut().map(|w| w as &mut dyn std::io::Write),
-        args.threads,
-    );
-    let report = match result {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{TOOL}: {name}: {e}");
-            return EXIT_UNUSABLE;
-        }
-    };
-    let text = if args.json {
-        serde_json::to_string_pretty(&report).expect("report serializes") + "\n"
-    } else {
-        report.render_text()
-    };
-    if !report.is_usable() {
-        eprintln!(
-            "{}",
-            cli::unusable_message(
-                TOOL,
-                &name,
-                &report.input,
-                report.lines_read,
-                report.records_recognised,
-                "protocol records (Sent/Received/Retrying/Timed out)",
-                "set debug=protocol on the client and let it log at debug level \
-                 (rust-rdkafka: set_log_level(RDKafkaLogLevel::Debug))",
-            )
-        );
-        if args.json {
-            let _ = cli::print_stdout(&text);
-        }
-        return EXIT_UNUSABLE;
-    }
-    if let Err(e) = cli::print_stdout(&text) {
-        eprintln!("{TOOL}: writing the report: {e}");
-        return EXIT_UNUSABLE;
-    }
-    EXIT_ANALYZED
+    cli::run_log_analyzer(
+        &tool,
+        args.file.as_deref(),
+        args.json,
+        args.timeline.as_deref(),
+        |input, timeline| analyze_protocol_log_parallel(input, &opts, timeline, args.threads),
+    )
 }
