@@ -609,16 +609,6 @@ pub fn render_text(r: &ProbeResult) -> String {
             continue;
         }
         let g = |k: &str| set.median_of(k).unwrap_or(0.0);
-        let lo = set
-            .min
-            .get("msgs_per_s")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0);
-        let hi = set
-            .max
-            .get("msgs_per_s")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0);
         let busiest = set
             .median
             .get("threads")
@@ -637,12 +627,7 @@ pub fn render_text(r: &ProbeResult) -> String {
             .unwrap_or_default();
         t.row(vec![
             set.params["fetch.queue.backoff.ms"].to_string(),
-            format!(
-                "{} ({}–{})",
-                result::si(g("msgs_per_s")),
-                result::si(lo),
-                result::si(hi)
-            ),
+            set.median_range_si("msgs_per_s"),
             format!("{:.1}", g("mb_per_s")),
             format!("{:.2}", g("consumer_cores")),
             busiest,

@@ -720,7 +720,6 @@ pub fn render_text(r: &ProbeResult) -> String {
             continue;
         }
         let g = |k: &str| set.median_of(k);
-        let mm = |m: &Map<String, Value>| m.get("msgs_per_s").and_then(Value::as_f64);
         let (l, b) = point_of(set);
         let opt = |x: Option<f64>, f: &dyn Fn(f64) -> String| x.map_or("-".to_string(), f);
         t.row(vec![
@@ -730,12 +729,7 @@ pub fn render_text(r: &ProbeResult) -> String {
                 l.to_string()
             },
             svg::bytes_label(b as f64),
-            format!(
-                "{} ({}–{})",
-                result::si(g("msgs_per_s").unwrap_or(0.0)),
-                result::si(mm(&set.min).unwrap_or(0.0)),
-                result::si(mm(&set.max).unwrap_or(0.0))
-            ),
+            set.median_range_si("msgs_per_s"),
             opt(g("msgs_per_batch"), &|x| format!("{x:.0}")),
             opt(g("input_bytes_per_batch"), &|x| format!("{x:.0}")),
             opt(g("wire_bytes_per_batch"), &|x| format!("{x:.0}")),

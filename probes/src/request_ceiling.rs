@@ -524,27 +524,12 @@ pub fn render_text(r: &ProbeResult) -> String {
             continue;
         }
         let g = |k: &str| set.median_of(k);
-        let lo = set
-            .min
-            .get("msgs_per_s")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0);
-        let hi = set
-            .max
-            .get("msgs_per_s")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0);
         let (p, b) = point_of(set);
         let opt = |x: Option<f64>, f: &dyn Fn(f64) -> String| x.map_or("-".to_string(), f);
         t.row(vec![
             p.to_string(),
             svg::bytes_label(b as f64),
-            format!(
-                "{} ({}–{})",
-                result::si(g("msgs_per_s").unwrap_or(0.0)),
-                result::si(lo),
-                result::si(hi)
-            ),
+            set.median_range_si("msgs_per_s"),
             format!("{:.0}", g("mb_per_s").unwrap_or(0.0)),
             opt(g("produce_requests_per_s"), &result::si),
             opt(g("bytes_per_request"), &|x| format!("{x:.0}")),

@@ -58,6 +58,17 @@ impl SettingResult {
         self.max = max;
     }
 
+    /// "389k (330k–573k)": a rate's median with min and max over reps, for tables.
+    pub fn median_range_si(&self, key: &str) -> String {
+        let get = |m: &Map<String, Value>| m.get(key).and_then(Value::as_f64).unwrap_or(0.0);
+        format!(
+            "{} ({}–{})",
+            si(get(&self.median)),
+            si(get(&self.min)),
+            si(get(&self.max))
+        )
+    }
+
     /// Median of a numeric figure, if every run has it.
     pub fn median_of(&self, key: &str) -> Option<f64> {
         self.median.get(key).and_then(Value::as_f64)
@@ -461,6 +472,15 @@ mod tests {
             med["threads"],
             json!([{"name": "app", "cores": 0.6}, {"name": "rdk:broker1", "cores": 0.0}])
         );
+    }
+
+    #[test]
+    fn median_range_cell() {
+        let mut s = SettingResult::new(Map::new());
+        for x in [330e3, 389e3, 573e3] {
+            s.push_run(&json!({"msgs_per_s": x}));
+        }
+        assert_eq!(s.median_range_si("msgs_per_s"), "389k (330k–573k)");
     }
 
     #[test]
