@@ -490,12 +490,7 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
         measured.iter().max_by_key(|s| backoff_of(s)),
         measured.iter().min_by_key(|s| backoff_of(s)),
     ) else {
-        return Verdict {
-            finding: FINDING.into(),
-            holds: false,
-            summary: "nothing was measured".into(),
-            evidence: json!({}),
-        };
+        return Verdict::cannot_tell(FINDING, "nothing was measured", json!({}));
     };
     let (bs, bf) = (backoff_of(slow), backoff_of(fast));
     let m = |s: &SettingResult, k: &str| s.median_of(k).unwrap_or(0.0);
@@ -532,12 +527,11 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
         },
     });
     if bs == bf {
-        return Verdict {
-            finding: FINDING.into(),
-            holds: false,
-            summary: format!("only fetch.queue.backoff.ms={bs} was run: nothing to compare"),
+        return Verdict::cannot_tell(
+            FINDING,
+            format!("only fetch.queue.backoff.ms={bs} was run: nothing to compare"),
             evidence,
-        };
+        );
     }
     // The post saw 3.8x; 1.3x is a clear, noise-proof effect on a 2-core machine.
     let holds = naps > 0.0 && speedup >= 1.3;
@@ -573,6 +567,7 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
     Verdict {
         finding: FINDING.into(),
         holds,
+        decided: true,
         summary,
         evidence,
     }
@@ -728,7 +723,7 @@ mod tests {
         let no_speedup = verdict(&[setting(1000, &[(1e6, 5, 1)]), setting(10, &[(1.1e6, 0, 0)])]);
         assert!(!no_speedup.holds);
         let single = verdict(&[setting(1000, &[(1e6, 5, 1)])]);
-        assert!(!single.holds);
+        assert!(!single.holds && !single.decided);
         assert!(single.summary.contains("nothing to compare"));
     }
 }

@@ -486,12 +486,7 @@ pub fn java_equivalent(java_bytes: u64, curve: &[(u64, f64)]) -> Option<JavaEqui
 /// All three: the speed-for-ratio trade of the post. 1 alone is the batch.size semantics.
 pub fn verdict(settings: &[SettingResult], codec: Codec) -> Verdict {
     let measured: Vec<&SettingResult> = settings.iter().filter(|s| !s.runs.is_empty()).collect();
-    let none = |why: &str| Verdict {
-        finding: FINDING.into(),
-        holds: false,
-        summary: why.into(),
-        evidence: json!({}),
-    };
+    let none = |why: &str| Verdict::cannot_tell(FINDING, why, json!({}));
     let Some(level) = measured.first().map(|s| point_of(s).0) else {
         return none("nothing was measured");
     };
@@ -627,6 +622,7 @@ pub fn verdict(settings: &[SettingResult], codec: Codec) -> Verdict {
     Verdict {
         finding: FINDING.into(),
         holds,
+        decided: true,
         summary,
         evidence,
     }

@@ -550,6 +550,7 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
         Some((ratio, p)) if ratio >= 3.0 => Verdict {
             finding: FINDING.into(),
             holds: true,
+            decided: true,
             summary: format!(
                 "in-flight queueing: at {} msg/s and linger.ms={}, p99 send-to-ack was {} ms with librdkafka's default window against {} ms with max.in.flight=5 ({:.1}x; the post: 26.4 vs 1.28 ms), with {} against {} ProduceRequests/s of {} against {} messages: \
                  an unlimited window sends tiny requests that queue at the broker. Fix: max.in.flight.requests.per.connection=5 (throughput unchanged).{}",
@@ -563,6 +564,7 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
         Some((ratio, p)) => Verdict {
             finding: FINDING.into(),
             holds: false,
+            decided: true,
             summary: format!(
                 "no in-flight queueing: the largest gap at a sustained rate was {:.1}x (p99 {} vs {} ms at {} msg/s, linger.ms={}), below 3x.{}",
                 ratio, p["ack_ms_p99_default_window"], p["ack_ms_p99_inflight_5"], p["rate_per_s"], p["linger_ms"], linger_text
@@ -572,6 +574,7 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
         None => Verdict {
             finding: FINDING.into(),
             holds: false,
+            decided: true,
             summary: match &unsustained {
                 Some((ratio, p)) => format!(
                     "no sustained pair of the default window and max.in.flight=5 showed more, smaller \

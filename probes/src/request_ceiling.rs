@@ -343,12 +343,7 @@ pub fn verdict(settings: &[SettingResult], profile: Profile) -> Verdict {
     let measured: Vec<&SettingResult> = settings.iter().filter(|s| !s.runs.is_empty()).collect();
     let rate = |s: &SettingResult| s.median_of("msgs_per_s").unwrap_or(0.0);
     let Some(smallest) = measured.iter().map(|s| point_of(s).1).min() else {
-        return Verdict {
-            finding: FINDING.into(),
-            holds: false,
-            summary: "nothing was measured".into(),
-            evidence: json!({}),
-        };
+        return Verdict::cannot_tell(FINDING, "nothing was measured", json!({}));
     };
     let mut parts: Vec<i64> = measured.iter().map(|s| point_of(s).0).collect();
     parts.sort();
@@ -375,12 +370,11 @@ pub fn verdict(settings: &[SettingResult], profile: Profile) -> Verdict {
         .map(|w| point_of(w[0]).1)
         .or_else(|| curve.last().map(|s| point_of(s).1));
     let (Some(sm), Some(best)) = (small_most, best) else {
-        return Verdict {
-            finding: FINDING.into(),
-            holds: false,
-            summary: "the sweep lacks its smallest batch.size point".into(),
-            evidence: json!({}),
-        };
+        return Verdict::cannot_tell(
+            FINDING,
+            "the sweep lacks its smallest batch.size point",
+            json!({}),
+        );
     };
     let rps = sm.median_of("produce_requests_per_s");
     let bpr = sm.median_of("bytes_per_request");
@@ -454,9 +448,23 @@ pub fn verdict(settings: &[SettingResult], profile: Profile) -> Verdict {
         }
         format!("not request-bound here: {}", why.join("; "))
     };
+    // One batch.size cannot show a per-request cost: rule 3 compares batch sizes.
+    if curve.len() < 2 {
+        return Verdict::cannot_tell(
+            FINDING,
+            format!(
+                "only batch.size={} was run at {} partitions: the rule compares batch.size values \
+                 (sweep at least two, e.g. --batch-size 16384,1048576)",
+                svg::bytes_label(smallest as f64),
+                most
+            ),
+            evidence,
+        );
+    }
     Verdict {
         finding: FINDING.into(),
         holds,
+        decided: true,
         summary,
         evidence,
     }
@@ -624,7 +632,16 @@ mod tests {
         let v = verdict(&flat, Profile::Native);
         assert!(!v.holds);
         assert!(v.summary.contains("gained only"));
-        assert!(!verdict(&[], Profile::Native).holds);
+        assert!(v.decided);
+        let none = verdict(&[], Profile::Native);
+        assert!(!none.holds && !none.decided);
+    }
+
+    #[test]
+    fn one_batch_size_cannot_tell() {
+        let v = verdict(&[point(6, 16384, &[36e3], 2.4e3, 15645.0)], Profile::Native);
+        assert!(!v.holds && !v.decided, "{v:?}");
+        assert!(v.summary.contains("only batch.size=16K"), "{}", v.summary);
     }
 
     #[test]

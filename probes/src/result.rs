@@ -23,8 +23,24 @@ pub struct Verdict {
     /// Stable id of the post's finding (e.g. "fetch-backoff").
     pub finding: String,
     pub holds: bool,
+    /// False when the run cannot decide (nothing measured, one point of a sweep that needs
+    /// two): the report then says "cannot tell", not "does not hold".
+    pub decided: bool,
     pub summary: String,
     pub evidence: Value,
+}
+
+impl Verdict {
+    /// A verdict the measured points cannot support either way.
+    pub fn cannot_tell(finding: &str, summary: impl Into<String>, evidence: Value) -> Verdict {
+        Verdict {
+            finding: finding.into(),
+            holds: false,
+            decided: false,
+            summary: summary.into(),
+            evidence,
+        }
+    }
 }
 
 /// One swept setting: its librdkafka params, every rep, and median/min/max over reps.
@@ -425,7 +441,11 @@ pub fn render_footer(r: &ProbeResult, analyzer_lines: &[String]) -> String {
         s.push_str(&format!(
             "\nverdict ({}): {}\n  {}\n",
             v.finding,
-            if v.holds { "HOLDS" } else { "does not hold" },
+            match (v.decided, v.holds) {
+                (false, _) => "cannot tell",
+                (true, true) => "HOLDS",
+                (true, false) => "does not hold",
+            },
             v.summary
         ));
     }

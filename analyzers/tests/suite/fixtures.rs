@@ -5,7 +5,9 @@
 //! analyzer (`analyze-protocol-log` or `analyze-fetch-log`); objects match when every
 //! expected key matches, arrays when every expected element matches some element,
 //! numbers within 1e-9 relative, or `{"approx": x, "tol": t}` within `t` relative;
-//! an empty expected array means the report's must be empty too (no diagnosis).
+//! an empty expected array means the report's must be empty too (no diagnosis);
+//! `{"none_of": [..]}` against an array means no element may match any of those (a
+//! diagnosis that must be absent), with an optional `"all_of": [..]` beside it.
 //! Captures kept in a folder (`<dir>/debug.log`) are found one level down.
 
 use std::path::{Path, PathBuf};
@@ -32,6 +34,17 @@ fn matches(expected: &Value, actual: &Value, path: &str) -> Result<(), String> {
             } else {
                 Err(format!("{path}: {a} is not within {tol} of {x}"))
             }
+        }
+        (Value::Object(e), Value::Array(a)) if e.contains_key("none_of") => {
+            if let Some(all) = e.get("all_of") {
+                matches(all, actual, path)?;
+            }
+            for (i, ev) in e["none_of"].as_array().into_iter().flatten().enumerate() {
+                if a.iter().any(|av| matches(ev, av, "").is_ok()) {
+                    return Err(format!("{path}: none_of[{i}] {ev} is present"));
+                }
+            }
+            Ok(())
         }
         (Value::Object(e), Value::Object(a)) => {
             for (k, ev) in e {
