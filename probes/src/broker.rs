@@ -307,6 +307,11 @@ impl Consumer {
         )
         .map_err(|e| from_kafka("creating the consumer", e))?;
         let log = unsafe { LogQueue::attach(consumer.client().native_ptr(), sink.clone()) };
+        // Log lines librdkafka queued before the log queue existed (INIT) wait on the main
+        // queue; served here they go through the context to the sink. Left there, a batch
+        // call would serve them to librdkafka's stderr printer. Nothing is assigned yet, so
+        // no message can be taken.
+        let _ = consumer.poll(std::time::Duration::ZERO);
         Ok(Consumer {
             _log: log,
             consumer,

@@ -10,6 +10,7 @@
 use crate::broker::{Broker, Consumer, TopicGuard};
 use crate::capture::Sink;
 use crate::cli::CommonArgs;
+use crate::consume::{self, ConsumeApi, Flow};
 use crate::error::{ProbeError, Result};
 use crate::interrupt;
 use crate::measure::{self, Edge, Progress, Sampler, WindowFigures};
@@ -20,10 +21,10 @@ use kgap_analyzers::fetch_log::{self, FetchLogOptions};
 // Kept for callers that reached it here first.
 pub use crate::result::broker_line;
 use rdkafka::consumer::Consumer as _;
-use rdkafka::message::Message as _;
 use rdkafka::{Offset, TopicPartitionList};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
+use std::cell::Cell;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -176,7 +177,18 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
             }
             let backoff = settings[si];
             let dir = out.run_dir(&format!("backoff-{backoff}ms"), rep)?;
-            let Some(run) = consume_once(&broker, &topic, opts, messages, backoff, &dir)? else {
+            let consume = ConsumeRun {
+                api: ConsumeApi::Poll,
+                settings: consumer_settings(
+                    backoff,
+                    &crate::broker::topic_name("probe-fetch-backoff-group"),
+                    broker.is_mock(),
+                ),
+                backoff_ms: backoff,
+                duration: opts.duration,
+                expected: messages,
+            };
+            let Some(run) = consume_once(&broker, &topic, &consume, &dir)? else {
                 // Ctrl-C before this run's window opened: nothing of it to report.
                 result.interrupted = true;
                 break 'reps;
@@ -295,14 +307,27 @@ fn wall_s() -> f64 {
         .as_secs_f64()
 }
 
-/// One run: a fresh consumer, assign() every partition from the beginning, poll until every
-/// prefilled message arrived (or --duration, or an idle timeout, or Ctrl-C).
-fn consume_once(
+/// One consume run: which API takes the messages, with which consumer settings.
+#[derive(Debug, Clone)]
+pub struct ConsumeRun {
+    pub api: ConsumeApi,
+    /// The consumer's settings (see [`consumer_settings`]); `-X` overrides come after them.
+    pub settings: Vec<(&'static str, String)>,
+    /// fetch.queue.backoff.ms of the run: sizes the idle limit, so a nap is never the end.
+    pub backoff_ms: u64,
+    /// Cap on the measured window.
+    pub duration: Option<Duration>,
+    /// Messages in the topic: the run ends when all arrived.
+    pub expected: u64,
+}
+
+/// One run: a fresh consumer, assign() every partition from the beginning, take messages on
+/// a thread of its own (`kgap-app`, so its cores are the application thread's) until every
+/// prefilled message arrived (or the duration, or an idle timeout, or Ctrl-C).
+pub fn consume_once(
     broker: &Broker,
     topic: &TopicGuard,
-    opts: &Options,
-    expected: u64,
-    backoff_ms: u64,
+    run: &ConsumeRun,
     dir: &Path,
 ) -> Result<Option<RunFigures>> {
     let log_path = dir.join("debug.log");
@@ -310,12 +335,7 @@ fn consume_once(
         Sink::to_files(Some(&log_path), Some(&dir.join("stats.jsonl")))
             .map_err(|e| ProbeError::io(format!("creating files in {}", dir.display()), e))?,
     );
-    let group = crate::broker::topic_name("probe-fetch-backoff-group");
-    let c = Consumer::new(
-        broker,
-        &consumer_settings(backoff_ms, &group, broker.is_mock()),
-        sink.clone(),
-    )?;
+    let c = Consumer::new(broker, &run.settings, sink.clone())?;
     let mut tpl = TopicPartitionList::new();
     for p in 0..topic.partitions {
         tpl.add_partition_offset(&topic.name, p, Offset::Beginning)
@@ -325,62 +345,75 @@ fn consume_once(
         .assign(&tpl)
         .map_err(|e| ProbeError::kafka("assign", e))?;
 
+    let expected = run.expected;
     let warmup = (expected / 10).max(1);
     // Longer than any nap the setting can cause, so a nap is never taken for the end.
-    let idle_limit = Duration::from_millis(10_000 + 3 * backoff_ms);
+    let idle_limit = Duration::from_millis(10_000 + 3 * run.backoff_ms);
     let origin = Instant::now();
     let progress = Arc::new(Progress::default());
     let mut count = 0u64;
     let mut bytes = 0u64;
     let mut start: Option<(Edge, f64, Sampler)> = None;
-    let mut idle_since: Option<Instant> = None;
-    let mut errors = 0u64;
+    // Shared by the message and idle callbacks.
+    let idle_since: Cell<Option<Instant>> = Cell::new(None);
     let deadline_check = 4096u64;
-    let mut deadline: Option<Instant> = None;
+    let deadline: Cell<Option<Instant>> = Cell::new(None);
 
     // The measured loop: counters and relaxed stores only; clock reads every 4096 messages.
-    loop {
-        match c.consumer.poll(Duration::from_millis(100)) {
-            Some(Ok(m)) => {
-                count += 1;
-                bytes += m.payload().map_or(0, |p| p.len() as u64);
-                progress.publish(count, bytes);
-                if count == warmup {
-                    let edge = Edge::now(origin, count, bytes);
-                    let sampler = Sampler::start(progress.clone(), origin);
-                    deadline = opts.duration.map(|d| edge.at + d);
-                    start = Some((edge, wall_s(), sampler));
-                }
-                if count >= expected {
-                    break;
-                }
-                if idle_since.is_some() {
-                    idle_since = None;
-                }
-                if count % deadline_check == 0 {
-                    if let Some(d) = deadline {
-                        if Instant::now() >= d {
-                            break;
+    let (cr, pr) = (&c, &progress);
+    let (errors, count, _bytes, start, end) = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("kgap-app".into())
+            .spawn_scoped(scope, move || {
+                let errors = consume::drive(
+                    cr,
+                    run.api,
+                    Duration::from_millis(100),
+                    |payload| {
+                        count += 1;
+                        bytes += payload.len() as u64;
+                        pr.publish(count, bytes);
+                        if count == warmup {
+                            let edge = Edge::now(origin, count, bytes);
+                            let sampler = Sampler::start(pr.clone(), origin);
+                            deadline.set(run.duration.map(|d| edge.at + d));
+                            start = Some((edge, wall_s(), sampler));
                         }
-                    }
-                    if interrupt::stopped() {
-                        break;
-                    }
-                }
-            }
-            Some(Err(_)) => errors += 1,
-            None => {
-                if interrupt::stopped() || deadline.is_some_and(|d| Instant::now() >= d) {
-                    break;
-                }
-                let since = *idle_since.get_or_insert_with(Instant::now);
-                if since.elapsed() > idle_limit {
-                    break;
-                }
-            }
-        }
-    }
-    let end = Edge::now(origin, count, bytes);
+                        if count >= expected {
+                            return Flow::Stop;
+                        }
+                        idle_since.set(None);
+                        if count % deadline_check == 0
+                            && (deadline.get().is_some_and(|d| Instant::now() >= d)
+                                || interrupt::stopped())
+                        {
+                            return Flow::Stop;
+                        }
+                        Flow::Continue
+                    },
+                    || {
+                        if interrupt::stopped()
+                            || deadline.get().is_some_and(|d| Instant::now() >= d)
+                        {
+                            return Flow::Stop;
+                        }
+                        let since = idle_since.get().unwrap_or_else(Instant::now);
+                        idle_since.set(Some(since));
+                        if since.elapsed() > idle_limit {
+                            Flow::Stop
+                        } else {
+                            Flow::Continue
+                        }
+                    },
+                );
+                // The end edge on this thread, while it is still in /proc: its CPU counts.
+                let end = Edge::now(origin, count, bytes);
+                errors.map(|e| (e, count, bytes, start, end))
+            })
+            .expect("spawn kgap-app")
+            .join()
+            .expect("consume thread")
+    })?;
     let end_wall = wall_s();
     drop(c);
     sink.flush();
@@ -402,7 +435,7 @@ fn consume_once(
         .filter(|t| t.at_s <= end.at.duration_since(origin).as_secs_f64() + 1e-6)
         .collect();
     measure::write_threads_csv(&dir.join("threads.csv"), &ticks);
-    if count < expected && !interrupt::stopped() && opts.duration.is_none() {
+    if count < expected && !interrupt::stopped() && run.duration.is_none() {
         return Err(ProbeError::Kafka(format!(
             "the consumer stalled at {count} of {expected} messages for {} s ({errors} errors{})",
             idle_limit.as_secs(),

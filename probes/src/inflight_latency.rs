@@ -115,7 +115,7 @@ pub fn producer_settings(linger: u64, inflight: u64) -> Vec<(&'static str, Strin
     ]
 }
 
-fn consumer_settings(group: &str, mock: bool) -> Vec<(&'static str, String)> {
+pub fn consumer_settings(group: &str, mock: bool) -> Vec<(&'static str, String)> {
     // Apache Kafka answers a held fetch as soon as data arrives; librdkafka's mock holds an
     // empty fetch for the whole fetch.wait.max.ms, which would add up to that to every e2e
     // latency. On the mock, fetch again every millisecond instead.
@@ -233,7 +233,8 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
     Ok(result)
 }
 
-fn wall_ns() -> i64 {
+/// Wall clock in ns: the e2e stamp's clock.
+pub fn wall_ns() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
@@ -313,7 +314,11 @@ fn run_once(
                 &producer,
                 &handle,
                 pool,
-                opts,
+                &PacedWindow {
+                    partitions: opts.partitions,
+                    warmup: opts.warmup,
+                    window: opts.window,
+                },
                 rate,
                 &ack,
                 &window_from,
@@ -384,23 +389,33 @@ fn run_once(
     Ok((run, name))
 }
 
-struct ProducerSide {
-    start: Edge,
-    end: Edge,
-    ticks: Vec<measure::Tick>,
-    window_sent: u64,
-    pacer: Pacer,
+/// What the paced producer saw: the window's edges, the sampler's ticks, messages sent in
+/// the window, and the pacer's lag statistics.
+pub struct ProducerSide {
+    pub start: Edge,
+    pub end: Edge,
+    pub ticks: Vec<measure::Tick>,
+    pub window_sent: u64,
+    pub pacer: Pacer,
+}
+
+/// The shape of a paced run: partitions round robin, a warmup at the rate, then the window.
+#[derive(Debug, Clone, Copy)]
+pub struct PacedWindow {
+    pub partitions: i32,
+    pub warmup: Duration,
+    pub window: Duration,
 }
 
 /// The paced producer: warmup at the rate, then the window. Per message: wait for its slot,
 /// copy the pool payload into one scratch buffer, stamp the wall clock into bytes 0..8,
 /// produce with the send time as opaque, poll(0) to serve acks. No allocation.
 #[allow(clippy::too_many_arguments)]
-fn produce_paced(
+pub fn produce_paced(
     producer: &Producer,
     handle: &TopicHandle,
     pool: &Pool,
-    opts: &Options,
+    opts: &PacedWindow,
     rate: u64,
     ack: &AckLatency,
     window_from: &AtomicI64,

@@ -15,9 +15,12 @@
 //! - [`inflight_latency`]: `probe-inflight-latency` (the in-flight window and latency).
 //! - [`gzip_batch`]: `probe-gzip-batch` (gzip: what batch.size means for a compressed batch).
 
+pub mod batch;
+pub mod batch_consume;
 pub mod broker;
 pub mod capture;
 pub mod cli;
+pub mod consume;
 pub mod error;
 pub mod fetch_backoff;
 pub mod gzip_batch;
