@@ -27,6 +27,7 @@ fn probe(name: &str, args: &[&str]) -> (Output, Duration) {
         "probe-fetch-backoff" => env!("CARGO_BIN_EXE_probe-fetch-backoff"),
         "probe-request-ceiling" => env!("CARGO_BIN_EXE_probe-request-ceiling"),
         "probe-inflight-latency" => env!("CARGO_BIN_EXE_probe-inflight-latency"),
+        "probe-batch-consume" => env!("CARGO_BIN_EXE_probe-batch-consume"),
         other => panic!("unknown probe {other}"),
     };
     let t = Instant::now();
@@ -542,4 +543,105 @@ fn inflight_default_window_sends_more_smaller_requests_than_five_at_linger_0() {
     );
     assert_eq!(r["verdict"]["finding"], "inflight-latency");
     assert_eq!(topics_with_prefix("kgap.probe-inflight-latency."), before);
+}
+
+#[test]
+fn batch_consume_on_the_real_broker_takes_every_message_and_names_the_threads() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_broker();
+    let before = topics_with_prefix("kgap.probe-batch-consume.");
+    let b = brokers();
+    let (out, _) = probe(
+        "probe-batch-consume",
+        &[
+            "--brokers",
+            &b,
+            "--api",
+            "poll,fixed",
+            "--backoff-ms",
+            "10",
+            "--messages",
+            "200000",
+            "--reps",
+            "1",
+            "--duration",
+            "60s",
+            "--json",
+        ],
+    );
+    let r = json_of(&out);
+    assert_eq!(r["probe"], "probe-batch-consume");
+    assert_eq!(r["prefill"]["messages"], 200000);
+    let settings = r["settings"].as_array().unwrap();
+    assert_eq!(settings.len(), 2);
+    for s in settings {
+        let run = &s["runs"][0];
+        // Exact accounting: the window holds every message after the 10% warmup, once.
+        assert_eq!(run["messages"], 180000, "{}: {run}", s["params"]["api"]);
+        let names: Vec<&str> = run["threads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        assert!(names.contains(&"kgap-app"), "{names:?}");
+        assert!(
+            run["broker_thread"]
+                .as_str()
+                .unwrap()
+                .starts_with("rdk:broker"),
+            "{run}"
+        );
+        assert!(run["app_cores"].as_f64().unwrap() > 0.0, "{run}");
+    }
+    assert_eq!(settings[1]["params"]["api"], "batch-fixed");
+    assert_eq!(r["verdict"]["finding"], "batch-consume");
+    assert_eq!(r["verdict"]["decided"], true);
+    assert_eq!(topics_with_prefix("kgap.probe-batch-consume."), before);
+}
+
+#[test]
+fn batch_consume_naive_wrapper_waits_as_the_arithmetic_says_and_fixed_does_not() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_broker();
+    let b = brokers();
+    let (out, _) = probe(
+        "probe-batch-consume",
+        &[
+            "--brokers",
+            &b,
+            "--rate",
+            "1000",
+            "--api",
+            "fixed,naive",
+            "--warmup",
+            "500ms",
+            "--window",
+            "2s",
+            "--reps",
+            "1",
+            "--json",
+        ],
+    );
+    let r = json_of(&out);
+    let at = |api: &str| {
+        r["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["params"]["api"] == api)
+            .map(|s| s["runs"][0].clone())
+            .unwrap()
+    };
+    let (naive, fixed) = (at("batch-naive"), at("batch-fixed"));
+    // 500 messages at 1000/s take 500 ms > the 100 ms timeout: each call returns at the
+    // timeout, so a message waits 0–100 ms: p50 ≈ 50, p99 ≈ 99 (plus transport).
+    assert_eq!(naive["expected_wait_ms_p50"], 50.0);
+    let p50 = naive["e2e_ms_p50"].as_f64().unwrap();
+    let p99 = naive["e2e_ms_p99"].as_f64().unwrap();
+    assert!((30.0..=90.0).contains(&p50), "naive p50 {p50} ms");
+    assert!(p99 >= 80.0, "naive p99 {p99} ms");
+    let fixed_p50 = fixed["e2e_ms_p50"].as_f64().unwrap();
+    assert!(fixed_p50 < 20.0, "fixed p50 {fixed_p50} ms");
+    assert_eq!(r["verdict"]["finding"], "batch-wrapper-latency");
 }
