@@ -68,7 +68,16 @@ pub struct Options {
     pub rates: Vec<u64>,
     pub warmup: Duration,
     pub window: Duration,
+    /// librdkafka's examples/rdkafka_performance, run on the same topic beside the fixed
+    /// batch API (`-C -G … -B <batch>`): the harness-honesty check.
+    pub rdkafka_performance: Option<std::path::PathBuf>,
 }
+
+/// Target of the harness-honesty check: the probe's batch loop at ≥ 0.97x librdkafka's own
+/// performance tool on the same topic.
+pub const HARNESS_TARGET_RATIO: f64 = 0.97;
+/// The api name of rdkafka_performance's runs in tables and JSON.
+pub const RDKAFKA_PERFORMANCE: &str = "rdkafka_performance";
 
 /// `poll`, `fixed`, `naive` → the APIs, with the batch size and naive timeout given.
 pub fn parse_apis(
@@ -193,11 +202,16 @@ fn run_throughput(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult
     };
     let (messages, kind, compression) = fetch_backoff::prefill_defaults(broker.is_mock(), &fb);
     let pool = Pool::new(opts.size, kind);
-    let points: Vec<(u64, ConsumeApi)> = opts
+    // None: rdkafka_performance, at the fastest backoff, beside the probe's own runs.
+    let mut points: Vec<(u64, Option<ConsumeApi>)> = opts
         .backoff_ms
         .iter()
-        .flat_map(|&b| opts.apis.iter().map(move |&a| (b, a)))
+        .flat_map(|&b| opts.apis.iter().map(move |&a| (b, Some(a))))
         .collect();
+    let fastest = opts.backoff_ms.iter().copied().min().unwrap_or(10);
+    if opts.rdkafka_performance.is_some() {
+        points.push((fastest, None));
+    }
     let mut result = ProbeResult::new(
         PROBE,
         &broker,
@@ -205,7 +219,16 @@ fn run_throughput(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult
         opts.common.reps,
         points
             .iter()
-            .map(|(b, a)| params(a, Some(*b), None))
+            .map(|(b, a)| match a {
+                Some(a) => params(a, Some(*b), None),
+                None => {
+                    let mut p = Map::new();
+                    p.insert("api".into(), json!(RDKAFKA_PERFORMANCE));
+                    p.insert("batch".into(), json!(batch_size(opts)));
+                    p.insert("fetch.queue.backoff.ms".into(), json!(b));
+                    p
+                }
+            })
             .collect(),
     );
     result.not_measured = throughput_not_measured(&broker, &compression);
@@ -236,6 +259,26 @@ fn run_throughput(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult
                 break 'reps;
             }
             let (backoff, api) = points[pi];
+            let Some(api) = api else {
+                let path = opts.rdkafka_performance.as_deref().expect("given");
+                let run = run_rdkafka_performance(
+                    &broker,
+                    path,
+                    &topic.name,
+                    messages,
+                    backoff,
+                    batch_size(opts),
+                )?;
+                progress(&format!(
+                    "rdkafka_performance -C -B {} fetch.queue.backoff.ms={backoff} rep {rep}/{}: {} msg/s",
+                    batch_size(opts),
+                    opts.common.reps,
+                    result::si(run.msgs_per_s)
+                ));
+                result.settings[pi].push_run(&run);
+                out.write(&result)?;
+                continue;
+            };
             let dir = out.run_dir(&format!("{}-backoff{backoff}ms", api.name()), rep)?;
             let consume = ConsumeRun {
                 api,
@@ -267,6 +310,103 @@ fn run_throughput(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult
     out.write(&result)?;
     topic.delete()?;
     Ok(result)
+}
+
+fn batch_size(opts: &Options) -> usize {
+    opts.apis
+        .iter()
+        .find_map(|a| match a {
+            ConsumeApi::Batch { size, .. } => Some(*size),
+            ConsumeApi::Poll => None,
+        })
+        .unwrap_or(crate::batch::DEFAULT_BATCH)
+}
+
+/// One rdkafka_performance consumer run: its own summary line, parsed.
+#[derive(Debug, Clone, Serialize)]
+pub struct RdkafkaPerformanceRun {
+    pub messages: u64,
+    pub msgs_per_s: f64,
+    pub mb_per_s: f64,
+    /// rdkafka_performance times from its first message to its last (no warmup cut).
+    pub window_s: f64,
+}
+
+/// Runs `rdkafka_performance -C -G <fresh group> -t <topic> -B <batch> -c <messages>` with the
+/// probe's consumer settings, then deletes the group it committed offsets for.
+fn run_rdkafka_performance(
+    broker: &Broker,
+    path: &std::path::Path,
+    topic: &str,
+    messages: u64,
+    backoff_ms: u64,
+    batch: usize,
+) -> Result<RdkafkaPerformanceRun> {
+    let group = crate::broker::topic_name("probe-batch-consume-rkp");
+    let mut cmd = std::process::Command::new(path);
+    cmd.args(["-C", "-G", &group, "-t", topic, "-b", broker.bootstrap()])
+        .args(["-B", &batch.to_string(), "-c", &messages.to_string()])
+        .args(["-X", &format!("fetch.queue.backoff.ms={backoff_ms}")])
+        .args([
+            "-X",
+            "auto.offset.reset=earliest",
+            "-X",
+            "enable.auto.commit=false",
+        ]);
+    for (k, v) in broker.overrides() {
+        cmd.args(["-X", &format!("{k}={v}")]);
+    }
+    let out = cmd
+        .output()
+        .map_err(|e| ProbeError::io(format!("running {}", path.display()), e))?;
+    let _ = broker.delete_group(&group);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let parsed = parse_rdkafka_performance(&stdout);
+    match parsed {
+        Some(run) if out.status.success() && run.messages >= messages => Ok(run),
+        _ => Err(ProbeError::Kafka(format!(
+            "{} did not consume the topic ({}): {}",
+            path.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        ))),
+    }
+}
+
+/// The last `% N messages (B bytes) consumed in T ms: R msgs/s (M MB/s)` line.
+pub fn parse_rdkafka_performance(stdout: &str) -> Option<RdkafkaPerformanceRun> {
+    let line = stdout
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("% ") && l.contains(" consumed in ") && !l.contains("INTERVAL"))?;
+    let num = |after: &str, before: &str| -> Option<f64> {
+        let i = line.find(after)? + after.len();
+        let rest = &line[i..];
+        let j = rest.find(before)?;
+        rest[..j].trim().parse().ok()
+    };
+    let messages = num("% ", " messages")?;
+    let ms = num("consumed in ", "ms")?;
+    // "(B bytes) … (M MB/s)": the last parenthesis.
+    let mb: f64 = line[line.rfind('(')? + 1..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let window_s = ms / 1000.0;
+    Some(RdkafkaPerformanceRun {
+        messages: messages as u64,
+        msgs_per_s: if window_s > 0.0 {
+            messages / window_s
+        } else {
+            0.0
+        },
+        mb_per_s: mb,
+        window_s,
+    })
 }
 
 fn partitions(broker: &Broker, opts: &Options) -> i32 {
@@ -459,6 +599,25 @@ pub fn throughput_verdict(settings: &[SettingResult]) -> Verdict {
             "broker_thread_cores": POST_BROKER_THREAD_CORES,
         },
     });
+    // Harness honesty: the probe's batch loop against librdkafka's own tool, same topic.
+    let harness = measured
+        .iter()
+        .find(|s| api_of(s) == RDKAFKA_PERFORMANCE && backoff_of(s) == Some(fast))
+        .filter(|r| rate(r) > 0.0)
+        .map(|r| {
+            let ratio = rate(fixed) / rate(r);
+            json!({
+                "probe_batch_fixed_msgs_per_s": rate(fixed),
+                "rdkafka_performance_msgs_per_s": rate(r),
+                "ratio": measure::round3(ratio),
+                "target": HARNESS_TARGET_RATIO,
+                "met": ratio >= HARNESS_TARGET_RATIO,
+            })
+        });
+    let mut evidence = evidence;
+    if let Some(h) = &harness {
+        evidence["harness"] = h.clone();
+    }
     let summary = format!(
         "{}with poll() at {fast} ms the busiest thread was {poll_busy} ({poll_cores:.2} cores, {} msg/s){}; \
          the fixed batch API ran {} msg/s ({gain:.2}x) with {fixed_busy} busiest ({fixed_cores:.2} cores){}. {}",
@@ -871,15 +1030,18 @@ pub fn render_text(r: &ProbeResult) -> String {
         ]);
         for set in r.settings.iter().filter(|s| !s.runs.is_empty()) {
             let g = |k: &str| set.median_of(k).unwrap_or(0.0);
+            // rdkafka_performance is another process: its threads are not sampled.
+            let own = api_of(set) != RDKAFKA_PERFORMANCE;
+            let cell = |v: String| if own { v } else { "-".to_string() };
             t.row(vec![
                 backoff_of(set).map_or("?".into(), |b| b.to_string()),
                 api_of(set).to_string(),
                 set.median_range_si("msgs_per_s"),
                 format!("{:.1}", g("mb_per_s")),
-                format!("{:.2}", g("app_cores")),
-                format!("{:.2}", g("broker_thread_cores")),
-                saturated_of(set).unwrap_or_else(|| "-".into()),
-                format!("{:.1}", g("idle_s")),
+                cell(format!("{:.2}", g("app_cores"))),
+                cell(format!("{:.2}", g("broker_thread_cores"))),
+                cell(saturated_of(set).unwrap_or_else(|| "-".into())),
+                cell(format!("{:.1}", g("idle_s"))),
             ]);
         }
         s.push_str(&t.render());
@@ -889,7 +1051,19 @@ pub fn render_text(r: &ProbeResult) -> String {
              cores in most reps.\n"
         ));
     }
-    s.push_str(&result::render_footer(r, &[]));
+    let mut extra = Vec::new();
+    if let Some(h) = r.verdict.as_ref().and_then(|v| v.evidence.get("harness")) {
+        extra.push(format!(
+            "harness honesty: the probe's fixed batch loop ran {} msg/s, librdkafka's rdkafka_performance \
+             -C -B on the same topic {} msg/s: {:.3}x (target ≥ {HARNESS_TARGET_RATIO}, {}; medians, \
+             runs alternated; rdkafka_performance times from its first message, the probe after a 10% warmup)",
+            result::si(h["probe_batch_fixed_msgs_per_s"].as_f64().unwrap_or(0.0)),
+            result::si(h["rdkafka_performance_msgs_per_s"].as_f64().unwrap_or(0.0)),
+            h["ratio"].as_f64().unwrap_or(0.0),
+            if h["met"] == json!(true) { "met" } else { "NOT met" }
+        ));
+    }
+    s.push_str(&result::render_footer(r, &extra));
     s
 }
 
@@ -997,6 +1171,18 @@ mod tests {
         ]);
         assert!(!half.holds, "{}", half.summary);
         assert!(!latency_verdict(&[lat("poll", 1.0, 3.0, None)]).decided);
+    }
+
+    #[test]
+    fn rdkafka_performance_summary_line_parses() {
+        // The format of rdkafka_performance.c (librdkafka 2.12.1), consumer summary.
+        let out = "% Waiting for group rebalance..\n\
+                   % 2000000 messages (200000000 bytes) consumed in 1250ms: 1600000 msgs/s (160.00 MB/s)\n";
+        let r = parse_rdkafka_performance(out).unwrap();
+        assert_eq!(r.messages, 2_000_000);
+        assert!((r.msgs_per_s - 1.6e6).abs() < 1.0);
+        assert!((r.mb_per_s - 160.0).abs() < 1e-9);
+        assert!(parse_rdkafka_performance("% Waiting for group rebalance..\n").is_none());
     }
 
     #[test]

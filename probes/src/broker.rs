@@ -175,6 +175,28 @@ impl Broker {
         Ok(guard)
     }
 
+    /// The -X overrides every client of this run gets, applied last.
+    pub fn overrides(&self) -> &[(String, String)] {
+        &self.overrides
+    }
+
+    /// Deletes a consumer group this run created (e.g. rdkafka_performance's, which commits
+    /// offsets). A no-op on the mock.
+    pub fn delete_group(&self, group: &str) -> Result<()> {
+        if self.is_mock() {
+            return Ok(());
+        }
+        let admin = self.admin()?;
+        let results = futures_executor::block_on(admin.delete_groups(&[group], &admin_options()))
+            .map_err(|e| ProbeError::kafka(format!("deleting group {group}"), e))?;
+        for r in results {
+            if let Err((g, code)) = r {
+                return Err(ProbeError::Kafka(format!("deleting group {g}: {code}")));
+            }
+        }
+        Ok(())
+    }
+
     fn admin(&self) -> Result<AdminClient<DefaultClientContext>> {
         AdminClient::from_config_and_context(&self.config(&[]), DefaultClientContext)
             .map_err(|e| from_kafka("admin client", e))

@@ -88,6 +88,12 @@ struct Cli {
     #[arg(long, value_parser = parse_duration, default_value = "3s")]
     window: Duration,
 
+    /// Path of librdkafka's examples/rdkafka_performance: run it (-C -G … -B <batch>) on the
+    /// same topic, alternating with the probe's own runs, to check that the probe's consume
+    /// loop is not the limit (target ≥ 0.97x). scripts/bench-batch-consume-harness builds it.
+    #[arg(long, value_name = "PATH")]
+    rdkafka_performance: Option<std::path::PathBuf>,
+
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -114,6 +120,17 @@ fn main() {
     if cli.naive_timeout.is_zero() {
         usage("--naive-timeout must be above 0 (0 is the fixed policy's first call)".into());
     }
+    if let Some(p) = &cli.rdkafka_performance {
+        if !p.is_file() {
+            usage(format!(
+                "--rdkafka-performance: {} is not a file",
+                p.display()
+            ));
+        }
+        if cli.rate.is_some() {
+            usage("--rdkafka-performance compares throughput; it cannot go with --rate".into());
+        }
+    }
     let opts = Options {
         apis,
         backoff_ms,
@@ -124,6 +141,7 @@ fn main() {
         rates,
         warmup: cli.warmup,
         window: cli.window,
+        rdkafka_performance: cli.rdkafka_performance,
         common: cli.common,
     };
     let progress = progress_printer("probe-batch-consume", opts.common.quiet);
