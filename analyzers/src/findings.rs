@@ -22,6 +22,8 @@ use serde::Serialize;
 pub enum Side {
     Librdkafka,
     Java,
+    /// A difference between the two clients, not a fault of either.
+    Both,
     /// The benchmark's own code (a harness bug).
     Harness,
 }
@@ -269,7 +271,7 @@ pub const CATALOGUE: &[Finding] = &[
     Finding {
         id: "gzip-batch-semantics",
         title: "gzip: the same batch.size is not the same batch",
-        side: Side::Librdkafka,
+        side: Side::Both,
         claim: "At batch.size 16 KB, Java 33.9k msg/s of gzip'd 1 KB text (ratio 5.39) \
                 against librdkafka 46.4k (4.70). Java closes a batch on its estimated \
                 compressed size (~43 KB of input), librdkafka on uncompressed bytes (16 KB). \
@@ -313,8 +315,8 @@ pub const CATALOGUE: &[Finding] = &[
         },
         expected_shape: "socket writes clustered at one size a few times send.buffer.bytes; \
                          copy amplification grows with the request",
-        rule: "writes per request ≥ 4 and the median write ≤ 3 × send.buffer.bytes \
-               (tail copying then costs writes/2 times the request)",
+        rule: "writes per request ≥ 4 and the median write between 1x and 3x \
+               send.buffer.bytes (tail copying then costs about writes/2 times the request)",
         rule_fn: "rules::java_send_buffer",
         evidence: &[
             Evidence {
@@ -526,15 +528,19 @@ pub mod rules {
         (writes, copied)
     }
 
-    /// Java's send buffer: a request takes ≥ 4 writes and writes sit within 3x the fixed
-    /// send buffer (the kernel doubles it; the post saw 298 KB at 128 KB).
+    /// Java's send buffer: a request takes ≥ 4 writes and writes sit between 1x and 3x the
+    /// fixed send buffer, i.e. the buffer caps them (the kernel doubles it; the post saw
+    /// 298 KB at 128 KB, and ~692 KB writes once autotuned up to 4 MB).
     pub fn java_send_buffer(
         request_bytes: f64,
         write_bytes_p50: f64,
         send_buffer_bytes: f64,
     ) -> bool {
         let (writes, _) = tail_copy(request_bytes, write_bytes_p50);
-        send_buffer_bytes > 0.0 && writes >= 4 && write_bytes_p50 <= 3.0 * send_buffer_bytes
+        send_buffer_bytes > 0.0
+            && writes >= 4
+            && write_bytes_p50 >= send_buffer_bytes
+            && write_bytes_p50 <= 3.0 * send_buffer_bytes
     }
 
     /// Java's receive buffer: reads at or under the fixed receive buffer on a thread near

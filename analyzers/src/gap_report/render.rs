@@ -242,6 +242,7 @@ pub(crate) fn markdown(r: &GapReport, svg_prefix: Option<&str>) -> String {
         }
         let _ = writeln!(out);
     }
+    let mut shown = std::collections::BTreeSet::new();
     for g in &r.gaps {
         let _ = writeln!(out, "<a id=\"{}\"></a>\n### {}\n", g.finding, g.title);
         let _ = writeln!(
@@ -283,7 +284,11 @@ pub(crate) fn markdown(r: &GapReport, svg_prefix: Option<&str>) -> String {
             }
             let _ = writeln!(out);
             if let Some(prefix) = svg_prefix {
+                // Each chart once, under the first signal of its file.
                 for c in r.charts.iter().filter(|c| c.source == s.file) {
+                    if !shown.insert(c.file.as_str()) {
+                        continue;
+                    }
                     let _ = writeln!(out, "![{}]({prefix}{})\n", cell(&c.title), c.file);
                 }
             }
