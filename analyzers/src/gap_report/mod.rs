@@ -405,10 +405,7 @@ fn needs(source: &str) -> String {
         "analyze-protocol-log" => "a librdkafka log with debug=protocol".into(),
         "analyze-fetch-log" => "a librdkafka consumer log with debug=fetch".into(),
         "analyze-gc-log" => "a JVM GC log (-Xlog:gc*)".into(),
-        "analyze-jfr" => {
-            "a JFR recording with every socket read and write (fixtures/jfr/capture/socket-io.jfc)"
-                .into()
-        }
+        "analyze-jfr" => "a JFR recording (.jfr, or `jfr print --json`)".into(),
         "analyze-thread-cpu" => {
             "a per-thread CPU recording (analyze-thread-cpu --save, or a probe's threads.csv)"
                 .into()

@@ -34,7 +34,7 @@ pub(crate) fn window_text(w: &SignalWindow) -> String {
         .map(|d| format!("{d:.1} s"))
         .unwrap_or_else(|| "? s".into());
     match (w.clock.as_str(), w.start_s, w.end_s) {
-        ("epoch", Some(s), Some(e)) if s > 1e8 => {
+        ("epoch" | "wall", Some(s), Some(e)) if s > 1e8 => {
             format!("{} → {} ({dur})", utc(s), &utc(e)[11..])
         }
         (clock, Some(s), Some(e)) => format!("{s:.3} → {e:.3} s ({dur}, {clock} clock)"),
