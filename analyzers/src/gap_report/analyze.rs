@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 use serde_json::{json, Value};
@@ -70,6 +70,14 @@ fn unusable(reason: impl Into<String>) -> Outcome {
 
 fn signal(rel: &str, source: &str, d: &Diagnosis, window: Option<SignalWindow>) -> Signal {
     let op = d.evidence.get("op").and_then(Value::as_str);
+    // The analyzers name where a gap starts under a few keys; the first one present wins.
+    let from = ["first_collapse_s", "worst_window_start_s", "from_s"]
+        .iter()
+        .find_map(|k| d.evidence.get(*k).and_then(Value::as_f64));
+    let window = window.map(|mut w| {
+        w.shows_from_s = from;
+        w
+    });
     Signal {
         file: rel.to_string(),
         source: source.to_string(),
@@ -94,6 +102,7 @@ fn log_window(w: Option<&Window>, timestamps: &str) -> Option<SignalWindow> {
         start_s: Some(w.start_s),
         end_s: Some(w.end_s),
         duration_s: Some(round3(w.duration_s)),
+        shows_from_s: None,
     })
 }
 
@@ -416,6 +425,7 @@ fn stats_file(path: &Path, rel: &str, opts: &Options) -> Outcome {
                 start_s: Some(first.time as f64),
                 end_s: Some(last.time as f64),
                 duration_s: Some(round3(r.seconds)),
+                shows_from_s: None,
             };
             o.signals
                 .push(signal(rel, "gap-report (statistics)", &d, Some(w)));
@@ -485,6 +495,7 @@ fn gc_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
         start_s: report.start_s,
         end_s: report.end_s,
         duration_s: Some(round3(d)),
+        shows_from_s: None,
     });
     let mut o = Outcome {
         analyzers: vec!["analyze-gc-log".into()],
@@ -547,6 +558,7 @@ fn jfr(path: &Path, rel: &str) -> Outcome {
             .start_epoch_s
             .map(|s| s + report.recording.duration_s),
         duration_s: Some(round3(report.recording.duration_s)),
+        shows_from_s: None,
     };
     let mut o = Outcome {
         analyzers: vec!["analyze-jfr".into()],
@@ -611,6 +623,7 @@ fn thread_cpu_file(path: &Path, rel: &str, opts: &Options) -> Outcome {
         start_s: Some(0.0),
         end_s: Some(report.duration_s),
         duration_s: Some(round3(report.duration_s)),
+        shows_from_s: None,
     };
     let top = report
         .threads
@@ -649,7 +662,8 @@ fn probe_result(path: &Path, rel: &str) -> Outcome {
         Ok(f) => f,
         Err(e) => return unusable(e),
     };
-    let v: Value = match serde_json::from_reader(BufReader::new(f)) {
+    // A result is kilobytes; a hostile file that only looks like one stops at 64 MiB.
+    let v: Value = match serde_json::from_reader(BufReader::new(f.take(64 << 20))) {
         Ok(v) => v,
         Err(e) => return unusable(format!("probe result, but not valid JSON: {e}")),
     };

@@ -154,6 +154,9 @@ pub struct SignalWindow {
     pub start_s: Option<f64>,
     pub end_s: Option<f64>,
     pub duration_s: Option<f64>,
+    /// Where in it the gap first shows, on the same clock, when the analyzer says
+    /// (a GC log's first collapsed window, a thread's first saturated second).
+    pub shows_from_s: Option<f64>,
 }
 
 /// A finding not detected.

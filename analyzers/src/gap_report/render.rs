@@ -33,12 +33,16 @@ pub(crate) fn window_text(w: &SignalWindow) -> String {
         .duration_s
         .map(|d| format!("{d:.1} s"))
         .unwrap_or_else(|| "? s".into());
-    match (w.clock.as_str(), w.start_s, w.end_s) {
-        ("epoch" | "wall", Some(s), Some(e)) if s > 1e8 => {
-            format!("{} → {} ({dur})", utc(s), &utc(e)[11..])
-        }
+    let epoch = matches!(w.clock.as_str(), "epoch" | "wall") && w.start_s.is_some_and(|s| s > 1e8);
+    let span = match (w.clock.as_str(), w.start_s, w.end_s) {
+        (_, Some(s), Some(e)) if epoch => format!("{} → {} ({dur})", utc(s), &utc(e)[11..]),
         (clock, Some(s), Some(e)) => format!("{s:.3} → {e:.3} s ({dur}, {clock} clock)"),
         (clock, _, _) => format!("{dur} ({clock} clock)"),
+    };
+    match w.shows_from_s {
+        Some(f) if epoch => format!("{span}; shows from {}", &utc(f)[11..]),
+        Some(f) => format!("{span}; shows from {f:.1} s"),
+        None => span,
     }
 }
 
@@ -195,6 +199,14 @@ pub(crate) fn text(r: &GapReport) -> String {
     out
 }
 
+/// A command in a code span, with a planned probe's mark outside it.
+fn command(c: &str) -> String {
+    match c.strip_suffix(" (planned)") {
+        Some(cmd) => format!("`{cmd}` (planned probe)"),
+        None => format!("`{c}`"),
+    }
+}
+
 /// Markdown cells: no pipes or newlines.
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -254,7 +266,7 @@ pub(crate) fn markdown(r: &GapReport, svg_prefix: Option<&str>) -> String {
         let _ = writeln!(out, "- **Cause** (the post's terms): {}", g.cause);
         let _ = writeln!(out, "- **Fix**: {}", g.fix);
         let _ = writeln!(out, "- **The post**: {}", g.post);
-        let _ = writeln!(out, "- **Reproduce**: `{}`\n", g.reproduce);
+        let _ = writeln!(out, "- **Reproduce**: {}\n", command(g.reproduce));
         for s in &g.signals {
             let _ = writeln!(
                 out,
@@ -307,11 +319,11 @@ pub(crate) fn markdown(r: &GapReport, svg_prefix: Option<&str>) -> String {
         }
         let _ = writeln!(
             out,
-            "| {} (`{}`) | {} | `{}` |",
+            "| {} (`{}`) | {} | {} |",
             cell(n.title),
             n.finding,
             cell(&result),
-            cell(n.reproduce)
+            cell(&command(n.reproduce))
         );
     }
     let _ = writeln!(out);
