@@ -506,3 +506,29 @@ fn docs_findings_md_covers_the_catalogue() {
         }
     }
 }
+
+#[test]
+fn a_probe_verdict_that_did_not_hold_is_said_against_the_finding() {
+    let result = br#"{
+  "probe": "probe-fetch-backoff",
+  "payload_sha256": "00",
+  "broker": {"kind": "mock"},
+  "settings": [],
+  "verdict": {"finding": "fetch-backoff", "holds": false,
+              "summary": "no Queue-full backoffs at fetch.queue.backoff.ms=1000", "evidence": {}},
+  "interrupted": false
+}"#;
+    let d = TempDir::new("notheld");
+    d.write("result.json", result);
+    let r = report(&d.0);
+    assert!(r.gaps.is_empty());
+    let nf = r.not_found.iter().find(|n| n.finding == "fetch-backoff").unwrap();
+    assert_eq!(nf.checked_in, ["result.json"]);
+    assert!(nf.probe_verdicts[0].contains("no Queue-full backoffs"), "{nf:?}");
+    // With a log that shows it, the gap stands, with the verdict against it.
+    d.link("librdkafka/consumer-kafka431-backoff-1000ms/debug.log", "debug.log");
+    let r = report(&d.0);
+    assert_eq!(gap_ids(&r), ["fetch-backoff"]);
+    assert_eq!(r.gaps[0].confidence, Confidence::Medium);
+    assert_eq!(r.gaps[0].against.len(), 1);
+}
