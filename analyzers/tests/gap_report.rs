@@ -522,11 +522,21 @@ fn a_probe_verdict_that_did_not_hold_is_said_against_the_finding() {
     d.write("result.json", result);
     let r = report(&d.0);
     assert!(r.gaps.is_empty());
-    let nf = r.not_found.iter().find(|n| n.finding == "fetch-backoff").unwrap();
+    let nf = r
+        .not_found
+        .iter()
+        .find(|n| n.finding == "fetch-backoff")
+        .unwrap();
     assert_eq!(nf.checked_in, ["result.json"]);
-    assert!(nf.probe_verdicts[0].contains("no Queue-full backoffs"), "{nf:?}");
+    assert!(
+        nf.probe_verdicts[0].contains("no Queue-full backoffs"),
+        "{nf:?}"
+    );
     // With a log that shows it, the gap stands, with the verdict against it.
-    d.link("librdkafka/consumer-kafka431-backoff-1000ms/debug.log", "debug.log");
+    d.link(
+        "librdkafka/consumer-kafka431-backoff-1000ms/debug.log",
+        "debug.log",
+    );
     let r = report(&d.0);
     assert_eq!(gap_ids(&r), ["fetch-backoff"]);
     assert_eq!(r.gaps[0].confidence, Confidence::Medium);
