@@ -392,11 +392,8 @@ pub(crate) fn head(path: &Path) -> Result<(Vec<u8>, bool), String> {
     let mut head = Vec::with_capacity(sniff::HEAD_BYTES);
     match input.take(sniff::HEAD_BYTES as u64).read_to_end(&mut head) {
         Ok(_) => Ok((head, gzip)),
-        // A gzip member cut short still gives its head.
-        Err(e) if gzip && !head.is_empty() => {
-            let _ = e;
-            Ok((head, gzip))
-        }
+        // A gzip stream cut short still gives its head; the analyzer then says where it broke.
+        Err(_) if gzip && !head.is_empty() => Ok((head, gzip)),
         Err(e) if gzip => Err(format!("looks like gzip but does not decompress: {e}")),
         Err(e) => Err(format!("cannot read: {e}")),
     }
