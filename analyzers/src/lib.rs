@@ -6,6 +6,8 @@
 //! - [`protocol_log`]: `analyze-protocol-log`, requests on the wire and what bounded them.
 //! - [`fetch_log`]: `analyze-fetch-log`, where a consumer's fetcher slept and why.
 //! - [`requests`]: protocol accounting (requests, CorrId pairing, in-flight depth).
+//! - [`gap_report`]: `gap-report`, a whole folder of captures into one report of the post's
+//!   gaps, by the [`findings`] catalogue (each finding, its figures and its rule).
 //! - [`report`]: diagnoses and the other pieces every report shares.
 //! - [`error`]: the crate's error type; [`cli`]: what the binaries share.
 //!
@@ -14,6 +16,8 @@
 pub mod cli;
 pub mod error;
 pub mod fetch_log;
+pub mod findings;
+pub mod gap_report;
 pub mod gc;
 pub mod input;
 pub mod jfr;

@@ -1,0 +1,746 @@
+//! One file through its analyzer, as a library call, into signals.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::sniff::{self, Kind};
+use super::{Chart, Options, Outcome, Signal, SignalWindow};
+use crate::fetch_log::{analyze_fetch_log_parallel, FetchLogOptions};
+use crate::findings::{self, STATS_SMALL_PRODUCE_REQUESTS};
+use crate::gc::{analyze_gc_logs, GcInput, GcLogOptions};
+use crate::input::{Input, LineReader};
+use crate::jfr::{analyze_jfr, ReportOptions};
+use crate::librdkafka::RecordFinder;
+use crate::protocol_log::{analyze_protocol_log_parallel, ProtocolLogOptions};
+use crate::report::{round3, Diagnosis, Window};
+use crate::stats;
+use crate::svg::{self, LineChart, Scale, Series};
+use crate::thread_cpu;
+use crate::threads;
+
+/// Read one file. Never fails: what goes wrong becomes the outcome's reason.
+pub(crate) fn file(path: &Path, rel: &str, finder: &RecordFinder, opts: &Options) -> Outcome {
+    let (head, gzip) = match super::head(path) {
+        Ok(h) => h,
+        Err(reason) => {
+            return Outcome {
+                kind: "unusable",
+                reason: Some(reason),
+                ..Outcome::default()
+            }
+        }
+    };
+    let kind = sniff::sniff(&head, finder);
+    drop(head);
+    let mut o = match &kind {
+        Kind::LibrdkafkaLog => librdkafka_log(path, rel, opts),
+        Kind::Stats => stats_file(path, rel, opts),
+        Kind::GcLog => gc_log(path, rel, opts),
+        Kind::Jfr | Kind::JfrJson => jfr(path, rel),
+        Kind::ThreadCpu => thread_cpu_file(path, rel, opts),
+        Kind::ProbeResult => probe_result(path, rel),
+        Kind::ProbeRuns => Outcome {
+            reason: Some("a probe's runs.csv: the same runs are read from its result.json".into()),
+            ..Outcome::default()
+        },
+        Kind::Unusable(why) => Outcome {
+            reason: Some(why.clone()),
+            ..Outcome::default()
+        },
+    };
+    o.kind = kind.label();
+    o.gzip = gzip;
+    o
+}
+
+fn open(path: &Path) -> Result<File, String> {
+    File::open(path).map_err(|e| format!("cannot open: {e}"))
+}
+
+fn unusable(reason: impl Into<String>) -> Outcome {
+    Outcome {
+        reason: Some(reason.into()),
+        ..Outcome::default()
+    }
+}
+
+fn signal(rel: &str, source: &str, d: &Diagnosis, window: Option<SignalWindow>) -> Signal {
+    let op = d.evidence.get("op").and_then(Value::as_str);
+    // The analyzers name where a gap starts under a few keys; the first one present wins.
+    let from = ["first_collapse_s", "worst_window_start_s", "from_s"]
+        .iter()
+        .find_map(|k| d.evidence.get(*k).and_then(Value::as_f64));
+    let window = window.map(|mut w| {
+        w.shows_from_s = from;
+        w
+    });
+    Signal {
+        file: rel.to_string(),
+        source: source.to_string(),
+        id: d.id.clone(),
+        strength: findings::evidence_for(&d.id, op).map(|(_, s)| s),
+        title: d.title.clone(),
+        cause: d.cause.clone(),
+        fix: d.fix.clone(),
+        evidence: d.evidence.clone(),
+        window,
+        examples: d.examples.clone(),
+    }
+}
+
+fn log_window(w: Option<&Window>, timestamps: &str) -> Option<SignalWindow> {
+    w.map(|w| SignalWindow {
+        clock: if timestamps == "librdkafka" {
+            "epoch".into()
+        } else {
+            timestamps.to_string()
+        },
+        start_s: Some(w.start_s),
+        end_s: Some(w.end_s),
+        duration_s: Some(round3(w.duration_s)),
+        shows_from_s: None,
+    })
+}
+
+/// Chart file name from the file's relative path: stable and flat.
+fn chart_name(rel: &str, what: &str) -> String {
+    let base: String = rel
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{base}.{what}.svg")
+}
+
+/// Columns of a per-second timeline CSV, as (second, value) series.
+fn timeline_series(csv_bytes: &[u8], columns: &[&str]) -> Vec<Series> {
+    let mut rdr = csv::Reader::from_reader(csv_bytes);
+    let Ok(headers) = rdr.headers().cloned() else {
+        return Vec::new();
+    };
+    let idx: Vec<Option<usize>> = columns
+        .iter()
+        .map(|c| headers.iter().position(|h| h == *c))
+        .collect();
+    let mut series: Vec<Series> = columns
+        .iter()
+        .map(|c| Series {
+            label: c.replace('_', " "),
+            points: Vec::new(),
+        })
+        .collect();
+    let mut t0 = None;
+    for rec in rdr.records().flatten() {
+        let Some(sec) = rec.get(0).and_then(|s| s.parse::<f64>().ok()) else {
+            continue;
+        };
+        let t = sec - *t0.get_or_insert(sec);
+        for (s, i) in series.iter_mut().zip(&idx) {
+            if let Some(v) = i
+                .and_then(|i| rec.get(i))
+                .and_then(|v| v.parse::<f64>().ok())
+            {
+                s.points.push((t, v));
+            }
+        }
+    }
+    series.retain(|s| s.points.len() >= 2);
+    series
+}
+
+/// Fewest librdkafka records that make a file a log worth analysing.
+const MIN_RECORDS: u64 = 3;
+
+fn librdkafka_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
+    let mut o = Outcome::default();
+    let mut parts = Vec::new();
+
+    let (records, lines);
+    let mut tl = Vec::new();
+    let protocol = open(path).and_then(|f| {
+        analyze_protocol_log_parallel(
+            f,
+            &ProtocolLogOptions::default(),
+            opts.charts.then_some(&mut tl as &mut dyn std::io::Write),
+            opts.workers,
+        )
+        .map_err(|e| e.to_string())
+    });
+    match protocol {
+        Ok(r) => {
+            (records, lines) = (r.records_recognised, r.lines_read);
+            if r.is_usable() {
+                o.analyzers.push("analyze-protocol-log".into());
+                let produce: u64 = r
+                    .requests
+                    .iter()
+                    .filter(|q| q.request == "Produce")
+                    .map(|q| q.count)
+                    .sum();
+                parts.push(format!(
+                    "{} protocol records ({produce} ProduceRequests)",
+                    r.protocol_records
+                ));
+                let w = log_window(r.window.as_ref(), &r.timestamps);
+                for d in &r.diagnoses {
+                    o.signals
+                        .push(signal(rel, "analyze-protocol-log", d, w.clone()));
+                }
+                if opts.charts && produce > 0 {
+                    let series = timeline_series(&tl, &["produce_requests"]);
+                    if !series.is_empty() {
+                        o.charts.push(Chart {
+                            file: chart_name(rel, "produce-requests"),
+                            title: format!("ProduceRequests per second — {rel}"),
+                            source: rel.to_string(),
+                            finding: Some("request-ceiling"),
+                            svg: LineChart {
+                                title: "ProduceRequests per second".into(),
+                                x_label: "seconds into the log".into(),
+                                y_label: "requests/s".into(),
+                                x_scale: Scale::Linear,
+                                x_format: svg::plain_label,
+                                y_format: svg::si_label,
+                                series,
+                            }
+                            .render(),
+                        });
+                    }
+                }
+            }
+        }
+        Err(e) => return unusable(e),
+    }
+
+    let mut tl = Vec::new();
+    let fetch = open(path).and_then(|f| {
+        analyze_fetch_log_parallel(
+            f,
+            &FetchLogOptions::default(),
+            opts.charts.then_some(&mut tl as &mut dyn std::io::Write),
+            opts.workers,
+        )
+        .map_err(|e| e.to_string())
+    });
+    match fetch {
+        Ok(r) => {
+            if r.is_usable() {
+                o.analyzers.push("analyze-fetch-log".into());
+                parts.push(format!(
+                    "{} fetch records ({} partitions)",
+                    r.fetch_records,
+                    r.partitions.len()
+                ));
+                let w = log_window(r.window.as_ref(), &r.timestamps);
+                for d in &r.diagnoses {
+                    o.signals
+                        .push(signal(rel, "analyze-fetch-log", d, w.clone()));
+                }
+                if opts.charts {
+                    let series =
+                        timeline_series(&tl, &["messages_enqueued", "queue_full_backoffs"]);
+                    if let Some(msgs) = series.into_iter().next() {
+                        o.charts.push(Chart {
+                            file: chart_name(rel, "messages-enqueued"),
+                            title: format!("messages fetched per second — {rel}"),
+                            source: rel.to_string(),
+                            finding: Some("fetch-backoff"),
+                            svg: LineChart {
+                                title: "messages fetched per second (naps show as dips)".into(),
+                                x_label: "seconds into the log".into(),
+                                y_label: "messages/s".into(),
+                                x_scale: Scale::Linear,
+                                x_format: svg::plain_label,
+                                y_format: svg::si_label,
+                                series: vec![msgs],
+                            }
+                            .render(),
+                        });
+                    }
+                }
+            }
+        }
+        Err(e) => return unusable(e),
+    }
+
+    // A document that quotes a log line or two (a README, an issue) is not a capture.
+    if records < MIN_RECORDS {
+        return unusable(format!(
+            "{lines} lines with only {records} librdkafka record(s): too few to be a capture \
+             (a document quoting a log line?)"
+        ));
+    }
+    if o.analyzers.is_empty() {
+        return unusable(format!(
+            "{lines} lines, {records} librdkafka records the analyzers know, but no protocol or \
+             fetch records: set debug=protocol (producers) or debug=fetch (consumers) and let \
+             the client log at debug level"
+        ));
+    }
+    o.summary = format!("{lines} lines: {}", parts.join(", "));
+    o
+}
+
+/// Per client: first and last emit (counters are cumulative) and a rate series.
+#[derive(Default)]
+struct ClientStats {
+    first: Option<stats::Stats>,
+    last: Option<stats::Stats>,
+    emits: u64,
+    series: Vec<(f64, f64)>,
+}
+
+/// Most clients tracked in one statistics file (hostile input cannot grow memory).
+const MAX_CLIENTS: usize = 1000;
+/// Most chart points per client.
+const MAX_POINTS: usize = 100_000;
+
+fn stats_file(path: &Path, rel: &str, opts: &Options) -> Outcome {
+    let f = match open(path).and_then(|f| Input::detect(f).map_err(|e| e.to_string())) {
+        Ok(f) => f,
+        Err(e) => return unusable(e),
+    };
+    let mut reader = LineReader::new(f);
+    let mut clients: BTreeMap<String, ClientStats> = BTreeMap::new();
+    let (mut ok, mut bad) = (0u64, 0u64);
+    loop {
+        let line = match reader.next_line() {
+            Ok(Some(l)) => l,
+            Ok(None) => break,
+            Err(e) => return unusable(format!("cannot read: {e}")),
+        };
+        let text = line.bytes.trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
+        let s = match stats::parse(text) {
+            Ok(s) if !s.client_type.is_empty() => s,
+            _ => {
+                bad += 1;
+                continue;
+            }
+        };
+        ok += 1;
+        if !clients.contains_key(&s.name) && clients.len() >= MAX_CLIENTS {
+            continue;
+        }
+        let c = clients.entry(s.name.clone()).or_default();
+        c.emits += 1;
+        let api = if s.client_type == "producer" {
+            "Produce"
+        } else {
+            "Fetch"
+        };
+        if let Some(prev) = &c.last {
+            if let Some(r) = stats::rates(prev, &s, api) {
+                if c.series.len() < MAX_POINTS {
+                    let t0 = c.first.as_ref().map_or(s.ts, |f| f.ts);
+                    let y = if s.client_type == "producer" {
+                        r.requests_per_s
+                    } else {
+                        r.rx_bytes_per_s / 1e6
+                    };
+                    c.series.push(((s.ts - t0) as f64 / 1e6, y));
+                }
+            }
+        }
+        if c.first.is_none() {
+            c.first = Some(s);
+        } else {
+            c.last = Some(s);
+        }
+    }
+    if ok == 0 {
+        return unusable(format!(
+            "{bad} lines, none of them librdkafka statistics JSON"
+        ));
+    }
+    let mut o = Outcome {
+        analyzers: vec!["gap-report (statistics)".into()],
+        ..Outcome::default()
+    };
+    let mut parts = Vec::new();
+    for (name, c) in &clients {
+        let (Some(first), Some(last)) = (&c.first, &c.last) else {
+            parts.push(format!("{name}: 1 emit (no rates from one emit)"));
+            continue;
+        };
+        let producer = first.client_type == "producer";
+        let api = if producer { "Produce" } else { "Fetch" };
+        let Some(r) = stats::rates(first, last, api) else {
+            parts.push(format!("{name}: emits out of order"));
+            continue;
+        };
+        parts.push(format!(
+            "{name}: {} emits, {:.0} {api} requests/s over {:.1} s",
+            c.emits, r.requests_per_s, r.seconds
+        ));
+        let batch_avg = last
+            .topics
+            .values()
+            .map(|t| t.batchsize.avg)
+            .max()
+            .unwrap_or(0);
+        // Small ProduceRequests at a high rate: the broker's per-request cost is near.
+        // Indirect: statistics cannot show the rate staying flat across partitions.
+        if producer
+            && r.seconds >= 0.5
+            && r.requests_per_s >= 1000.0
+            && r.tx_bytes_per_request < 65536.0
+        {
+            let d = Diagnosis {
+                id: STATS_SMALL_PRODUCE_REQUESTS.into(),
+                title: format!(
+                    "{:.0} ProduceRequests/s of {:.1} KB each",
+                    r.requests_per_s,
+                    r.tx_bytes_per_request / 1000.0
+                ),
+                evidence: json!({
+                    "client": name,
+                    "produce_requests_per_s": round3(r.requests_per_s),
+                    "tx_bytes_per_request": round3(r.tx_bytes_per_request),
+                    "batchsize_avg_bytes_last_interval": batch_avg,
+                    "seconds": round3(r.seconds),
+                    "emits": c.emits,
+                }),
+                cause: "many small ProduceRequests per second: each costs the broker a fixed \
+                        time (the post: ~65 µs for a 15.6 KB request, ~15,400 requests/s)"
+                    .into(),
+                fix: "raise batch.size (librdkafka's default 1 MB) so each request carries \
+                      more bytes"
+                    .into(),
+                examples: Vec::new(),
+            };
+            let w = SignalWindow {
+                clock: "epoch".into(),
+                start_s: Some(first.time as f64),
+                end_s: Some(last.time as f64),
+                duration_s: Some(round3(r.seconds)),
+                shows_from_s: None,
+            };
+            o.signals
+                .push(signal(rel, "gap-report (statistics)", &d, Some(w)));
+        }
+        if opts.charts && c.series.len() >= 2 {
+            o.charts.push(Chart {
+                file: chart_name(&format!("{rel}.{name}"), "rate"),
+                title: format!("{name} — {rel}"),
+                source: rel.to_string(),
+                finding: producer.then_some("request-ceiling"),
+                svg: LineChart {
+                    title: format!(
+                        "{name}: {} per statistics interval",
+                        if producer {
+                            "ProduceRequests/s"
+                        } else {
+                            "MB/s received"
+                        }
+                    ),
+                    x_label: "seconds".into(),
+                    y_label: if producer { "requests/s" } else { "MB/s" }.into(),
+                    x_scale: Scale::Linear,
+                    x_format: svg::plain_label,
+                    y_format: svg::si_label,
+                    series: vec![Series {
+                        label: name.clone(),
+                        points: c.series.clone(),
+                    }],
+                }
+                .render(),
+            });
+        }
+    }
+    o.summary = format!(
+        "{ok} statistics emits{}; {}",
+        if bad > 0 {
+            format!(" ({bad} other lines skipped)")
+        } else {
+            String::new()
+        },
+        parts.join("; ")
+    );
+    o
+}
+
+fn gc_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
+    let f = match open(path) {
+        Ok(f) => f,
+        Err(e) => return unusable(e),
+    };
+    let report = match analyze_gc_logs(
+        vec![GcInput {
+            name: rel.to_string(),
+            reader: Box::new(f),
+        }],
+        &GcLogOptions::default(),
+        None,
+    ) {
+        Ok(r) => r,
+        Err(e) => return unusable(e.to_string()),
+    };
+    if let Some(why) = &report.unsupported {
+        return unusable(format!("GC log not supported: {why}"));
+    }
+    let w = report.duration_s.map(|d| SignalWindow {
+        clock: report.clock.to_string(),
+        start_s: report.start_s,
+        end_s: report.end_s,
+        duration_s: Some(round3(d)),
+        shows_from_s: None,
+    });
+    let mut o = Outcome {
+        analyzers: vec!["analyze-gc-log".into()],
+        summary: format!(
+            "{}{}, {} pauses, {} full GCs, worst window {}",
+            report.collector.as_deref().unwrap_or("unknown collector"),
+            report
+                .jdk
+                .as_deref()
+                .map(|j| format!(" JDK {j}"))
+                .unwrap_or_default(),
+            report.pauses.count,
+            report.full_gcs,
+            report
+                .gc_fraction_max_window
+                .map(|f| format!("{:.0}% in GC", f * 100.0))
+                .unwrap_or_else(|| "-".into())
+        ),
+        ..Outcome::default()
+    };
+    for d in &report.diagnoses {
+        o.signals.push(signal(rel, "analyze-gc-log", d, w.clone()));
+    }
+    if opts.charts {
+        o.charts.push(Chart {
+            file: chart_name(rel, "heap"),
+            title: format!("heap after GC and pauses — {rel}"),
+            source: rel.to_string(),
+            finding: Some("java-gc-collapse"),
+            svg: report.render_svg(),
+        });
+    }
+    o
+}
+
+fn jfr(path: &Path, rel: &str) -> Outcome {
+    let f = match open(path) {
+        Ok(f) => f,
+        Err(e) => return unusable(e),
+    };
+    let report = match analyze_jfr(f, rel, &ReportOptions::default()) {
+        Ok(r) => r,
+        Err(e) => return unusable(e.to_string()),
+    };
+    if !report.is_usable() {
+        return unusable(format!(
+            "no JFR events could be read: {}",
+            report.input.problems.join("; ")
+        ));
+    }
+    let w = SignalWindow {
+        clock: if report.recording.start_epoch_s.is_some() {
+            "epoch".into()
+        } else {
+            "recording".into()
+        },
+        start_s: report.recording.start_epoch_s,
+        end_s: report
+            .recording
+            .start_epoch_s
+            .map(|s| s + report.recording.duration_s),
+        duration_s: Some(round3(report.recording.duration_s)),
+        shows_from_s: None,
+    };
+    let mut o = Outcome {
+        analyzers: vec!["analyze-jfr".into()],
+        summary: format!(
+            "{} ({}), {:.1} s, {} events, {} socket rows",
+            report.input.format,
+            report
+                .jvm
+                .as_ref()
+                .map(|j| short_jvm(&j.version))
+                .filter(|v| !v.is_empty())
+                .unwrap_or_else(|| "JVM unknown".into()),
+            report.recording.duration_s,
+            report.recording.events,
+            report.socket.len()
+        ),
+        ..Outcome::default()
+    };
+    if !report.input.problems.is_empty() {
+        o.summary
+            .push_str(&format!("; {} read problems", report.input.problems.len()));
+    }
+    for d in &report.diagnoses {
+        o.signals
+            .push(signal(rel, "analyze-jfr", d, Some(w.clone())));
+    }
+    o
+}
+
+/// `OpenJDK 64-Bit Server VM (25.0.3+9-LTS) for linux-amd64 …` → `JDK 25.0.3+9-LTS`.
+fn short_jvm(version: &str) -> String {
+    match version.split_once('(').and_then(|(_, r)| r.split_once(')')) {
+        Some((v, _)) => format!("JDK {v}"),
+        None => version.chars().take(40).collect(),
+    }
+}
+
+fn thread_cpu_file(path: &Path, rel: &str, opts: &Options) -> Outcome {
+    let f = match open(path).and_then(|f| Input::detect(f).map_err(|e| e.to_string())) {
+        Ok(f) => f,
+        Err(e) => return unusable(e),
+    };
+    let mut analyzer = thread_cpu::Analyzer::new(thread_cpu::Options::default());
+    let info = match thread_cpu::read_recording(
+        BufReader::new(f),
+        &mut analyzer,
+        threads::ticks_per_second(),
+    ) {
+        Ok(i) => i,
+        Err(e) => return unusable(format!("not a usable thread-CPU recording: {e}")),
+    };
+    if analyzer.intervals() == 0 {
+        return unusable("thread-CPU recording with fewer than two samples: no interval");
+    }
+    let ticks = info
+        .header
+        .as_ref()
+        .map_or(threads::ticks_per_second(), |h| h.ticks_per_s);
+    let report = analyzer.finish(thread_cpu::Source::Recording(rel.to_string()), ticks);
+    let w = SignalWindow {
+        clock: "recording".into(),
+        start_s: Some(0.0),
+        end_s: Some(report.duration_s),
+        duration_s: Some(round3(report.duration_s)),
+        shows_from_s: None,
+    };
+    let top = report
+        .threads
+        .first()
+        .map(|t| format!(", busiest {} at {:.2} cores", t.name, t.cores_mean))
+        .unwrap_or_default();
+    let mut o = Outcome {
+        analyzers: vec!["analyze-thread-cpu".into()],
+        summary: format!(
+            "{} intervals over {:.1} s, {} threads{top}",
+            report.intervals,
+            report.duration_s,
+            report.threads.len()
+        ),
+        ..Outcome::default()
+    };
+    for d in &report.diagnoses {
+        o.signals
+            .push(signal(rel, "analyze-thread-cpu", d, Some(w.clone())));
+    }
+    if opts.charts {
+        o.charts.push(Chart {
+            file: chart_name(rel, "threads"),
+            title: format!("cores per thread — {rel}"),
+            source: rel.to_string(),
+            finding: None,
+            svg: report.render_svg(6),
+        });
+    }
+    o
+}
+
+/// Probe results are small documents (kilobytes): read whole, through serde's reader.
+fn probe_result(path: &Path, rel: &str) -> Outcome {
+    let f = match open(path).and_then(|f| Input::detect(f).map_err(|e| e.to_string())) {
+        Ok(f) => f,
+        Err(e) => return unusable(e),
+    };
+    // A result is kilobytes; a hostile file that only looks like one stops at 64 MiB.
+    let v: Value = match serde_json::from_reader(BufReader::new(f.take(64 << 20))) {
+        Ok(v) => v,
+        Err(e) => return unusable(format!("probe result, but not valid JSON: {e}")),
+    };
+    let probe = v
+        .get("probe")
+        .and_then(Value::as_str)
+        .unwrap_or("probe-?")
+        .to_string();
+    let broker = v
+        .pointer("/broker/kind")
+        .and_then(Value::as_str)
+        .unwrap_or("unknown");
+    let bootstrap = v
+        .pointer("/broker/bootstrap")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let settings = v
+        .get("settings")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let interrupted = v.get("interrupted").and_then(Value::as_bool) == Some(true);
+    let mut o = Outcome {
+        analyzers: vec![probe.clone()],
+        ..Outcome::default()
+    };
+    let verdict = v.get("verdict").filter(|x| x.is_object());
+    let holds = verdict
+        .and_then(|x| x.get("holds"))
+        .and_then(Value::as_bool);
+    o.summary = format!(
+        "{probe} on a{} {broker} broker {bootstrap}, {settings} settings{}, verdict: {}",
+        if broker.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "n"
+        } else {
+            ""
+        },
+        if interrupted { " (interrupted)" } else { "" },
+        match holds {
+            Some(true) => "holds",
+            Some(false) => "does not hold",
+            None => "none",
+        }
+    );
+    let Some(verdict) = verdict else { return o };
+    let finding = verdict
+        .get("finding")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let summary = verdict
+        .get("summary")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    if holds == Some(true) {
+        let (cause, fix) = match summary.split_once(" Fix: ") {
+            Some((c, f)) => (c.to_string(), f.to_string()),
+            None => (summary.clone(), String::new()),
+        };
+        let d = Diagnosis {
+            id: finding,
+            title: format!(
+                "{probe}'s verdict holds{}",
+                if broker == "mock" {
+                    " (on librdkafka's mock broker: its per-request cost is not Apache Kafka's)"
+                } else {
+                    ""
+                }
+            ),
+            evidence: verdict.get("evidence").cloned().unwrap_or(Value::Null),
+            cause,
+            fix,
+            examples: Vec::new(),
+        };
+        o.signals.push(signal(rel, &probe, &d, None));
+    } else {
+        o.not_held.push((finding, format!("{rel}: {summary}")));
+    }
+    o
+}
