@@ -14,6 +14,8 @@
 //! - [`request_ceiling`]: `probe-request-ceiling` (Gap 1 of the post).
 //! - [`inflight_latency`]: `probe-inflight-latency` (the in-flight window and latency).
 //! - [`gzip_batch`]: `probe-gzip-batch` (gzip: what batch.size means for a compressed batch).
+//! - [`java`]: the Java companion (kafka-clients in its own JVM, GC log, JFR).
+//! - [`java_producers`]: `probe-java-producers` (K Java producers in one JVM, GC collapse).
 
 pub mod broker;
 pub mod capture;
@@ -23,6 +25,8 @@ pub mod fetch_backoff;
 pub mod gzip_batch;
 pub mod inflight_latency;
 pub mod interrupt;
+pub mod java;
+pub mod java_producers;
 pub mod measure;
 pub mod payload;
 pub mod produce;
