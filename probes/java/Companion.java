@@ -249,7 +249,8 @@ public final class Companion {
         final Histogram hist = new Histogram();
         final Timed[] ring;
         final CountDownLatch warmedUp;
-        long sent;
+        // Messages handed to send(), published every 1024 so the window edges can read it.
+        volatile long sent;
         long skipped;
         volatile Throwable failure;
 
@@ -296,11 +297,17 @@ public final class Companion {
                     }
                     producer.send(r, cb);
                     i++;
+                    if ((i & 1023) == 0) {
+                        sent = i - warmup;
+                    }
                 }
-                sent = i;
-                producer.flush();
+                sent = i - warmup;
             } catch (Throwable t) {
-                failure = t;
+                // After the window, closing abandons a send() blocked on buffer.memory: that is
+                // the end of the run, not a failure.
+                if (!stop) {
+                    failure = t;
+                }
                 warmedUp.countDown();
             }
         }
@@ -340,30 +347,47 @@ public final class Companion {
         }
         Window w = Window.open(kgap);
         long acked0 = 0;
+        long sent0 = 0;
+        double wait0 = 0;
         for (ProducerThread t : threads) {
             acked0 += t.acks.acked;
+            sent0 += t.sent;
+            wait0 += metric(t.producer, "bufferpool-wait-time-ns-total");
         }
         windowStart = w.startNanos;
         Thread.sleep((long) (seconds * 1000));
         long acked1 = 0;
+        long sent1 = 0;
+        double wait1 = 0;
+        double bufferUsed = 0;
         for (ProducerThread t : threads) {
             acked1 += t.acks.acked;
+            sent1 += t.sent;
+            wait1 += metric(t.producer, "bufferpool-wait-time-ns-total");
+            bufferUsed += metric(t.producer, "buffer-total-bytes")
+                    - metric(t.producer, "buffer-available-bytes");
+        }
+        long errors = 0;
+        for (ProducerThread t : threads) {
+            errors += t.acks.errors.get();
         }
         w.close();
         windowEnd = w.endNanos;
         stop = true;
+        // The backlog left after the window is not measured: close without waiting for it
+        // (its records fail with "producer closed", after the error count was taken).
+        for (ProducerThread t : threads) {
+            t.producer.close(Duration.ZERO);
+        }
         Histogram hist = new Histogram();
-        long errors = 0;
         long skipped = 0;
         String firstError = null;
         for (ProducerThread t : threads) {
             t.join();
-            t.producer.close(Duration.ofSeconds(30));
             if (t.failure != null) {
                 throw new RuntimeException("producer failed: " + t.failure, t.failure);
             }
             hist.add(t.hist);
-            errors += t.acks.errors.get();
             skipped += t.skipped;
             if (firstError == null) {
                 firstError = t.acks.firstError;
@@ -372,6 +396,13 @@ public final class Companion {
         long messages = acked1 - acked0;
         Map<String, Object> r = w.figures(messages, (long) size * messages);
         r.put("producers", k);
+        // The backlog: records handed to send() and not yet acknowledged, and the accumulator's
+        // bytes in use, at the window's end; the time send() spent blocked on a full
+        // buffer.memory during the window (all producers).
+        r.put("sent_per_s", round((sent1 - sent0) / w.seconds()));
+        r.put("backlog_messages_end", sent1 + warmup * k - acked1);
+        r.put("buffer_used_bytes_end", (long) bufferUsed);
+        r.put("buffer_wait_s", round((wait1 - wait0) / 1e9));
         r.put("latency_sample_every", sample);
         r.put("latency_samples", hist.total);
         r.put("latency_samples_skipped", skipped);
@@ -379,10 +410,22 @@ public final class Companion {
         r.put("send_to_ack_ms_p99", hist.percentileMs(99));
         r.put("send_to_ack_ms_max", hist.total == 0 ? -1 : hist.max / 1000.0);
         r.put("delivery_errors", errors);
-        if (firstError != null) {
+        if (firstError != null && errors > 0) {
             r.put("first_error", firstError);
         }
         return r;
+    }
+
+    /** A producer metric of group producer-metrics by name (NaN when absent). */
+    static double metric(KafkaProducer<byte[], byte[]> p, String name) {
+        for (Map.Entry<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> e
+                : p.metrics().entrySet()) {
+            if (e.getKey().name().equals(name) && e.getKey().group().equals("producer-metrics")) {
+                Object v = e.getValue().metricValue();
+                return v instanceof Number ? ((Number) v).doubleValue() : Double.NaN;
+            }
+        }
+        return Double.NaN;
     }
 
     // ------------------------------------------------------------------ consume
@@ -476,8 +519,12 @@ public final class Companion {
             }
         }
 
+        double seconds() {
+            return (endNanos - startNanos) / 1e9;
+        }
+
         Map<String, Object> figures(long messages, long bytes) {
-            double secs = (endNanos - startNanos) / 1e9;
+            double secs = seconds();
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("messages", messages);
             r.put("seconds", round(secs));

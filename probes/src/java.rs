@@ -117,6 +117,21 @@ impl Java {
     }
 }
 
+/// The Java probes need a real broker: librdkafka's mock cluster (2.12.1) answers the Java
+/// client's ApiVersions and then closes its connection, so kafka-clients 4.3.1 retries
+/// forever (checked: `Bootstrap broker … disconnected`, no Metadata ever answered).
+pub fn require_brokers(brokers: Option<&str>) -> Result<&str> {
+    brokers.ok_or_else(|| {
+        ProbeError::Usage(
+            "the Java probes need a Kafka broker: pass --brokers HOST:PORT (a local one: \
+             scripts/kafka up, then --brokers 127.0.0.1:9092). librdkafka's embedded mock \
+             cluster cannot stand in: it closes the Java client's connection right after \
+             ApiVersions"
+                .into(),
+        )
+    })
+}
+
 /// How to start the JVM of one run.
 #[derive(Debug, Clone)]
 pub struct Jvm {
@@ -166,6 +181,13 @@ pub struct CompanionResult {
     pub send_to_ack_ms_p99: Option<f64>,
     pub send_to_ack_ms_max: Option<f64>,
     pub delivery_errors: Option<u64>,
+    /// produce: messages handed to send() per second in the window; at its end, messages not
+    /// yet acknowledged and the accumulators' bytes in use; seconds send() spent blocked on a
+    /// full buffer.memory (all producers, so up to K × the window).
+    pub sent_per_s: Option<f64>,
+    pub backlog_messages_end: Option<i64>,
+    pub buffer_used_bytes_end: Option<i64>,
+    pub buffer_wait_s: Option<f64>,
     pub first_error: Option<String>,
     pub expected_messages: Option<u64>,
     pub complete: Option<bool>,

@@ -24,12 +24,12 @@ bound removes it.
 
 The Java side is kgap's companion (probes/java/Companion.java), built on first use by
 scripts/java-companion (needs a JDK 17+ and Maven; jars from Maven Central). It needs a
-Kafka broker: --brokers, or without it librdkafka's mock cluster, which the Java client
-reaches over localhost (its costs are not Apache Kafka's; the output says so).";
+real Kafka broker (--brokers; a local one: scripts/kafka up): librdkafka's embedded mock
+cluster closes the Java client's connection right after ApiVersions.";
 
 const AFTER: &str = "\
 exit status: 0 measured (the verdict says whether the collapse happened and the bound fixed
-it), 1 the run failed, 2 bad usage, no JDK, or a setting kafka-clients refused, 130
+it), 1 the run failed, 2 bad usage, no --brokers, no JDK, or a setting kafka-clients refused, 130
 interrupted (what was measured is printed).
 
 examples:
@@ -43,8 +43,9 @@ examples:
 #[command(name = "probe-java-producers", version, about = "Do K Java producers in one JVM collapse under GC, and does a bounded buffer.memory stop it?", long_about = ABOUT, after_help = AFTER)]
 struct Cli {
     /// K values: producer instances in one JVM (one thread and one connection each).
-    #[arg(long, value_name = "K[,…]", default_value = "1,2,4,8")]
-    producers: String,
+    /// Default: 1, 2, 4, … up to 4× the cores (1,2,4,8 on 2 cores).
+    #[arg(long, value_name = "K[,…]")]
+    producers: Option<String>,
 
     /// buffer.memory per producer: `default` (kafka-clients' 32 MB) and/or bounded sizes
     /// (2M, 512k, bytes).
@@ -68,7 +69,7 @@ struct Cli {
     duration: Duration,
 
     /// Messages each producer sends and flushes before the window.
-    #[arg(long, default_value_t = 50_000)]
+    #[arg(long, default_value_t = 20_000)]
     warmup_messages: u64,
 
     /// kafka-clients producer property, applied last (repeatable): -J linger.ms=20.
@@ -78,6 +79,16 @@ struct Cli {
 
     #[command(flatten)]
     common: CommonArgs,
+}
+
+/// 1, 2, 4, … up to 4× the cores: past the core count is where the post's collapse began.
+fn default_producers() -> String {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get()) as u64;
+    let mut ks = vec![1u64];
+    while ks[ks.len() - 1] * 2 <= 4 * cores {
+        ks.push(ks[ks.len() - 1] * 2);
+    }
+    ks.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
 }
 
 fn parse_property(s: &str) -> Result<(String, String), String> {
@@ -92,7 +103,7 @@ fn main() {
     interrupt::install();
     interrupt::name_this_thread("app");
     let usage = |msg: String| -> ! { usage_exit("probe-java-producers", &msg) };
-    let producers: Vec<u32> = parse_list_u64(&cli.producers)
+    let producers: Vec<u32> = parse_list_u64(&cli.producers.unwrap_or_else(default_producers))
         .unwrap_or_else(|e| usage(format!("--producers: {e}")))
         .into_iter()
         .map(|k| {

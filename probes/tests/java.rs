@@ -1,0 +1,169 @@
+//! The Java companion and probe-java-producers, end to end.
+//!
+//! Needs a JDK 17+ and Maven (scripts/java-companion fetches kafka-clients from Maven Central
+//! on first use), and for the broker tests the local Apache Kafka of `scripts/kafka up`
+//! (`scripts/test` starts it; KGAP_TEST_BROKERS points elsewhere). They fail, never skip.
+
+use kgap_probes::java::{self, Java};
+use kgap_probes::payload::{PayloadKind, Pool};
+use serde_json::Value;
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+/// JVMs measure throughput: one at a time even though tests are threads.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn brokers() -> String {
+    std::env::var("KGAP_TEST_BROKERS").unwrap_or_else(|_| "127.0.0.1:9092".into())
+}
+
+fn probe(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_probe-java-producers"))
+        .args(args)
+        .output()
+        .expect("probe runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn java_pool_is_byte_identical_to_the_rust_pool() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let java = Java::locate().expect("the Java companion builds");
+    // Odd sizes too: a payload that ends mid-word (random) or mid-word of text.
+    for (size, kind) in [
+        (100, PayloadKind::Random),
+        (1024, PayloadKind::Random),
+        (10240, PayloadKind::Random),
+        (7, PayloadKind::Random),
+        (1024, PayloadKind::Text),
+        (13, PayloadKind::Text),
+    ] {
+        let rust = Pool::new(size, kind).sha256_hex();
+        let jv = java::pool_sha256(&java, size, kind).expect("pool-sha runs");
+        assert_eq!(jv, rust, "pool of {size} B {kind}: Java and Rust differ");
+    }
+}
+
+#[test]
+fn companion_refuses_bad_settings_with_exit_2() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let java = Java::locate().expect("the Java companion builds");
+    for args in [
+        vec!["kgap.mode=nope"],
+        vec!["kgap.mode=pool-sha", "kgap.size=0"],
+        vec!["kgap.mode=pool-sha", "kgap.kind=binary"],
+        vec!["noequals"],
+        vec!["kgap.mode=produce"],
+    ] {
+        let out = Command::new(&java.java)
+            .args(["-cp", &java.classpath, "Companion"])
+            .args(&args)
+            .output()
+            .expect("java runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with("ERROR "),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert!(out.stdout.is_empty(), "{args:?}: no RESULT on failure");
+    }
+}
+
+#[test]
+fn probe_without_brokers_says_what_it_needs() {
+    let out = probe(&["--producers", "1", "--reps", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--brokers"), "{}", stderr(&out));
+    let out = probe(&["--brokers", &brokers(), "--buffer-memory", "2X"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = probe(&["--brokers", &brokers(), "--heap", "lots"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn short_real_run_measures_and_keeps_the_gc_log() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out_dir = dir.path().join("jp");
+    let out = probe(&[
+        "--brokers",
+        &brokers(),
+        "--producers",
+        "2",
+        "--buffer-memory",
+        "default,2M",
+        "--reps",
+        "1",
+        "--duration",
+        "1s",
+        "--warmup-messages",
+        "5000",
+        "--heap",
+        "256m",
+        "--json",
+        "-q",
+        "--out",
+        out_dir.to_str().expect("utf-8 path"),
+    ]);
+    assert!(out.status.success(), "probe failed: {}", stderr(&out));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert_eq!(r["probe"], "probe-java-producers");
+    assert_eq!(r["broker"]["kind"], "external");
+    assert_eq!(
+        r["payload_sha256"],
+        Pool::new(100, PayloadKind::Random).sha256_hex()
+    );
+    let settings = r["settings"].as_array().expect("settings");
+    assert_eq!(settings.len(), 2);
+    for s in settings {
+        let run = &s["runs"][0];
+        assert!(run["msgs_per_s"].as_f64().unwrap() > 1000.0, "{run}");
+        assert!(run["messages"].as_u64().unwrap() > 0, "{run}");
+        assert_eq!(run["delivery_errors"], 0, "{run}");
+        assert!(run["send_to_ack_ms_p99"].as_f64().unwrap() > 0.0, "{run}");
+        assert!(
+            run["send_to_ack_ms_p99"].as_f64() >= run["send_to_ack_ms_p50"].as_f64(),
+            "{run}"
+        );
+        assert!(run["process_cpu_s"].as_f64().unwrap() > 0.0, "{run}");
+        assert!(run["rss_mb"].as_f64().unwrap() > 10.0, "{run}");
+        // The warmup alone makes young GCs at 256m: the GC log was written and analysed.
+        assert!(run["heap_after_young_mean_pct"].is_number(), "{run}");
+    }
+    assert!(r["verdict"]["summary"].as_str().unwrap().len() > 20);
+    // Every run's files are kept: the GC log, the RESULT line, the command.
+    for sub in ["bmdefault-k2-rep1", "bm2097152-k2-rep1"] {
+        let d = out_dir.join(sub);
+        let gc = std::fs::read_to_string(d.join("gc.log")).expect("gc.log kept");
+        assert!(gc.contains("Using G1"), "{sub}: not a G1 unified log");
+        let line = std::fs::read_to_string(d.join("result.line")).expect("result.line");
+        assert!(line.starts_with("RESULT {"), "{line}");
+        assert!(d.join("companion.cmd").is_file());
+    }
+    assert!(out_dir.join("result.json").is_file());
+    assert!(out_dir.join("runs.csv").is_file());
+}
+
+#[test]
+fn a_setting_kafka_clients_refuses_is_exit_2() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let out = probe(&[
+        "--brokers",
+        &brokers(),
+        "--producers",
+        "1",
+        "--buffer-memory",
+        "default",
+        "--reps",
+        "1",
+        "-J",
+        "acks=banana",
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("acks"), "{}", stderr(&out));
+}
