@@ -167,3 +167,72 @@ fn a_setting_kafka_clients_refuses_is_exit_2() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("acks"), "{}", stderr(&out));
 }
+
+/// The captured companion runs of fixtures/gc/companion (K=16 and K=32 producers, default and
+/// 2 MB buffer.memory): the probe's own reading of a RESULT line and its GC log.
+#[test]
+fn captured_companion_runs_read_as_the_probe_reads_them() {
+    use kgap_analyzers::gc::{analyze_gc_logs, GcInput, GcLogOptions};
+    use kgap_probes::java_producers::{figures, verdict};
+    use kgap_probes::result::SettingResult;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/gc/companion");
+    let read = |name: &str| {
+        let line = std::fs::read_to_string(dir.join(format!("{name}-jdk17.result"))).unwrap();
+        let (r, _) = java::parse_result(&line).expect("a RESULT line");
+        let log = std::fs::File::open(dir.join(format!("{name}-jdk17.log"))).unwrap();
+        let gc = analyze_gc_logs(
+            vec![GcInput {
+                name: name.into(),
+                reader: Box::new(log),
+            }],
+            &GcLogOptions::default(),
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            r.payload_sha256.as_deref(),
+            Some(Pool::new(100, PayloadKind::Random).sha256_hex().as_str())
+        );
+        figures(&r, &gc)
+    };
+    let setting = |name: &str, k: u32, bm: Option<u64>| {
+        let mut p = serde_json::Map::new();
+        p.insert(
+            "buffer.memory".into(),
+            bm.map_or("default".into(), Value::from),
+        );
+        p.insert("producers".into(), k.into());
+        let mut s = SettingResult::new(p);
+        s.push_run(&read(name));
+        s
+    };
+    let k16 = read("k16-default");
+    assert_eq!(k16.collapsed, 1, "{k16:?}");
+    assert!(k16.gc_fraction >= 0.2 && k16.full_gcs >= 1, "{k16:?}");
+    assert!(k16.log_diagnoses.iter().any(|d| d == "gc-collapse"));
+    let k16b = read("k16-bounded-2m");
+    assert_eq!(k16b.collapsed, 0, "{k16b:?}");
+    assert!(
+        k16b.buffer_wait_s.unwrap() > 0.0,
+        "the 2 MB bound made send() wait"
+    );
+    let v = verdict(
+        &[
+            setting("k16-default", 16, None),
+            setting("k16-bounded-2m", 16, Some(2 << 20)),
+        ],
+        "512m",
+    );
+    assert!(v.holds, "{}", v.summary);
+    // K=32 on 2 cores: the bound did not save it (G1's concurrent cycle fell behind too).
+    assert_eq!(read("k32-bounded-2m").collapsed, 1);
+    let v = verdict(
+        &[
+            setting("k32-default", 32, None),
+            setting("k32-bounded-2m", 32, Some(2 << 20)),
+        ],
+        "512m",
+    );
+    assert!(!v.holds);
+    assert!(v.summary.contains("did not remove it"), "{}", v.summary);
+}

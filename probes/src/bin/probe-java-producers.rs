@@ -64,12 +64,13 @@ struct Cli {
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
     size: u64,
 
-    /// Measured window of each run, after the warmup.
-    #[arg(long, default_value = "3s", value_parser = parse_duration)]
+    /// Measured window of each run, after the warmup (short by default so the whole sweep
+    /// takes about two minutes; 10s gives the backlog time to build and steadier numbers).
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
     duration: Duration,
 
     /// Messages each producer sends and flushes before the window.
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = 10_000)]
     warmup_messages: u64,
 
     /// kafka-clients producer property, applied last (repeatable): -J linger.ms=20.
