@@ -16,6 +16,7 @@
 //! - [`gzip_batch`]: `probe-gzip-batch` (gzip: what batch.size means for a compressed batch).
 //! - [`java`]: the Java companion (kafka-clients in its own JVM, GC log, JFR).
 //! - [`java_producers`]: `probe-java-producers` (K Java producers in one JVM, GC collapse).
+//! - [`java_socket_buffers`]: `probe-java-socket-buffers` (fixed send/receive buffers, JFR).
 
 pub mod broker;
 pub mod capture;
@@ -27,6 +28,7 @@ pub mod inflight_latency;
 pub mod interrupt;
 pub mod java;
 pub mod java_producers;
+pub mod java_socket_buffers;
 pub mod measure;
 pub mod payload;
 pub mod produce;

@@ -236,3 +236,115 @@ fn captured_companion_runs_read_as_the_probe_reads_them() {
     assert!(!v.holds);
     assert!(v.summary.contains("did not remove it"), "{}", v.summary);
 }
+
+/// The companion's window recording (fixtures/jfr/companion): kgap's native JFR reader sees
+/// the same socket writes as the JDK's `jfr print --json` did at capture time.
+#[test]
+fn captured_companion_recording_reads_like_the_jdk_reads_it() {
+    use kgap_analyzers::jfr::{analyze_jfr, ReportOptions, SocketOp};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/jfr/companion");
+    let name = "produce-1m-fixed-send-buffer-jdk17";
+    let expected: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join(format!("{name}.expected.json"))).unwrap(),
+    )
+    .unwrap();
+    let f = std::fs::File::open(dir.join(format!("{name}.jfr"))).unwrap();
+    let report = analyze_jfr(f, name, &ReportOptions::default()).unwrap();
+    let rows = expected["socket"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    for e in rows {
+        let op = if e["op"] == "write" {
+            SocketOp::Write
+        } else {
+            SocketOp::Read
+        };
+        let got = report
+            .socket
+            .iter()
+            .find(|s| s.op == op && s.thread.as_deref() == e["thread"].as_str())
+            .unwrap_or_else(|| panic!("no {op:?} row for {}", e["thread"]));
+        assert_eq!(got.count, e["count"].as_u64().unwrap(), "{e}");
+        assert_eq!(got.bytes_total, e["bytes_total"].as_u64().unwrap(), "{e}");
+        assert_eq!(got.bytes_p50, e["bytes_p50"].as_u64().unwrap(), "{e}");
+        assert_eq!(got.bytes_max, e["bytes_max"].as_u64().unwrap(), "{e}");
+    }
+    // The probe's reading: writes capped near twice send.buffer.bytes (the kernel doubles
+    // SO_SNDBUF), far below the 1 MB batches.
+    let line = std::fs::read_to_string(dir.join(format!("{name}.result"))).unwrap();
+    let (r, _) = java::parse_result(&line).unwrap();
+    let fig = kgap_probes::java_socket_buffers::figures(&r, &report, true);
+    assert!(fig
+        .socket_thread
+        .unwrap()
+        .contains("kafka-producer-network-thread"));
+    assert!(
+        fig.bytes_per_call_p50 <= 2 * 131072,
+        "{}",
+        fig.bytes_per_call_p50
+    );
+    assert!(fig.socket_calls > 100);
+}
+
+#[test]
+fn socket_buffers_short_real_run_counts_socket_calls() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out_dir = dir.path().join("sb");
+    let out = Command::new(env!("CARGO_BIN_EXE_probe-java-socket-buffers"))
+        .args([
+            "--brokers",
+            &brokers(),
+            "--batch-size",
+            "131072",
+            "--consume-size",
+            "1024",
+            "--consume-bytes",
+            "20000000",
+            "--duration",
+            "1s",
+            "--reps",
+            "1",
+            "--json",
+            "-q",
+            "--out",
+            out_dir.to_str().expect("utf-8 path"),
+        ])
+        .output()
+        .expect("probe runs");
+    assert!(out.status.success(), "probe failed: {}", stderr(&out));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let settings = r["settings"].as_array().expect("settings");
+    assert_eq!(settings.len(), 4);
+    for s in settings {
+        let run = &s["runs"][0];
+        assert!(run["msgs_per_s"].as_f64().unwrap() > 100.0, "{run}");
+        assert!(run["socket_calls"].as_u64().unwrap() > 0, "{run}");
+        assert!(run["bytes_per_call_p50"].as_u64().unwrap() > 0, "{run}");
+    }
+    // The fixed default caps a write at about twice send.buffer.bytes.
+    let fixed = &settings[0]["runs"][0];
+    assert_eq!(
+        settings[0]["params"]["send.buffer.bytes"],
+        "default (131072)"
+    );
+    assert!(
+        fixed["bytes_per_call_max"].as_u64().unwrap() <= 2 * 131072 + 1024,
+        "{fixed}"
+    );
+    assert!(out_dir
+        .join("produce-batch-131072-default-rep1/window.jfr")
+        .is_file());
+    assert!(out_dir
+        .join("consume-size-1024-os-rep1/window.jfr")
+        .is_file());
+}
+
+#[test]
+fn socket_buffers_without_brokers_is_exit_2() {
+    let out = Command::new(env!("CARGO_BIN_EXE_probe-java-socket-buffers"))
+        .args(["--reps", "1"])
+        .output()
+        .expect("probe runs");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--brokers"), "{}", stderr(&out));
+}
