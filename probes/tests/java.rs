@@ -348,3 +348,45 @@ fn socket_buffers_without_brokers_is_exit_2() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--brokers"), "{}", stderr(&out));
 }
+
+#[test]
+fn request_ceiling_runs_the_java_client_at_the_same_points() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let exe = env!("CARGO_BIN_EXE_probe-request-ceiling");
+    let out = Command::new(exe)
+        .args(["--client", "both", "--reps", "1"])
+        .output()
+        .expect("probe runs");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--brokers"), "{}", stderr(&out));
+    let out = Command::new(exe)
+        .args([
+            "--brokers",
+            &brokers(),
+            "--client",
+            "java",
+            "--batch-size",
+            "16384",
+            "--partitions",
+            "2",
+            "--reps",
+            "1",
+            "--duration",
+            "1s",
+            "--warmup-messages",
+            "5000",
+            "--no-diagnose",
+            "--json",
+            "-q",
+        ])
+        .output()
+        .expect("probe runs");
+    assert!(out.status.success(), "probe failed: {}", stderr(&out));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let settings = r["settings"].as_array().expect("settings");
+    assert_eq!(settings.len(), 1, "java only: no librdkafka settings");
+    assert_eq!(settings[0]["params"]["client"], "java");
+    assert!(settings[0]["median"]["msgs_per_s"].as_f64().unwrap() > 100.0);
+    // The Rust-only verdict has nothing to judge.
+    assert_eq!(r["verdict"]["holds"], false);
+}
