@@ -30,7 +30,8 @@ interrupted (what was measured is printed).
 examples:
   probe-java-socket-buffers --brokers 127.0.0.1:9092 --out results/sb
                                              # 128K and 1M batches, 1 KB and 10 KB consumes
-  probe-java-socket-buffers --brokers 127.0.0.1:9092 --batch-size 1048576 --consume-size 1024 --reps 3";
+  probe-java-socket-buffers --brokers 127.0.0.1:9092 --batch-size 1048576 --consume-size 1024
+                                             # the post's two headline cases only";
 
 #[derive(Debug, Parser)]
 #[command(name = "probe-java-socket-buffers", version, about = "Do kafka-clients' fixed socket buffers cap each socket call?", long_about = ABOUT, after_help = AFTER)]
