@@ -176,7 +176,14 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
             let (parts, batch) = points[pi];
             if let Some(java) = &java {
                 let dir = out.run_dir(&format!("java-p{parts}-batch{batch}"), rep)?;
-                let run = java_once(java, &broker, opts, parts, batch, &dir)?;
+                let run = match java_once(java, &broker, opts, parts, batch, &dir) {
+                    // Ctrl-C stopped the JVM: print what was measured, as the Rust runs do.
+                    Err(_) if interrupt::stopped() => {
+                        result.interrupted = true;
+                        break 'reps;
+                    }
+                    r => r?,
+                };
                 progress(&format!(
                     "java partitions={parts} batch.size={batch} rep {rep}/{}: {} msg/s",
                     opts.common.reps,
