@@ -594,7 +594,33 @@ public final class Companion {
 
     // ------------------------------------------------------------------ main
 
+    /**
+     * Exits when the probe that started this JVM is gone (killed, not Ctrl-C'd): a producer
+     * whose broker went away retries forever and would otherwise outlive it.
+     */
+    static void exitWithParent() {
+        java.util.Optional<ProcessHandle> parent = ProcessHandle.current().parent();
+        if (parent.isEmpty()) {
+            return;
+        }
+        ProcessHandle p = parent.get();
+        Thread t = new Thread(() -> {
+            while (p.isAlive()) {
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+            System.err.println("ERROR the process that started the companion is gone");
+            Runtime.getRuntime().halt(1);
+        }, "kgap-parent-watch");
+        t.setDaemon(true);
+        t.start();
+    }
+
     public static void main(String[] args) {
+        exitWithParent();
         Map<String, String> kgap = new LinkedHashMap<>();
         Properties props = new Properties();
         try {
