@@ -14,6 +14,9 @@
 //! - [`request_ceiling`]: `probe-request-ceiling` (Gap 1 of the post).
 //! - [`inflight_latency`]: `probe-inflight-latency` (the in-flight window and latency).
 //! - [`gzip_batch`]: `probe-gzip-batch` (gzip: what batch.size means for a compressed batch).
+//! - [`java`]: the Java companion (kafka-clients in its own JVM, GC log, JFR).
+//! - [`java_producers`]: `probe-java-producers` (K Java producers in one JVM, GC collapse).
+//! - [`java_socket_buffers`]: `probe-java-socket-buffers` (fixed send/receive buffers, JFR).
 
 pub mod batch;
 pub mod batch_consume;
@@ -26,6 +29,9 @@ pub mod fetch_backoff;
 pub mod gzip_batch;
 pub mod inflight_latency;
 pub mod interrupt;
+pub mod java;
+pub mod java_producers;
+pub mod java_socket_buffers;
 pub mod measure;
 pub mod payload;
 pub mod produce;

@@ -50,9 +50,20 @@ pub enum Profile {
     Matched,
 }
 
+/// Which client runs the sweep: librdkafka (the probe's subject), the Java companion at the
+/// same points, or both side by side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Client {
+    Rust,
+    Java,
+    Both,
+}
+
 #[derive(Debug, Clone)]
 pub struct Options {
     pub common: CommonArgs,
+    pub client: Client,
     pub batch_sizes: Vec<u64>,
     pub partitions: Vec<i32>,
     pub profile: Profile,
@@ -119,6 +130,13 @@ fn params(batch_size: u64, partitions: i32) -> Map<String, Value> {
 }
 
 pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
+    let java = match opts.client {
+        Client::Rust => None,
+        _ => {
+            crate::java::require_brokers(opts.common.brokers.as_deref())?;
+            Some(crate::java::Java::locate()?)
+        }
+    };
     let broker = Broker::start(opts.common.brokers.as_deref(), &opts.common.property)?;
     for &b in &opts.batch_sizes {
         broker.validate(&producer_settings(opts.profile, b))?;
@@ -130,13 +148,21 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
         .iter()
         .flat_map(|&p| opts.batch_sizes.iter().map(move |&b| (p, b)))
         .collect();
-    let mut result = ProbeResult::new(
-        PROBE,
-        &broker,
-        &pool,
-        opts.common.reps,
-        points.iter().map(|&(p, b)| params(b, p)).collect(),
-    );
+    let rust = opts.client != Client::Java;
+    let mut all_params: Vec<Map<String, Value>> = Vec::new();
+    if rust {
+        all_params.extend(points.iter().map(|&(p, b)| params(b, p)));
+    }
+    // Java settings follow the Rust ones, marked "client": "java".
+    let java_base = all_params.len();
+    if java.is_some() {
+        all_params.extend(points.iter().map(|&(p, b)| {
+            let mut m = params(b, p);
+            m.insert("client".into(), json!("java"));
+            m
+        }));
+    }
+    let mut result = ProbeResult::new(PROBE, &broker, &pool, opts.common.reps, all_params);
     result.not_measured = not_measured(&broker);
     result.notes = notes(opts);
     progress(&format!("broker: {}", broker.label()));
@@ -148,6 +174,32 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
                 break 'reps;
             }
             let (parts, batch) = points[pi];
+            if let Some(java) = &java {
+                let dir = out.run_dir(&format!("java-p{parts}-batch{batch}"), rep)?;
+                let run = match java_once(java, &broker, opts, parts, batch, &dir) {
+                    // Ctrl-C stopped the JVM: print what was measured, as the Rust runs do.
+                    Err(_) if interrupt::stopped() => {
+                        result.interrupted = true;
+                        break 'reps;
+                    }
+                    r => r?,
+                };
+                progress(&format!(
+                    "java partitions={parts} batch.size={batch} rep {rep}/{}: {} msg/s",
+                    opts.common.reps,
+                    result::si(run.msgs_per_s),
+                ));
+                if run.payload_sha256.as_deref() != Some(result.payload_sha256.as_str()) {
+                    return Err(ProbeError::Kafka(
+                        "the Java companion's payload pool differs from the Rust kit's".into(),
+                    ));
+                }
+                result.settings[java_base + pi].push_run(&JavaFigures::of(&run));
+                out.write(&result)?;
+            }
+            if !rust {
+                continue;
+            }
             let dir = out.run_dir(&format!("p{parts}-batch{batch}"), rep)?;
             let run = produce_once(&broker, opts, &pool, parts, batch, &dir, false)?;
             result.topic = run.1.clone();
@@ -171,7 +223,7 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
     result.verdict = Some(verdict(&result.settings, opts.profile));
 
     // The wire's view: a short debug=protocol,msg run at the smallest batch.size.
-    if opts.diagnose && !result.interrupted {
+    if rust && opts.diagnose && !result.interrupted {
         let parts = *opts.partitions.iter().max().unwrap_or(&1);
         let batch = *opts.batch_sizes.iter().min().unwrap_or(&16384);
         let dir = out.run_dir(&format!("diagnose-p{parts}-batch{batch}"), 1)?;
@@ -242,6 +294,81 @@ fn notes(opts: &Options) -> Vec<String> {
         v.push(format!("-X {k}={val} (applied last)"));
     }
     v
+}
+
+/// The Java companion's figures at one point (one KafkaProducer, the same payloads).
+#[derive(Debug, Clone, Serialize)]
+pub struct JavaFigures {
+    pub messages: u64,
+    pub msgs_per_s: f64,
+    pub mb_per_s: f64,
+    pub cpu_s_per_million: f64,
+    pub gc_time_ms: u64,
+}
+
+impl JavaFigures {
+    fn of(r: &crate::java::CompanionResult) -> JavaFigures {
+        JavaFigures {
+            messages: r.messages,
+            msgs_per_s: r.msgs_per_s,
+            mb_per_s: r.mb_per_s,
+            cpu_s_per_million: if r.messages > 0 {
+                measure::round3(r.process_cpu_s / (r.messages as f64 / 1e6))
+            } else {
+                0.0
+            },
+            gc_time_ms: r.gc_time_ms,
+        }
+    }
+}
+
+/// One Java run on a fresh topic: kafka-clients 4.3.1 with acks=1 and batch.size, the rest
+/// its defaults (linger.ms 5, max.in.flight 5); the same warmup and window as the Rust runs.
+fn java_once(
+    java: &crate::java::Java,
+    broker: &Broker,
+    opts: &Options,
+    partitions: i32,
+    batch_size: u64,
+    dir: &Path,
+) -> Result<crate::java::CompanionResult> {
+    let topic = broker.create_topic(PROBE, partitions)?;
+    let client = vec![
+        (
+            "bootstrap.servers".to_string(),
+            broker.bootstrap().to_string(),
+        ),
+        ("acks".to_string(), "1".to_string()),
+        ("enable.idempotence".to_string(), "false".to_string()),
+        ("batch.size".to_string(), batch_size.to_string()),
+    ];
+    let run = crate::java::run(
+        java,
+        dir,
+        &crate::java::Jvm {
+            heap: "1g".into(),
+            jfr: false,
+            extra: Vec::new(),
+        },
+        &[
+            ("mode", "produce".into()),
+            ("topic", topic.name.clone()),
+            ("partitions", partitions.to_string()),
+            ("size", opts.size.to_string()),
+            ("kind", opts.kind.to_string()),
+            ("producers", "1".into()),
+            ("warmup", opts.warmup_messages.to_string()),
+            ("seconds", format!("{:.3}", opts.window.as_secs_f64())),
+        ],
+        &client,
+        opts.window + Duration::from_secs(180),
+    );
+    topic.delete()?;
+    Ok(run?.result)
+}
+
+fn is_java(s: &SettingResult) -> bool {
+    s.params.get("client").and_then(Value::as_str) == Some("java")
 }
 
 /// One run on a fresh topic: warmup, window, statistics. Returns the figures and the topic.
@@ -340,7 +467,10 @@ fn point_of(s: &SettingResult) -> (i64, u64) {
 /// 2. requests are full batches (bytes per request ≥ half of batch.size);
 /// 3. raising batch.size raises throughput ≥ 1.5x: the cost is per request, not per byte.
 pub fn verdict(settings: &[SettingResult], profile: Profile) -> Verdict {
-    let measured: Vec<&SettingResult> = settings.iter().filter(|s| !s.runs.is_empty()).collect();
+    let measured: Vec<&SettingResult> = settings
+        .iter()
+        .filter(|s| !s.runs.is_empty() && !is_java(s))
+        .collect();
     let rate = |s: &SettingResult| s.median_of("msgs_per_s").unwrap_or(0.0);
     let Some(smallest) = measured.iter().map(|s| point_of(s).1).min() else {
         return Verdict::cannot_tell(FINDING, "nothing was measured", json!({}));
@@ -497,7 +627,7 @@ pub fn chart(r: &ProbeResult) -> LineChart {
                 points: r
                     .settings
                     .iter()
-                    .filter(|s| point_of(s).0 == p && !s.runs.is_empty())
+                    .filter(|s| point_of(s).0 == p && !s.runs.is_empty() && !is_java(s))
                     .map(|s| {
                         (
                             point_of(s).1 as f64,
@@ -528,7 +658,7 @@ pub fn render_text(r: &ProbeResult) -> String {
         "CPU s/M",
     ]);
     for set in &r.settings {
-        if set.runs.is_empty() {
+        if set.runs.is_empty() || is_java(set) {
             continue;
         }
         let g = |k: &str| set.median_of(k);
@@ -558,6 +688,9 @@ pub fn render_text(r: &ProbeResult) -> String {
          librdkafka's broker threads and of the producing thread; CPU s/M: process CPU seconds \
          per million messages.\n",
     );
+    if r.settings.iter().any(|s| is_java(s) && !s.runs.is_empty()) {
+        s.push_str(&java_table(r));
+    }
     let analyzer: Vec<String> = match &r.diagnosis {
         None => Vec::new(),
         Some(d) => {
@@ -580,6 +713,50 @@ pub fn render_text(r: &ProbeResult) -> String {
     };
     s.push_str(&result::render_footer(r, &analyzer));
     s
+}
+
+/// The Java companion's rows, beside librdkafka's at the same points.
+fn java_table(r: &ProbeResult) -> String {
+    let rust_rate = |p: i64, b: u64| {
+        r.settings
+            .iter()
+            .find(|s| !is_java(s) && point_of(s) == (p, b) && !s.runs.is_empty())
+            .and_then(|s| s.median_of("msgs_per_s"))
+    };
+    let mut t = Table::new([
+        "partitions",
+        "batch.size",
+        "Java msg/s median (min–max)",
+        "MB/s",
+        "CPU s/M",
+        "Java / librdkafka",
+    ]);
+    for set in r
+        .settings
+        .iter()
+        .filter(|s| is_java(s) && !s.runs.is_empty())
+    {
+        let (p, b) = point_of(set);
+        let j = set.median_of("msgs_per_s").unwrap_or(0.0);
+        t.row(vec![
+            p.to_string(),
+            svg::bytes_label(b as f64),
+            set.median_range_si("msgs_per_s"),
+            format!("{:.0}", set.median_of("mb_per_s").unwrap_or(0.0)),
+            format!("{:.2}", set.median_of("cpu_s_per_million").unwrap_or(0.0)),
+            rust_rate(p, b)
+                .filter(|x| *x > 0.0)
+                .map_or("-".into(), |x| format!("{:.2}x", j / x)),
+        ]);
+    }
+    format!(
+        "\nJava (kafka-clients 4.3.1, the kgap companion, one KafkaProducer, acks=1, idempotence \
+         off, its other defaults) at the same points, same payloads, warmup and window:\n{}\
+         CPU s/M: the JVM's CPU seconds per million messages. kafka-clients puts every ready \
+         partition's batch in one ProduceRequest, so partitions help it where they do not help \
+         librdkafka.\n",
+        t.render()
+    )
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use kgap_probes::cli::{
 };
 use kgap_probes::interrupt;
 use kgap_probes::payload::PayloadKind;
-use kgap_probes::request_ceiling::{self, Options, Profile};
+use kgap_probes::request_ceiling::{self, Client, Options, Profile};
 use std::time::Duration;
 
 const ABOUT: &str = "\
@@ -32,7 +32,9 @@ examples:
   probe-request-ceiling --batch-size 16384,32768,65536,131072,262144,524288,1048576 --partitions 6
                                                        # the post's seven-point sweep
   probe-request-ceiling --profile matched              # the seed's Java-like librdkafka values
-  probe-request-ceiling -X linger.ms=50 -X acks=all    # the knobs that did not help in the post";
+  probe-request-ceiling -X linger.ms=50 -X acks=all    # the knobs that did not help in the post
+  probe-request-ceiling --brokers 127.0.0.1:9092 --client both
+                                                       # librdkafka and kafka-clients side by side";
 
 #[derive(Debug, Parser)]
 #[command(name = "probe-request-ceiling", version, about = "Is this producer bound by the broker's cost per ProduceRequest?", long_about = ABOUT, after_help = AFTER)]
@@ -70,6 +72,11 @@ struct Cli {
     #[arg(long, default_value_t = 200_000)]
     warmup_messages: u64,
 
+    /// rust: librdkafka (the gap); java: kgap's Java companion (kafka-clients 4.3.1) at the
+    /// same points; both: side by side. Java needs --brokers and a JDK 17+ with Maven.
+    #[arg(long, value_enum, default_value_t = Client::Rust)]
+    client: Client,
+
     /// Skip the short debug=protocol run analyzed by analyze-protocol-log.
     #[arg(long)]
     no_diagnose: bool,
@@ -100,6 +107,7 @@ fn main() {
         })
         .collect();
     let opts = Options {
+        client: cli.client,
         batch_sizes,
         partitions,
         profile: cli.profile,

@@ -1,0 +1,768 @@
+import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * kgap's Java companion: the Java side of a probe, driven by probes/src/java.rs.
+ *
+ * Arguments are key=value. Keys starting with "kgap." are the companion's own; every other
+ * key is a kafka-clients setting passed through unchanged (bootstrap.servers, batch.size,
+ * send.buffer.bytes, buffer.memory, ...). It prints exactly one line starting "RESULT " with a
+ * JSON object, and exits 0; a bad setting or a failed run prints "ERROR <message>" on stderr
+ * and exits 2 (usage) or 1 (run failed).
+ *
+ * kgap.mode        pool-sha | produce | consume
+ * kgap.size        payload bytes [100]        kgap.kind    random | text [random]
+ * kgap.topic       a topic the probe created  kgap.partitions  its partition count
+ * kgap.producers   K KafkaProducer instances, one sending thread each [1]
+ * kgap.warmup      messages per producer, sent and flushed before the window [100000]
+ * kgap.seconds     measured window [5]
+ * kgap.messages    consume: messages to read (the prefilled count)
+ * kgap.sample      produce: time send-to-ack for every Nth message [16]
+ * kgap.jfr         a .jfr path: record the window only, with kgap.jfc's settings
+ * kgap.jfc         the .jfc to record with (SocketRead/SocketWrite at threshold 0)
+ *
+ * The payloads are the seed benchmark's (FACTS.md §1), byte for byte the Rust kit's
+ * (probes/src/payload.rs): SplitMix64 seeded with 42, min(16384, 64 MiB / size) payloads.
+ */
+public final class Companion {
+    static final long SEED = 42;
+    static final String[] WORDS = {
+        "kafka", "stream", "broker", "topic", "partition", "offset", "consumer", "producer",
+        "record", "batch", "leader", "follower", "replica", "commit", "segment", "index",
+        "latency", "throughput", "cluster", "message", "payload", "header", "key", "value",
+        "timestamp", "schema", "event", "log", "queue", "fetch", "poll", "ack",
+    };
+
+    static final class Usage extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Usage(String m) {
+            super(m);
+        }
+    }
+
+    // ------------------------------------------------------------------ payloads
+
+    static long state;
+
+    static long next() {
+        state += 0x9E3779B97F4A7C15L;
+        long z = state;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /** The pool, one array per payload: a ProducerRecord takes the array as is (no copy). */
+    static byte[][] pool(int size, String kind) {
+        int count = (int) Math.min(16384L, Math.max(1L, (64L * 1024 * 1024) / size));
+        byte[][] pool = new byte[count][];
+        state = SEED;
+        StringBuilder text = new StringBuilder(size + 16);
+        for (int p = 0; p < count; p++) {
+            byte[] b = new byte[size];
+            if (kind.equals("random")) {
+                // Little-endian generator outputs; each payload starts from a fresh output.
+                int at = 0;
+                while (at < size) {
+                    long w = next();
+                    for (int i = 0; i < 8 && at < size; i++, at++) {
+                        b[at] = (byte) (w >>> (8 * i));
+                    }
+                }
+            } else {
+                text.setLength(0);
+                while (text.length() < size) {
+                    // Unsigned modulo 32 = the low five bits.
+                    text.append(WORDS[(int) (next() & 31)]).append(' ');
+                }
+                byte[] t = text.toString().getBytes(StandardCharsets.US_ASCII);
+                System.arraycopy(t, 0, b, 0, size);
+            }
+            pool[p] = b;
+        }
+        return pool;
+    }
+
+    static String sha256(byte[][] pool) throws Exception {
+        MessageDigest md = MessageDigest.getInstance("SHA-256");
+        for (byte[] b : pool) {
+            md.update(b);
+        }
+        StringBuilder s = new StringBuilder();
+        for (byte x : md.digest()) {
+            s.append(String.format("%02x", x));
+        }
+        return s.toString();
+    }
+
+    // ------------------------------------------------------------------ latency histogram
+
+    /**
+     * Log-linear histogram of microseconds: exact below 128 µs, then 64 sub-buckets per power
+     * of two (≤ 1.6% relative error). One writer thread; merged after the run.
+     */
+    static final class Histogram {
+        final long[] counts = new long[128 + 64 * 40];
+        long total;
+        long max;
+
+        static int index(long us) {
+            if (us < 128) {
+                return (int) Math.max(0, us);
+            }
+            int e = 63 - Long.numberOfLeadingZeros(us);
+            long m = us >>> (e - 6);
+            return (int) Math.min(128 + (e - 7) * 64 + (m - 64), 128 + 64 * 40 - 1);
+        }
+
+        static double value(int i) {
+            if (i < 128) {
+                return i;
+            }
+            int e = (i - 128) / 64 + 7;
+            long m = (i - 128) % 64 + 64;
+            long lo = m << (e - 6);
+            return lo + (1L << (e - 6)) / 2.0;
+        }
+
+        void record(long us) {
+            counts[index(us)]++;
+            total++;
+            if (us > max) {
+                max = us;
+            }
+        }
+
+        void add(Histogram o) {
+            for (int i = 0; i < counts.length; i++) {
+                counts[i] += o.counts[i];
+            }
+            total += o.total;
+            max = Math.max(max, o.max);
+        }
+
+        /** Nearest-rank percentile in milliseconds, or -1 with no samples. */
+        double percentileMs(double p) {
+            if (total == 0) {
+                return -1;
+            }
+            long rank = Math.max(1, (long) Math.ceil(p / 100.0 * total));
+            long seen = 0;
+            for (int i = 0; i < counts.length; i++) {
+                seen += counts[i];
+                if (seen >= rank) {
+                    return Math.min(value(i), max) / 1000.0;
+                }
+            }
+            return max / 1000.0;
+        }
+    }
+
+    // ------------------------------------------------------------------ produce
+
+    /** Window edges on System.nanoTime(); a latency sample counts when sent inside it. */
+    static volatile long windowStart = Long.MAX_VALUE;
+    static volatile long windowEnd = Long.MAX_VALUE;
+    static volatile boolean stop;
+
+    /** Counts acks and errors for every message: one instance per producer, no allocation. */
+    static final class Acks implements Callback {
+        // Written by the producer's network thread only (and by the caller on an immediate
+        // failure, which is counted in errors).
+        volatile long acked;
+        final AtomicLong errors = new AtomicLong();
+        volatile String firstError;
+
+        @Override
+        public void onCompletion(RecordMetadata m, Exception e) {
+            if (e != null) {
+                if (errors.getAndIncrement() == 0) {
+                    firstError = e.toString();
+                }
+            } else {
+                acked++;
+            }
+        }
+    }
+
+    /**
+     * A reusable latency slot: every kgap.sample-th message takes a free slot from a fixed ring
+     * instead of the shared callback, so timing costs no allocation either. A busy slot (its
+     * message not acked yet) skips that sample, counted in latency_samples_skipped.
+     */
+    static final class Timed implements Callback {
+        final Acks acks;
+        final Histogram hist;
+        volatile long sentAt; // 0 = free
+
+        Timed(Acks acks, Histogram hist) {
+            this.acks = acks;
+            this.hist = hist;
+        }
+
+        @Override
+        public void onCompletion(RecordMetadata m, Exception e) {
+            long now = System.nanoTime();
+            long s = sentAt;
+            acks.onCompletion(m, e);
+            if (e == null && s >= windowStart && s <= windowEnd) {
+                hist.record((now - s) / 1000);
+            }
+            sentAt = 0;
+        }
+    }
+
+    static final class ProducerThread extends Thread {
+        final KafkaProducer<byte[], byte[]> producer;
+        final String topic;
+        final int partitions;
+        final byte[][] pool;
+        final long warmup;
+        final int sample;
+        final Acks acks = new Acks();
+        final Histogram hist = new Histogram();
+        final Timed[] ring;
+        final CountDownLatch warmedUp;
+        // Messages handed to send(), published every 1024 so the window edges can read it.
+        volatile long sent;
+        long skipped;
+        volatile Throwable failure;
+
+        ProducerThread(int k, Properties props, String topic, int partitions, byte[][] pool,
+                long warmup, int sample, CountDownLatch warmedUp) {
+            super("kgap-producer-" + k);
+            this.producer = new KafkaProducer<>(props);
+            this.topic = topic;
+            this.partitions = partitions;
+            this.pool = pool;
+            this.warmup = warmup;
+            this.sample = sample;
+            this.warmedUp = warmedUp;
+            this.ring = new Timed[4096];
+            for (int i = 0; i < ring.length; i++) {
+                ring[i] = new Timed(acks, hist);
+            }
+        }
+
+        @Override
+        public void run() {
+            try {
+                final int count = pool.length;
+                long i = 0;
+                for (; i < warmup; i++) {
+                    producer.send(new ProducerRecord<>(topic, (int) (i % partitions), null,
+                            pool[(int) (i % count)]), acks);
+                }
+                producer.flush();
+                warmedUp.countDown();
+                long slot = 0;
+                while (!stop) {
+                    ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic,
+                            (int) (i % partitions), null, pool[(int) (i % count)]);
+                    Callback cb = acks;
+                    if (i % sample == 0) {
+                        Timed t = ring[(int) (slot++ & (ring.length - 1))];
+                        if (t.sentAt == 0) {
+                            t.sentAt = System.nanoTime();
+                            cb = t;
+                        } else {
+                            skipped++;
+                        }
+                    }
+                    producer.send(r, cb);
+                    i++;
+                    if ((i & 1023) == 0) {
+                        sent = i - warmup;
+                    }
+                }
+                sent = i - warmup;
+            } catch (Throwable t) {
+                // After the window, closing abandons a send() blocked on buffer.memory: that is
+                // the end of the run, not a failure.
+                if (!stop) {
+                    failure = t;
+                }
+                warmedUp.countDown();
+            }
+        }
+    }
+
+    static Map<String, Object> produce(Map<String, String> kgap, Properties props) throws Exception {
+        String topic = need(kgap, "kgap.topic");
+        int partitions = intOf(kgap, "kgap.partitions", 1);
+        int size = intOf(kgap, "kgap.size", 100);
+        String kind = kgap.getOrDefault("kgap.kind", "random");
+        int k = intOf(kgap, "kgap.producers", 1);
+        long warmup = longOf(kgap, "kgap.warmup", 100_000);
+        double seconds = Double.parseDouble(kgap.getOrDefault("kgap.seconds", "5"));
+        int sample = intOf(kgap, "kgap.sample", 16);
+        if (k < 1 || sample < 1 || partitions < 1 || !(seconds > 0)) {
+            throw new Usage("kgap.producers, kgap.sample, kgap.partitions and kgap.seconds must be positive");
+        }
+        props.putIfAbsent("key.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer");
+        props.putIfAbsent("value.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer");
+        byte[][] pool = pool(size, kind);
+        CountDownLatch warmedUp = new CountDownLatch(k);
+        List<ProducerThread> threads = new ArrayList<>();
+        for (int i = 0; i < k; i++) {
+            Properties p = new Properties();
+            p.putAll(props);
+            p.putIfAbsent("client.id", "kgap-java-" + i);
+            threads.add(new ProducerThread(i, p, topic, partitions, pool, warmup, sample, warmedUp));
+        }
+        for (ProducerThread t : threads) {
+            t.start();
+        }
+        warmedUp.await();
+        for (ProducerThread t : threads) {
+            if (t.failure != null) {
+                throw new RuntimeException("producer failed in warmup: " + t.failure, t.failure);
+            }
+        }
+        Window w = Window.open(kgap);
+        long acked0 = 0;
+        long sent0 = 0;
+        double wait0 = 0;
+        for (ProducerThread t : threads) {
+            acked0 += t.acks.acked;
+            sent0 += t.sent;
+            wait0 += metric(t.producer, "bufferpool-wait-time-ns-total");
+        }
+        windowStart = w.startNanos;
+        Thread.sleep((long) (seconds * 1000));
+        long acked1 = 0;
+        long sent1 = 0;
+        double wait1 = 0;
+        double bufferUsed = 0;
+        for (ProducerThread t : threads) {
+            acked1 += t.acks.acked;
+            sent1 += t.sent;
+            wait1 += metric(t.producer, "bufferpool-wait-time-ns-total");
+            bufferUsed += metric(t.producer, "buffer-total-bytes")
+                    - metric(t.producer, "buffer-available-bytes");
+        }
+        long errors = 0;
+        for (ProducerThread t : threads) {
+            errors += t.acks.errors.get();
+        }
+        w.close();
+        windowEnd = w.endNanos;
+        stop = true;
+        // The backlog left after the window is not measured: close without waiting for it
+        // (its records fail with "producer closed", after the error count was taken).
+        for (ProducerThread t : threads) {
+            t.producer.close(Duration.ZERO);
+        }
+        Histogram hist = new Histogram();
+        long skipped = 0;
+        String firstError = null;
+        for (ProducerThread t : threads) {
+            t.join();
+            if (t.failure != null) {
+                throw new RuntimeException("producer failed: " + t.failure, t.failure);
+            }
+            hist.add(t.hist);
+            skipped += t.skipped;
+            if (firstError == null) {
+                firstError = t.acks.firstError;
+            }
+        }
+        long messages = acked1 - acked0;
+        Map<String, Object> r = w.figures(messages, (long) size * messages);
+        r.put("producers", k);
+        // The backlog: records handed to send() and not yet acknowledged, and the accumulator's
+        // bytes in use, at the window's end; the time send() spent blocked on a full
+        // buffer.memory during the window (all producers).
+        r.put("sent_per_s", round((sent1 - sent0) / w.seconds()));
+        r.put("backlog_messages_end", sent1 + warmup * k - acked1);
+        r.put("buffer_used_bytes_end", (long) bufferUsed);
+        r.put("buffer_wait_s", round((wait1 - wait0) / 1e9));
+        r.put("latency_sample_every", sample);
+        r.put("latency_samples", hist.total);
+        r.put("latency_samples_skipped", skipped);
+        r.put("send_to_ack_ms_p50", hist.percentileMs(50));
+        r.put("send_to_ack_ms_p99", hist.percentileMs(99));
+        r.put("send_to_ack_ms_max", hist.total == 0 ? -1 : hist.max / 1000.0);
+        r.put("delivery_errors", errors);
+        if (firstError != null && errors > 0) {
+            r.put("first_error", firstError);
+        }
+        return r;
+    }
+
+    /** A producer metric of group producer-metrics by name (NaN when absent). */
+    static double metric(KafkaProducer<byte[], byte[]> p, String name) {
+        for (Map.Entry<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> e
+                : p.metrics().entrySet()) {
+            if (e.getKey().name().equals(name) && e.getKey().group().equals("producer-metrics")) {
+                Object v = e.getValue().metricValue();
+                return v instanceof Number ? ((Number) v).doubleValue() : Double.NaN;
+            }
+        }
+        return Double.NaN;
+    }
+
+    // ------------------------------------------------------------------ consume
+
+    static Map<String, Object> consume(Map<String, String> kgap, Properties props) throws Exception {
+        String topic = need(kgap, "kgap.topic");
+        long messages = longOf(kgap, "kgap.messages", -1);
+        double seconds = Double.parseDouble(kgap.getOrDefault("kgap.seconds", "60"));
+        if (messages < 1) {
+            throw new Usage("consume needs kgap.messages (the topic's prefilled message count)");
+        }
+        props.putIfAbsent("key.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+        props.putIfAbsent("value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+        props.putIfAbsent("enable.auto.commit", "false");
+        props.putIfAbsent("auto.offset.reset", "earliest");
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props)) {
+            List<TopicPartition> tps = new ArrayList<>();
+            for (PartitionInfo p : c.partitionsFor(topic, Duration.ofSeconds(15))) {
+                tps.add(new TopicPartition(topic, p.partition()));
+            }
+            // assign(), not subscribe(): no group join, only the probe's own topic.
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            Window w = null;
+            long got = 0;
+            long bytes = 0;
+            long deadline = System.nanoTime() + (long) (seconds * 1e9);
+            while (got < messages && System.nanoTime() < deadline) {
+                ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(100));
+                if (rs.isEmpty()) {
+                    continue;
+                }
+                if (w == null) {
+                    // The window opens at the first records: connection and metadata excluded.
+                    w = Window.open(kgap);
+                }
+                for (ConsumerRecord<byte[], byte[]> r : rs) {
+                    got++;
+                    bytes += r.value().length;
+                }
+            }
+            if (w == null) {
+                throw new RuntimeException("no records within " + seconds + " s");
+            }
+            w.close();
+            Map<String, Object> r = w.figures(got, bytes);
+            r.put("expected_messages", messages);
+            r.put("complete", got >= messages);
+            return r;
+        }
+    }
+
+    // ------------------------------------------------------------------ the window
+
+    /** CPU, GC and (optionally) a JFR recording over the measured window. */
+    static final class Window {
+        final long startNanos = System.nanoTime();
+        long endNanos;
+        final long cpu0 = cpuNanos();
+        final Map<String, long[]> gc0 = gcNow();
+        Map<String, long[]> gc1;
+        long cpu1;
+        Object recording; // jdk.jfr.Recording, loaded only when asked for
+        Path jfr;
+
+        static Window open(Map<String, String> kgap) throws Exception {
+            String jfrPath = kgap.get("kgap.jfr");
+            Object rec = null;
+            if (jfrPath != null) {
+                String jfc = need(kgap, "kgap.jfc");
+                jdk.jfr.Configuration conf = jdk.jfr.Configuration.create(Paths.get(jfc));
+                jdk.jfr.Recording r = new jdk.jfr.Recording(conf);
+                r.start();
+                rec = r;
+            }
+            Window w = new Window();
+            w.recording = rec;
+            w.jfr = jfrPath == null ? null : Paths.get(jfrPath);
+            return w;
+        }
+
+        void close() throws IOException {
+            endNanos = System.nanoTime();
+            cpu1 = cpuNanos();
+            gc1 = gcNow();
+            if (recording != null) {
+                jdk.jfr.Recording r = (jdk.jfr.Recording) recording;
+                r.stop();
+                r.dump(jfr);
+                r.close();
+            }
+        }
+
+        double seconds() {
+            return (endNanos - startNanos) / 1e9;
+        }
+
+        Map<String, Object> figures(long messages, long bytes) {
+            double secs = seconds();
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("messages", messages);
+            r.put("seconds", round(secs));
+            r.put("msgs_per_s", round(messages / secs));
+            r.put("mb_per_s", round(bytes / secs / 1e6));
+            r.put("process_cpu_s", round((cpu1 - cpu0) / 1e9));
+            long count = 0;
+            long ms = 0;
+            List<Map<String, Object>> collectors = new ArrayList<>();
+            for (Map.Entry<String, long[]> e : gc1.entrySet()) {
+                long[] a = gc0.getOrDefault(e.getKey(), new long[2]);
+                long dc = e.getValue()[0] - a[0];
+                long dt = e.getValue()[1] - a[1];
+                count += dc;
+                ms += dt;
+                Map<String, Object> c = new LinkedHashMap<>();
+                c.put("name", e.getKey());
+                c.put("count", dc);
+                c.put("time_ms", dt);
+                collectors.add(c);
+            }
+            r.put("gc_count", count);
+            r.put("gc_time_ms", ms);
+            r.put("gc_fraction", round(ms / 1000.0 / secs));
+            r.put("gc_collectors", collectors);
+            r.put("rss_bytes", procStatus("VmRSS:"));
+            r.put("rss_peak_bytes", procStatus("VmHWM:"));
+            r.put("heap_max_bytes", Runtime.getRuntime().maxMemory());
+            r.put("java_version", System.getProperty("java.version"));
+            r.put("kafka_clients_version", org.apache.kafka.common.utils.AppInfoParser.getVersion());
+            if (jfr != null) {
+                r.put("jfr", jfr.toString());
+            }
+            return r;
+        }
+
+        static long cpuNanos() {
+            java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+            if (os instanceof com.sun.management.OperatingSystemMXBean) {
+                return ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime();
+            }
+            return -1;
+        }
+
+        static Map<String, long[]> gcNow() {
+            Map<String, long[]> m = new LinkedHashMap<>();
+            for (GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
+                m.put(b.getName(), new long[] {b.getCollectionCount(), b.getCollectionTime()});
+            }
+            return m;
+        }
+
+        static long procStatus(String key) {
+            try {
+                for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
+                    if (line.startsWith(key)) {
+                        String[] f = line.substring(key.length()).trim().split("\\s+");
+                        return Long.parseLong(f[0]) * 1024;
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                // Not Linux: RSS is unknown, said as -1.
+            }
+            return -1;
+        }
+    }
+
+    // ------------------------------------------------------------------ main
+
+    /**
+     * Exits when the probe that started this JVM is gone (killed, not Ctrl-C'd): a producer
+     * whose broker went away retries forever and would otherwise outlive it.
+     */
+    static void exitWithParent() {
+        java.util.Optional<ProcessHandle> parent = ProcessHandle.current().parent();
+        if (parent.isEmpty()) {
+            return;
+        }
+        ProcessHandle p = parent.get();
+        Thread t = new Thread(() -> {
+            while (p.isAlive()) {
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+            System.err.println("ERROR the process that started the companion is gone");
+            Runtime.getRuntime().halt(1);
+        }, "kgap-parent-watch");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    public static void main(String[] args) {
+        exitWithParent();
+        Map<String, String> kgap = new LinkedHashMap<>();
+        Properties props = new Properties();
+        try {
+            for (String a : args) {
+                int eq = a.indexOf('=');
+                if (eq <= 0) {
+                    throw new Usage("expected key=value, got \"" + a + "\"");
+                }
+                String key = a.substring(0, eq).trim();
+                String value = a.substring(eq + 1);
+                if (key.startsWith("kgap.")) {
+                    kgap.put(key, value);
+                } else {
+                    props.setProperty(key, value);
+                }
+            }
+            String mode = kgap.getOrDefault("kgap.mode", "");
+            int size = intOf(kgap, "kgap.size", 100);
+            String kind = kgap.getOrDefault("kgap.kind", "random");
+            if (size < 1) {
+                throw new Usage("kgap.size must be at least 1");
+            }
+            if (!kind.equals("random") && !kind.equals("text")) {
+                throw new Usage("kgap.kind must be random or text, got " + kind);
+            }
+            Map<String, Object> r;
+            switch (mode) {
+                case "pool-sha": {
+                    byte[][] pool = pool(size, kind);
+                    r = new LinkedHashMap<>();
+                    r.put("pool_count", pool.length);
+                    r.put("payload_sha256", sha256(pool));
+                    break;
+                }
+                case "produce":
+                    r = produce(kgap, props);
+                    r.put("payload_sha256", sha256(pool(size, kind)));
+                    break;
+                case "consume":
+                    r = consume(kgap, props);
+                    break;
+                default:
+                    throw new Usage("kgap.mode must be pool-sha, produce or consume, got \"" + mode + "\"");
+            }
+            r.put("mode", mode);
+            System.out.println("RESULT " + json(r));
+            System.out.flush();
+            System.exit(0);
+        } catch (Usage e) {
+            System.err.println("ERROR " + e.getMessage());
+            System.exit(2);
+        } catch (org.apache.kafka.common.config.ConfigException e) {
+            // An unknown or bad client setting: the user's configuration, not a failed run.
+            System.err.println("ERROR kafka-clients refused the configuration: " + e.getMessage());
+            System.exit(2);
+        } catch (Throwable e) {
+            System.err.println("ERROR " + e);
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    static String need(Map<String, String> kgap, String key) throws Usage {
+        String v = kgap.get(key);
+        if (v == null || v.isEmpty()) {
+            throw new Usage("missing " + key);
+        }
+        return v;
+    }
+
+    static int intOf(Map<String, String> kgap, String key, int dflt) throws Usage {
+        return (int) longOf(kgap, key, dflt);
+    }
+
+    static long longOf(Map<String, String> kgap, String key, long dflt) throws Usage {
+        String v = kgap.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new Usage(key + " must be an integer, got \"" + v + "\"");
+        }
+    }
+
+    static double round(double x) {
+        return Math.round(x * 1000.0) / 1000.0;
+    }
+
+    static String json(Object o) {
+        if (o == null) {
+            return "null";
+        }
+        if (o instanceof Map) {
+            StringBuilder s = new StringBuilder("{");
+            boolean first = true;
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) o).entrySet()) {
+                if (!first) {
+                    s.append(',');
+                }
+                first = false;
+                s.append(json(e.getKey().toString())).append(':').append(json(e.getValue()));
+            }
+            return s.append('}').toString();
+        }
+        if (o instanceof List) {
+            StringBuilder s = new StringBuilder("[");
+            boolean first = true;
+            for (Object x : (List<?>) o) {
+                if (!first) {
+                    s.append(',');
+                }
+                first = false;
+                s.append(json(x));
+            }
+            return s.append(']').toString();
+        }
+        if (o instanceof Double) {
+            double d = (Double) o;
+            return Double.isFinite(d) ? String.format(Locale.ROOT, "%s", d) : "null";
+        }
+        if (o instanceof Number || o instanceof Boolean) {
+            return o.toString();
+        }
+        String str = o.toString();
+        StringBuilder s = new StringBuilder("\"");
+        for (char c : str.toCharArray()) {
+            switch (c) {
+                case '"': s.append("\\\""); break;
+                case '\\': s.append("\\\\"); break;
+                case '\n': s.append("\\n"); break;
+                case '\r': s.append("\\r"); break;
+                case '\t': s.append("\\t"); break;
+                default:
+                    if (c < 0x20) {
+                        s.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        s.append(c);
+                    }
+            }
+        }
+        return s.append('"').toString();
+    }
+}
