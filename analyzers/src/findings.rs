@@ -181,8 +181,8 @@ pub const CATALOGUE: &[Finding] = &[
               the broker thread's limit, more consumer instances",
         reproduce: Reproduce {
             probe: "probe-batch-consume",
-            exists: false,
-            command: "probe-batch-consume --brokers 127.0.0.1:9092 --backoff-ms 10 (planned)",
+            exists: true,
+            command: "probe-batch-consume --brokers 127.0.0.1:9092",
         },
         expected_shape: "batch API faster than poll(); the application thread saturated \
                          under poll(), rdk:broker near one core under the batch API",
@@ -207,9 +207,8 @@ pub const CATALOGUE: &[Finding] = &[
         fix: "take whatever is queued with timeout 0; block only when the queue is empty",
         reproduce: Reproduce {
             probe: "probe-batch-consume",
-            exists: false,
-            command: "probe-batch-consume --brokers 127.0.0.1:9092 --rate 1000,10000 \
-                      --latency (planned)",
+            exists: true,
+            command: "probe-batch-consume --brokers 127.0.0.1:9092 --rate 1000,10000",
         },
         expected_shape: "end-to-end p99 ≈ min(timeout, N/rate), p50 about half, with the \
                          waiting wrapper; sub-millisecond with the fixed one",
@@ -309,9 +308,9 @@ pub const CATALOGUE: &[Finding] = &[
               (max.request.size=1100000); keep batch.size ≤ 256 KB",
         reproduce: Reproduce {
             probe: "probe-java-socket-buffers",
-            exists: false,
-            command: "probe-java-socket-buffers --brokers 127.0.0.1:9092 --side producer \
-                      (planned)",
+            exists: true,
+            command: "probe-java-socket-buffers --brokers 127.0.0.1:9092 (the producer \
+                      pairs)",
         },
         expected_shape: "socket writes clustered at one size a few times send.buffer.bytes; \
                          copy amplification grows with the request",
@@ -341,9 +340,9 @@ pub const CATALOGUE: &[Finding] = &[
         fix: "receive.buffer.bytes=-1; past that, more consumers",
         reproduce: Reproduce {
             probe: "probe-java-socket-buffers",
-            exists: false,
-            command: "probe-java-socket-buffers --brokers 127.0.0.1:9092 --side consumer \
-                      (planned)",
+            exists: true,
+            command: "probe-java-socket-buffers --brokers 127.0.0.1:9092 (the consumer \
+                      pairs)",
         },
         expected_shape: "socket reads at or under receive.buffer.bytes on a thread near one \
                          core",
@@ -375,9 +374,8 @@ pub const CATALOGUE: &[Finding] = &[
               CPUs; a bigger heap helps less",
         reproduce: Reproduce {
             probe: "probe-java-producers",
-            exists: false,
-            command: "probe-java-producers --brokers 127.0.0.1:9092 --instances 8,16 \
-                      --gc-log (planned)",
+            exists: true,
+            command: "probe-java-producers --brokers 127.0.0.1:9092 --producers 16",
         },
         expected_shape: "GC share of a window jumps and heap after young GC stays ≥ 80% of the \
                          maximum at the high instance count",

@@ -1175,7 +1175,11 @@ mod tests {
         let mut slow = lat("batch-naive", 52.0, 100.5, Some(50.0));
         slow.runs[0]["rate_achieved_per_s"] = json!(850.0);
         let short = latency_verdict(&[lat("batch-fixed", 1.1, 3.2, None), slow]);
-        assert!(!short.holds && short.summary.contains("10%"), "{}", short.summary);
+        assert!(
+            !short.holds && short.summary.contains("10%"),
+            "{}",
+            short.summary
+        );
         // Half the arithmetic (a wait cut short) is not the naive wrapper's shape.
         let half = latency_verdict(&[
             lat("batch-fixed", 1.0, 1.5, None),

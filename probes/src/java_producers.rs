@@ -385,6 +385,7 @@ pub fn verdict(settings: &[SettingResult], heap: &str) -> Verdict {
         return Verdict {
             finding: FINDING.into(),
             holds: false,
+            decided: true,
             summary: match worst {
                 Some(w) => format!(
                     "no GC collapse at the default buffer.memory up to K={} with a {heap} heap: \
@@ -468,6 +469,7 @@ pub fn verdict(settings: &[SettingResult], heap: &str) -> Verdict {
     Verdict {
         finding: FINDING.into(),
         holds,
+        decided: true,
         summary,
         evidence: json!({
             "collapse_gc_fraction": COLLAPSE_GC_FRACTION,

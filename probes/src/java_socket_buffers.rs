@@ -449,6 +449,7 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
     Verdict {
         finding: FINDING.into(),
         holds,
+        decided: true,
         summary,
         evidence: json!({"pairs": evidence, "post": {"write_bytes_default": 298_000, "write_bytes_os": 692_000, "read_bytes_default": 56_000}}),
     }
