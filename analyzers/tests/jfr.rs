@@ -50,10 +50,12 @@ fn summary_counts(text: &str) -> Vec<(String, u64, u64)> {
         .collect()
 }
 
-const RECORDINGS: [&str; 3] = [
+const RECORDINGS: [&str; 4] = [
     "socket-fixed-buffers-jdk17",
     "socket-fixed-buffers-jdk25",
     "socket-os-buffers-jdk17",
+    // The Java companion's own window recording (kafka-clients 4.3.1, batch.size 1 MB).
+    "companion/produce-1m-fixed-send-buffer-jdk17",
 ];
 
 #[test]
