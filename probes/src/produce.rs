@@ -527,4 +527,40 @@ mod tests {
         assert!(f.rtt_ms_p50.unwrap() > 0.0 && f.rtt_ms_p99.unwrap() >= f.rtt_ms_p50.unwrap());
         assert_eq!(stats_figures(&[]), StatsFigures::default());
     }
+
+    #[test]
+    fn zero_copy_sends_are_each_acknowledged_and_counted_once() {
+        let broker = Broker::start(None, &[]).unwrap();
+        let topic = broker.create_topic("kgap-test-zero-copy", 2).unwrap();
+        let pool = Pool::new(1024, crate::payload::PayloadKind::Random);
+        let producer = Producer::new(
+            &broker,
+            &[
+                ("linger.ms", "5".into()),
+                ("queue.buffering.max.messages", "1000".into()),
+            ],
+            Arc::new(Sink::default()),
+        )
+        .unwrap();
+        let handle = TopicHandle::new(&producer, &topic.name).unwrap();
+        producer.pin(pool.shared());
+        let dq = DeliveryQueue::new(&producer);
+        // Ten times the queue's room: QueueFull must be waited out, never lose a message.
+        let n = 10_000u64;
+        for i in 0..n {
+            // SAFETY: the pool's bytes are pinned to the producer.
+            while let Err(e) = unsafe { handle.produce_borrowed((i % 2) as i32, pool.get(i)) } {
+                assert_eq!(e, RDKafkaErrorCode::QueueFull);
+                dq.serve(10);
+            }
+        }
+        let t0 = Instant::now();
+        while producer.producer.in_flight_count() > 0 && t0.elapsed() < Duration::from_secs(30) {
+            dq.serve(10);
+        }
+        let ctx = producer.producer.context();
+        assert_eq!((ctx.delivered(), ctx.delivery_errors()), (n, 0));
+        drop(dq);
+        drop(handle);
+    }
 }
