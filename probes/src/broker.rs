@@ -347,6 +347,9 @@ pub struct Producer {
     _log: LogQueue,
     pub producer: BaseProducer<KgapContext>,
     pub sink: Arc<Sink>,
+    /// Memory librdkafka may reference without a copy (zero-copy payloads). Declared after
+    /// `producer`, so it is freed only once rd_kafka_destroy has returned.
+    pinned: std::sync::Mutex<Vec<Arc<[u8]>>>,
 }
 
 impl Producer {
@@ -369,7 +372,14 @@ impl Producer {
             _log: log,
             producer,
             sink,
+            pinned: std::sync::Mutex::new(Vec::new()),
         })
+    }
+
+    /// Keeps `bytes` alive as long as this producer: messages produced from them without
+    /// RD_KAFKA_MSG_F_COPY stay valid whatever is still queued or in flight.
+    pub fn pin(&self, bytes: Arc<[u8]>) {
+        self.pinned.lock().expect("pinned").push(bytes);
     }
 }
 

@@ -219,6 +219,36 @@ impl KgapContext {
     }
 }
 
+impl KgapContext {
+    /// Accounts for every message of one delivery report event, as [`ProducerContext::delivery`]
+    /// would, without rust-rdkafka's per-message `BorrowedMessage` and `Arc` clone: one
+    /// atomic add per event, not per message.
+    ///
+    /// # Safety
+    /// `ev` must be a live RD_KAFKA_EVENT_DR event of a producer with this context.
+    pub unsafe fn account_dr_event(&self, ev: *mut rdsys::rd_kafka_event_t) {
+        let mut ok = 0u64;
+        loop {
+            let m = rdsys::rd_kafka_event_message_next(ev);
+            if m.is_null() {
+                break;
+            }
+            if (*m).err == rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR {
+                ok += 1;
+                if let (Some(ack), sent_ns) = (&self.ack, (*m)._private as usize) {
+                    if sent_ns != 0 {
+                        ack.record(sent_ns as u64);
+                    }
+                }
+            } else if self.delivery_errors.fetch_add(1, Ordering::Relaxed) == 0 {
+                let e = KafkaError::MessageProduction((*m).err.into());
+                *self.last_delivery_error.lock().expect("delivery error") = Some(e.to_string());
+            }
+        }
+        self.delivered.fetch_add(ok, Ordering::Relaxed);
+    }
+}
+
 impl ClientContext for KgapContext {
     fn log(&self, level: RDKafkaLogLevel, fac: &str, log_message: &str) {
         self.sink.log_line(level_number(level), fac, log_message);

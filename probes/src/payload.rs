@@ -104,8 +104,10 @@ impl fmt::Display for PayloadKind {
 }
 
 /// The payload pool: `count` payloads of `size` bytes, contiguous in one allocation.
+/// Shared (`Arc`) so a producer can keep it alive while librdkafka holds zero-copy
+/// references into it ([`Pool::shared`]).
 pub struct Pool {
-    bytes: Vec<u8>,
+    bytes: std::sync::Arc<[u8]>,
     size: usize,
     count: usize,
     kind: PayloadKind,
@@ -140,7 +142,7 @@ impl Pool {
             }
         }
         Pool {
-            bytes,
+            bytes: bytes.into(),
             size,
             count,
             kind,
@@ -164,6 +166,11 @@ impl Pool {
     pub fn get(&self, i: u64) -> &[u8] {
         let at = (i % self.count as u64) as usize * self.size;
         &self.bytes[at..at + self.size]
+    }
+
+    /// The pool's bytes, for a producer to keep until librdkafka is done with them.
+    pub fn shared(&self) -> std::sync::Arc<[u8]> {
+        self.bytes.clone()
     }
 
     /// A mutable copy of payload `i` for stamping an end-to-end timestamp into, made once per

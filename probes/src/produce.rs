@@ -3,8 +3,10 @@
 //! rust-rdkafka 0.39's `BaseProducer::send` builds a `CString` of the topic name for every
 //! message — an allocation per message, the very trap of the postmortem in reference/. The
 //! kit produces through a `rd_kafka_topic_t` made once ([`TopicHandle`]) and
-//! `rd_kafka_produce`, which copies the payload (RD_KAFKA_MSG_F_COPY) so pool slices can be
-//! reused. Delivery reports still reach [`crate::capture::KgapContext`] through poll().
+//! `rd_kafka_produce`. [`TopicHandle::produce`] copies the payload (RD_KAFKA_MSG_F_COPY);
+//! the throughput loop ([`measure_throughput`]) does not: it pins the pool to the producer and
+//! serves delivery reports itself ([`DeliveryQueue`]), counted by
+//! [`crate::capture::KgapContext`] as poll() would.
 
 use crate::broker::{Broker, Producer};
 use crate::capture::Sink;
@@ -12,11 +14,12 @@ use crate::error::{ProbeError, Result};
 use crate::interrupt;
 use crate::payload::Pool;
 use kgap_analyzers::stats::{self, Stats};
+use rdkafka::client::ClientContext as _;
 use rdkafka::error::RDKafkaErrorCode;
 use rdkafka::producer::Producer as _;
 use rdkafka_sys as rdsys;
 use serde::Serialize;
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -85,6 +88,102 @@ impl TopicHandle {
         } else {
             Err(unsafe { rdsys::rd_kafka_last_error() }.into())
         }
+    }
+}
+
+impl TopicHandle {
+    /// Enqueues one message *without* copying the payload, as rdkafka_performance does: the
+    /// message points into `payload` until librdkafka frees it.
+    ///
+    /// # Safety
+    /// `payload` must stay valid and unchanged until the producer is destroyed (e.g. memory
+    /// given to [`Producer::pin`]).
+    #[inline]
+    pub unsafe fn produce_borrowed(
+        &self,
+        partition: i32,
+        payload: &[u8],
+    ) -> std::result::Result<(), RDKafkaErrorCode> {
+        let rc = rdsys::rd_kafka_produce(
+            self.rkt,
+            partition,
+            0,
+            payload.as_ptr() as *mut std::os::raw::c_void,
+            payload.len(),
+            std::ptr::null(),
+            0,
+            std::ptr::null_mut(),
+        );
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(rdsys::rd_kafka_last_error().into())
+        }
+    }
+}
+
+/// A producer's main queue, served directly. rust-rdkafka's `BaseProducer::poll(0)` serves
+/// one event per call and `poll(1 ms)` always sleeps out the full millisecond; this serves
+/// every ready event and, when asked to wait, returns as soon as one arrived — what
+/// `rd_kafka_poll` does for rdkafka_performance.
+pub struct DeliveryQueue<'p> {
+    producer: &'p Producer,
+    queue: *mut rdsys::rd_kafka_queue_t,
+}
+
+impl<'p> DeliveryQueue<'p> {
+    pub fn new(producer: &'p Producer) -> DeliveryQueue<'p> {
+        let queue =
+            unsafe { rdsys::rd_kafka_queue_get_main(producer.producer.client().native_ptr()) };
+        DeliveryQueue { producer, queue }
+    }
+
+    /// Serves every ready event, waiting up to `wait_ms` for the first. Returns how many.
+    pub fn serve(&self, wait_ms: i32) -> usize {
+        let ctx = self.producer.producer.context();
+        let mut n = 0;
+        let mut wait = wait_ms;
+        loop {
+            let ev = unsafe { rdsys::rd_kafka_queue_poll(self.queue, wait) };
+            if ev.is_null() {
+                return n;
+            }
+            wait = 0;
+            n += 1;
+            unsafe {
+                match rdsys::rd_kafka_event_type(ev) {
+                    rdsys::RD_KAFKA_EVENT_DR => ctx.account_dr_event(ev),
+                    rdsys::RD_KAFKA_EVENT_STATS => {
+                        let json = CStr::from_ptr(rdsys::rd_kafka_event_stats(ev));
+                        ctx.sink.stats_json(json.to_bytes());
+                    }
+                    rdsys::RD_KAFKA_EVENT_LOG => {
+                        let mut fac: *const std::os::raw::c_char = std::ptr::null();
+                        let mut msg: *const std::os::raw::c_char = std::ptr::null();
+                        let mut level: i32 = 0;
+                        if rdsys::rd_kafka_event_log(ev, &mut fac, &mut msg, &mut level) == 0 {
+                            let fac = CStr::from_ptr(fac).to_string_lossy();
+                            let msg = CStr::from_ptr(msg).to_string_lossy();
+                            ctx.sink.log_line(level, fac.trim(), msg.trim_end());
+                        }
+                    }
+                    rdsys::RD_KAFKA_EVENT_ERROR => {
+                        let code: RDKafkaErrorCode = rdsys::rd_kafka_event_error(ev).into();
+                        let reason = CStr::from_ptr(rdsys::rd_kafka_event_error_string(ev))
+                            .to_string_lossy();
+                        ctx.error(rdkafka::error::KafkaError::Global(code), reason.trim());
+                    }
+                    _ => {}
+                }
+                rdsys::rd_kafka_event_destroy(ev);
+            }
+        }
+    }
+}
+
+impl Drop for DeliveryQueue<'_> {
+    fn drop(&mut self) {
+        unsafe { rdsys::rd_kafka_queue_destroy(self.queue) };
     }
 }
 
@@ -206,7 +305,8 @@ pub struct ProducerWindow {
 /// Produces as fast as librdkafka accepts, round robin over `partitions`, for a warmup (fully
 /// acknowledged) and then `spec.window`. The window counts *acknowledged* messages. The hot
 /// loop makes no allocation, lock or syscall per message: an index into the pool, one
-/// rd_kafka_produce, and every 1024 messages a poll(0) and a clock read.
+/// zero-copy rd_kafka_produce, and every 1024 messages a drain of the delivery reports and a
+/// clock read.
 pub fn measure_throughput(
     producer: &Producer,
     topic: &TopicHandle,
@@ -221,11 +321,19 @@ pub fn measure_throughput(
     let origin = Instant::now();
     let parts = partitions as u64;
     let mut i = 0u64;
+    // Zero-copy, as rdkafka_performance: the pool is built once and pinned to the producer,
+    // so every queued or in-flight message points into memory that outlives librdkafka.
+    producer.pin(pool.shared());
+    let dq = DeliveryQueue::new(producer);
     let send = |i: u64| -> Result<()> {
         loop {
-            match topic.produce((i % parts) as i32, pool.get(i)) {
+            // SAFETY: pool.get() lies in pool.shared(), pinned above.
+            match unsafe { topic.produce_borrowed((i % parts) as i32, pool.get(i)) } {
                 Ok(()) => return Ok(()),
-                Err(RDKafkaErrorCode::QueueFull) => p.poll(Duration::from_millis(1)),
+                // Back as soon as a delivery report frees room (rdkafka_performance: poll(10)).
+                Err(RDKafkaErrorCode::QueueFull) => {
+                    dq.serve(10);
+                }
                 Err(e) => return Err(ProbeError::Kafka(format!("produce: {e}"))),
             }
         }
@@ -235,12 +343,12 @@ pub fn measure_throughput(
         send(i)?;
         i += 1;
         if i % 1024 == 0 {
-            p.poll(Duration::ZERO);
+            dq.serve(0);
         }
     }
     let flush_deadline = Instant::now() + Duration::from_secs(60);
     while p.in_flight_count() > 0 && Instant::now() < flush_deadline && !interrupt::stopped() {
-        p.poll(Duration::from_millis(10));
+        dq.serve(10);
     }
     if p.in_flight_count() > 0 && !interrupt::stopped() {
         return Err(ProbeError::Kafka(format!(
@@ -265,7 +373,7 @@ pub fn measure_throughput(
         send(i)?;
         i += 1;
         if i % 1024 == 0 {
-            p.poll(Duration::ZERO);
+            dq.serve(0);
             let acked = ctx.delivered();
             progress.publish(acked, acked * size);
             if Instant::now() >= end_at {
@@ -278,7 +386,7 @@ pub fn measure_throughput(
         }
     }
     // Serve the acks that already arrived so the count is current at the edge.
-    p.poll(Duration::ZERO);
+    dq.serve(0);
     let acked = ctx.delivered();
     let end = Edge::now(origin, acked, acked * size);
     let ticks = sampler.stop();
@@ -292,7 +400,7 @@ pub fn measure_throughput(
     }
     let drain_deadline = Instant::now() + Duration::from_secs(30);
     while p.in_flight_count() > 0 && Instant::now() < drain_deadline {
-        p.poll(Duration::from_millis(10));
+        dq.serve(10);
     }
     producer.sink.flush();
     let stats = read_stats_between(stats_path, start.mono_us, end.mono_us);
@@ -418,5 +526,41 @@ mod tests {
         assert_eq!(f.produce_requests_per_s, Some(0.0));
         assert!(f.rtt_ms_p50.unwrap() > 0.0 && f.rtt_ms_p99.unwrap() >= f.rtt_ms_p50.unwrap());
         assert_eq!(stats_figures(&[]), StatsFigures::default());
+    }
+
+    #[test]
+    fn zero_copy_sends_are_each_acknowledged_and_counted_once() {
+        let broker = Broker::start(None, &[]).unwrap();
+        let topic = broker.create_topic("kgap-test-zero-copy", 2).unwrap();
+        let pool = Pool::new(1024, crate::payload::PayloadKind::Random);
+        let producer = Producer::new(
+            &broker,
+            &[
+                ("linger.ms", "5".into()),
+                ("queue.buffering.max.messages", "1000".into()),
+            ],
+            Arc::new(Sink::default()),
+        )
+        .unwrap();
+        let handle = TopicHandle::new(&producer, &topic.name).unwrap();
+        producer.pin(pool.shared());
+        let dq = DeliveryQueue::new(&producer);
+        // Ten times the queue's room: QueueFull must be waited out, never lose a message.
+        let n = 10_000u64;
+        for i in 0..n {
+            // SAFETY: the pool's bytes are pinned to the producer.
+            while let Err(e) = unsafe { handle.produce_borrowed((i % 2) as i32, pool.get(i)) } {
+                assert_eq!(e, RDKafkaErrorCode::QueueFull);
+                dq.serve(10);
+            }
+        }
+        let t0 = Instant::now();
+        while producer.producer.in_flight_count() > 0 && t0.elapsed() < Duration::from_secs(30) {
+            dq.serve(10);
+        }
+        let ctx = producer.producer.context();
+        assert_eq!((ctx.delivered(), ctx.delivery_errors()), (n, 0));
+        drop(dq);
+        drop(handle);
     }
 }
