@@ -25,9 +25,7 @@ use crate::measure::{self, Percentiles};
 use crate::payload::{self, PayloadKind, Pool};
 use crate::produce::{self, TopicHandle};
 use crate::result::{self, OutDir, ProbeResult, SettingResult, Table, Verdict};
-use rdkafka::consumer::Consumer as _;
 use rdkafka::producer::Producer as _;
-use rdkafka::{Offset, TopicPartitionList};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -779,15 +777,7 @@ fn latency_once(
     );
     settings.retain(|(k, _)| *k != "statistics.interval.ms");
     let consumer = Consumer::new(broker, &settings, Arc::new(Sink::default()))?;
-    let mut tpl = TopicPartitionList::new();
-    for p in 0..partitions {
-        tpl.add_partition_offset(&topic.name, p, Offset::Beginning)
-            .map_err(|e| ProbeError::kafka("assignment", e))?;
-    }
-    consumer
-        .consumer
-        .assign(&tpl)
-        .map_err(|e| ProbeError::kafka("assign", e))?;
+    consumer.assign_from_start(&topic.name, partitions)?;
     let window_from = AtomicI64::new(i64::MAX);
     let window_to = AtomicI64::new(i64::MAX);
     let stop = AtomicBool::new(false);

@@ -342,6 +342,21 @@ impl Consumer {
     }
 }
 
+impl Consumer {
+    /// Assigns every partition of `topic` from its first offset (assign, not subscribe: no
+    /// rebalance, and nothing committed for the group).
+    pub fn assign_from_start(&self, topic: &str, partitions: i32) -> Result<()> {
+        let mut tpl = rdkafka::TopicPartitionList::new();
+        for p in 0..partitions {
+            tpl.add_partition_offset(topic, p, rdkafka::Offset::Beginning)
+                .map_err(|e| ProbeError::kafka("assignment", e))?;
+        }
+        self.consumer
+            .assign(&tpl)
+            .map_err(|e| ProbeError::kafka("assign", e))
+    }
+}
+
 /// A producer whose log events are served by its own thread ([`LogQueue`]).
 pub struct Producer {
     _log: LogQueue,

@@ -21,7 +21,6 @@ use kgap_analyzers::fetch_log::{self, FetchLogOptions};
 // Kept for callers that reached it here first.
 pub use crate::result::broker_line;
 use rdkafka::consumer::Consumer as _;
-use rdkafka::{Offset, TopicPartitionList};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::cell::Cell;
@@ -336,14 +335,7 @@ pub fn consume_once(
             .map_err(|e| ProbeError::io(format!("creating files in {}", dir.display()), e))?,
     );
     let c = Consumer::new(broker, &run.settings, sink.clone())?;
-    let mut tpl = TopicPartitionList::new();
-    for p in 0..topic.partitions {
-        tpl.add_partition_offset(&topic.name, p, Offset::Beginning)
-            .map_err(|e| ProbeError::kafka("assignment", e))?;
-    }
-    c.consumer
-        .assign(&tpl)
-        .map_err(|e| ProbeError::kafka("assign", e))?;
+    c.assign_from_start(&topic.name, topic.partitions)?;
 
     let expected = run.expected;
     let warmup = (expected / 10).max(1);

@@ -19,11 +19,9 @@ use crate::payload::{self, PayloadKind, Pool};
 use crate::produce::{self, TopicHandle};
 use crate::result::{self, OutDir, ProbeResult, SettingResult, Table, Verdict};
 use kgap_analyzers::svg::{self, LineChart, Scale, Series};
-use rdkafka::consumer::Consumer as _;
 use rdkafka::error::RDKafkaErrorCode;
 use rdkafka::message::Message as _;
 use rdkafka::producer::Producer as _;
-use rdkafka::{Offset, TopicPartitionList};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::path::Path;
@@ -275,15 +273,7 @@ fn run_once(
         ),
         Arc::new(Sink::default()),
     )?;
-    let mut tpl = TopicPartitionList::new();
-    for p in 0..opts.partitions {
-        tpl.add_partition_offset(&topic.name, p, Offset::Beginning)
-            .map_err(|e| ProbeError::kafka("assignment", e))?;
-    }
-    consumer
-        .consumer
-        .assign(&tpl)
-        .map_err(|e| ProbeError::kafka("assign", e))?;
+    consumer.assign_from_start(&topic.name, opts.partitions)?;
     let window_from = Arc::new(AtomicI64::new(i64::MAX));
     let window_to = Arc::new(AtomicI64::new(i64::MAX));
     let stop = Arc::new(AtomicBool::new(false));
