@@ -327,6 +327,11 @@ public final class Companion {
         }
         props.putIfAbsent("key.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer");
         props.putIfAbsent("value.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer");
+        // kafka-clients' averages (batch-size-avg, compression-rate-avg) are sampled stats,
+        // 2 × 30 s by default: 1 s samples, as many as the window has seconds, keep the warmup
+        // mostly out of the figures read at the window's end.
+        props.putIfAbsent("metrics.sample.window.ms", "1000");
+        props.putIfAbsent("metrics.num.samples", Integer.toString(Math.max(2, (int) Math.ceil(seconds))));
         byte[][] pool = pool(size, kind);
         CountDownLatch warmedUp = new CountDownLatch(k);
         List<ProducerThread> threads = new ArrayList<>();
@@ -349,24 +354,44 @@ public final class Companion {
         long acked0 = 0;
         long sent0 = 0;
         double wait0 = 0;
+        double wire0 = 0;
+        double records0 = 0;
         for (ProducerThread t : threads) {
             acked0 += t.acks.acked;
             sent0 += t.sent;
             wait0 += metric(t.producer, "bufferpool-wait-time-ns-total");
+            wire0 += topicMetric(t.producer, "byte-total", topic);
+            records0 += topicMetric(t.producer, "record-send-total", topic);
         }
+        long sendCpu0 = threadCpuNanos("kgap-producer-");
+        long ioCpu0 = threadCpuNanos("kafka-producer-network-thread");
         windowStart = w.startNanos;
         Thread.sleep((long) (seconds * 1000));
         long acked1 = 0;
         long sent1 = 0;
         double wait1 = 0;
         double bufferUsed = 0;
+        double wire1 = 0;
+        double records1 = 0;
+        // Means of the producers' own per-batch averages (kafka-clients' sampled stats; the
+        // companion sets 1 s samples spanning about the window, so warmup batches age out).
+        double batchSize = 0;
+        double compressionRate = 0;
+        double recordsPerRequest = 0;
         for (ProducerThread t : threads) {
             acked1 += t.acks.acked;
             sent1 += t.sent;
             wait1 += metric(t.producer, "bufferpool-wait-time-ns-total");
             bufferUsed += metric(t.producer, "buffer-total-bytes")
                     - metric(t.producer, "buffer-available-bytes");
+            wire1 += topicMetric(t.producer, "byte-total", topic);
+            records1 += topicMetric(t.producer, "record-send-total", topic);
+            batchSize += metric(t.producer, "batch-size-avg") / k;
+            compressionRate += metric(t.producer, "compression-rate-avg") / k;
+            recordsPerRequest += metric(t.producer, "records-per-request-avg") / k;
         }
+        long sendCpu1 = threadCpuNanos("kgap-producer-");
+        long ioCpu1 = threadCpuNanos("kafka-producer-network-thread");
         long errors = 0;
         for (ProducerThread t : threads) {
             errors += t.acks.errors.get();
@@ -409,11 +434,53 @@ public final class Companion {
         r.put("send_to_ack_ms_p50", hist.percentileMs(50));
         r.put("send_to_ack_ms_p99", hist.percentileMs(99));
         r.put("send_to_ack_ms_max", hist.total == 0 ? -1 : hist.max / 1000.0);
+        // Batches as sent (closed, so compressed): bytes and records the producers drained
+        // to the wire during the window (producer-topic-metrics totals), and the per-batch means.
+        r.put("wire_bytes_window", (long) (wire1 - wire0));
+        r.put("records_sent_window", (long) (records1 - records0));
+        r.put("batch_size_avg", round(batchSize));
+        r.put("compression_rate_avg", round(compressionRate));
+        r.put("records_per_request_avg", round(recordsPerRequest));
+        // Java compresses in send(), on the calling thread; the network thread only writes.
+        r.put("send_thread_cpu_s", sendCpu0 < 0 ? -1 : round((sendCpu1 - sendCpu0) / 1e9));
+        r.put("network_thread_cpu_s", ioCpu0 < 0 ? -1 : round((ioCpu1 - ioCpu0) / 1e9));
         r.put("delivery_errors", errors);
         if (firstError != null && errors > 0) {
             r.put("first_error", firstError);
         }
         return r;
+    }
+
+    /** A producer-topic-metrics metric of one topic (NaN when absent). */
+    static double topicMetric(KafkaProducer<byte[], byte[]> p, String name, String topic) {
+        for (Map.Entry<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> e
+                : p.metrics().entrySet()) {
+            org.apache.kafka.common.MetricName n = e.getKey();
+            if (n.name().equals(name) && n.group().equals("producer-topic-metrics")
+                    && topic.equals(n.tags().get("topic"))) {
+                Object v = e.getValue().metricValue();
+                return v instanceof Number ? ((Number) v).doubleValue() : Double.NaN;
+            }
+        }
+        return Double.NaN;
+    }
+
+    /** CPU nanoseconds of the live threads whose name starts with `prefix` (-1: unsupported). */
+    static long threadCpuNanos(String prefix) {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        if (!mx.isThreadCpuTimeSupported()) {
+            return -1;
+        }
+        long sum = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith(prefix)) {
+                long ns = mx.getThreadCpuTime(t.getId());
+                if (ns > 0) {
+                    sum += ns;
+                }
+            }
+        }
+        return sum;
     }
 
     /** A producer metric of group producer-metrics by name (NaN when absent). */

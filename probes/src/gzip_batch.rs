@@ -18,6 +18,7 @@ use crate::capture::Sink;
 use crate::cli::CommonArgs;
 use crate::error::{ProbeError, Result};
 use crate::interrupt;
+use crate::java::{is_java_setting as is_java, Client, CompanionResult};
 use crate::measure::{self, WindowFigures};
 use crate::payload::{PayloadKind, Pool};
 use crate::produce::{self, StatsFigures, ThroughputSpec, TopicHandle};
@@ -65,6 +66,8 @@ impl Codec {
 #[derive(Debug, Clone)]
 pub struct Options {
     pub common: CommonArgs,
+    /// rust: librdkafka; java: the Java companion at the same points; both: side by side.
+    pub client: Client,
     pub codec: Codec,
     pub batch_sizes: Vec<u64>,
     /// compression.level values (-1 = the codec's default, 6 for gzip).
@@ -176,11 +179,106 @@ fn params(codec: Codec, level: i32, batch_size: u64) -> Map<String, Value> {
     p
 }
 
+/// kafka-clients settings of one point: the post's baseline producer (acks=1, linger.ms=5,
+/// idempotence off) with the codec, its level (compression.<codec>.level, KIP-390; -1 and
+/// snappy leave the client's default) and batch.size — in Java a limit on the *compressed*
+/// batch. librdkafka's `-X` names are not passed: the two clients name their settings apart.
+pub fn java_client_settings(
+    bootstrap: &str,
+    codec: Codec,
+    level: i32,
+    batch_size: u64,
+) -> Vec<(String, String)> {
+    let mut v = vec![
+        ("bootstrap.servers".to_string(), bootstrap.to_string()),
+        ("acks".into(), "1".into()),
+        ("linger.ms".into(), "5".into()),
+        ("enable.idempotence".into(), "false".into()),
+        ("compression.type".into(), codec.name().into()),
+        ("batch.size".into(), batch_size.to_string()),
+    ];
+    if level != -1 && codec != Codec::Snappy {
+        v.push((
+            format!("compression.{}.level", codec.name()),
+            level.to_string(),
+        ));
+    }
+    v
+}
+
+/// The Java companion's figures at one point (one KafkaProducer, the same text payloads).
+#[derive(Debug, Clone, Serialize)]
+pub struct JavaFigures {
+    pub messages: u64,
+    pub msgs_per_s: f64,
+    pub mb_per_s: f64,
+    /// Input per batch: wire bytes per batch × the ratio (payload bytes only, as for
+    /// librdkafka).
+    pub msgs_per_batch: Option<f64>,
+    pub input_bytes_per_batch: Option<f64>,
+    /// A batch as sent (kafka-clients' batch-size-avg: the closed, compressed batch).
+    pub wire_bytes_per_batch: Option<f64>,
+    /// Payload bytes over wire bytes of the batches drained in the window
+    /// (record-send-total × size over byte-total, producer-topic-metrics).
+    pub compression_ratio: Option<f64>,
+    /// Input per batch over batch.size: librdkafka keeps it ≤ 1; a Java batch passes it.
+    pub input_over_batch_size: Option<f64>,
+    /// Cores of the thread calling send(): kafka-clients compresses there.
+    pub compressing_thread_cores: Option<f64>,
+    /// Cores of the producer's network thread.
+    pub network_thread_cores: Option<f64>,
+    pub cpu_s_per_million: f64,
+    pub gc_time_ms: u64,
+}
+
+impl JavaFigures {
+    pub fn of(r: &CompanionResult, payload_size: usize, batch_size: u64) -> JavaFigures {
+        let ratio = match (r.records_sent_window, r.wire_bytes_window) {
+            (Some(n), Some(w)) if n > 0 && w > 0 => {
+                Some(measure::round3(n as f64 * payload_size as f64 / w as f64))
+            }
+            _ => None,
+        };
+        let wire = r.batch_size_avg.filter(|b| b.is_finite() && *b > 0.0);
+        let input = wire.zip(ratio).map(|(w, q)| (w * q).round());
+        let cores = |cpu: Option<f64>| {
+            cpu.filter(|c| *c >= 0.0 && r.seconds > 0.0)
+                .map(|c| measure::round3(c / r.seconds))
+        };
+        JavaFigures {
+            messages: r.messages,
+            msgs_per_s: r.msgs_per_s,
+            mb_per_s: r.mb_per_s,
+            msgs_per_batch: input.map(|i| measure::round3(i / payload_size as f64)),
+            input_bytes_per_batch: input,
+            wire_bytes_per_batch: wire.map(f64::round),
+            compression_ratio: ratio,
+            input_over_batch_size: input.map(|i| measure::round3(i / batch_size as f64)),
+            compressing_thread_cores: cores(r.send_thread_cpu_s),
+            network_thread_cores: cores(r.network_thread_cpu_s),
+            cpu_s_per_million: if r.messages > 0 {
+                measure::round3(r.process_cpu_s / (r.messages as f64 / 1e6))
+            } else {
+                0.0
+            },
+            gc_time_ms: r.gc_time_ms,
+        }
+    }
+}
+
 pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
     check_codec(opts.codec, &builtin_features()?)?;
     if opts.batch_sizes.is_empty() || opts.levels.is_empty() {
         return Err(ProbeError::Usage("the sweep is empty".into()));
     }
+    let java = match opts.client {
+        Client::Rust => None,
+        _ => {
+            crate::java::require_brokers(opts.common.brokers.as_deref())?;
+            Some(crate::java::Java::locate()?)
+        }
+    };
+    let rust = opts.client != Client::Java;
     let broker = Broker::start(opts.common.brokers.as_deref(), &opts.common.property)?;
     for &l in &opts.levels {
         for &b in &opts.batch_sizes {
@@ -194,17 +292,21 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
         .iter()
         .flat_map(|&l| opts.batch_sizes.iter().map(move |&b| (l, b)))
         .collect();
-    let mut result = ProbeResult::new(
-        PROBE,
-        &broker,
-        &pool,
-        opts.common.reps,
-        points
-            .iter()
-            .map(|&(l, b)| params(opts.codec, l, b))
-            .collect(),
-    );
-    result.not_measured = not_measured(&broker);
+    let mut all_params: Vec<Map<String, Value>> = Vec::new();
+    if rust {
+        all_params.extend(points.iter().map(|&(l, b)| params(opts.codec, l, b)));
+    }
+    // Java settings follow the Rust ones, marked "client": "java".
+    let java_base = all_params.len();
+    if java.is_some() {
+        all_params.extend(points.iter().map(|&(l, b)| {
+            let mut m = params(opts.codec, l, b);
+            m.insert("client".into(), json!("java"));
+            m
+        }));
+    }
+    let mut result = ProbeResult::new(PROBE, &broker, &pool, opts.common.reps, all_params);
+    result.not_measured = not_measured(&broker, java.is_some());
     result.notes = notes(opts);
     progress(&format!("broker: {}", broker.label()));
 
@@ -216,6 +318,37 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
                 break 'reps;
             }
             let (level, batch) = points[pi];
+            if let Some(java) = &java {
+                let dir = out.run_dir(&format!("java-level{level}-batch{batch}"), rep)?;
+                let run = match java_once(java, &broker, opts, level, batch, &dir) {
+                    // Ctrl-C stopped the JVM: print what was measured, as the Rust runs do.
+                    Err(_) if interrupt::stopped() => {
+                        result.interrupted = true;
+                        break 'reps;
+                    }
+                    r => r?,
+                };
+                if run.payload_sha256.as_deref() != Some(result.payload_sha256.as_str()) {
+                    return Err(ProbeError::Kafka(
+                        "the Java companion's payload pool differs from the Rust kit's".into(),
+                    ));
+                }
+                let fig = JavaFigures::of(&run, pool.size(), batch);
+                progress(&format!(
+                    "java {} level={level} batch.size={batch} rep {rep}/{}: {} msg/s, {} B in → {} B on the wire per batch (ratio {})",
+                    opts.codec.name(),
+                    opts.common.reps,
+                    result::si(fig.msgs_per_s),
+                    fig.input_bytes_per_batch.map_or("?".into(), |b| format!("{b:.0}")),
+                    fig.wire_bytes_per_batch.map_or("?".into(), |b| format!("{b:.0}")),
+                    fig.compression_ratio.map_or("?".into(), |r| format!("{r:.2}")),
+                ));
+                result.settings[java_base + pi].push_run(&fig);
+                out.write(&result)?;
+            }
+            if !rust {
+                continue;
+            }
             let dir = out.run_dir(&format!("level{level}-batch{batch}"), rep)?;
             let (run, topic) = produce_once(&broker, opts, &pool, level, batch, &dir)?;
             result.topic = topic;
@@ -238,6 +371,13 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
         }
     }
     let mut v = verdict(&result.settings, opts.codec);
+    if let Some((evidence, sentence)) = java_semantics(&result.settings) {
+        if let Value::Object(m) = &mut v.evidence {
+            m.insert("java".into(), evidence);
+        }
+        v.summary.push(' ');
+        v.summary.push_str(&sentence);
+    }
     if let Some(java) = opts.java_equivalent {
         let level = opts.levels[0];
         let eq = java_equivalent(java, &ratio_curve(&result.settings, level));
@@ -262,15 +402,21 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
     Ok(result)
 }
 
-fn not_measured(broker: &Broker) -> Vec<String> {
+fn not_measured(broker: &Broker, java: bool) -> Vec<String> {
     let mut v = vec![
         "the ratio over the broker's partition sizes (DescribeLogDirs): rust-rdkafka 0.39 and \
          librdkafka 2.12.1 have no DescribeLogDirs, so the ratio is payload bytes over the \
          MessageSet bytes librdkafka sent"
             .to_string(),
-        "the Java client (its batches close on the estimated compressed size: issue 6)".to_string(),
         "the broker's own CPU (only this process's threads are sampled)".to_string(),
     ];
+    if !java {
+        v.push(
+            "the Java client, whose batches close on their estimated compressed size (run with \
+             --client both and --brokers)"
+                .to_string(),
+        );
+    }
     if broker.is_mock() {
         v.push(
             "Apache Kafka's cost: the broker was librdkafka's in-process mock, whose rdk:mock \
@@ -382,6 +528,96 @@ fn produce_once(
     ))
 }
 
+/// One run of the Java companion at a point, on its own fresh topic.
+fn java_once(
+    java: &crate::java::Java,
+    broker: &Broker,
+    opts: &Options,
+    level: i32,
+    batch_size: u64,
+    dir: &Path,
+) -> Result<CompanionResult> {
+    let topic = broker.create_topic(PROBE, opts.partitions)?;
+    let run = crate::java::run(
+        java,
+        dir,
+        &crate::java::Jvm {
+            heap: "1g".into(),
+            jfr: false,
+            extra: Vec::new(),
+        },
+        &[
+            ("mode", "produce".into()),
+            ("topic", topic.name.clone()),
+            ("partitions", opts.partitions.to_string()),
+            ("size", opts.size.to_string()),
+            ("kind", opts.kind.to_string()),
+            ("producers", "1".into()),
+            ("warmup", opts.warmup_messages.to_string()),
+            ("seconds", format!("{:.3}", opts.window.as_secs_f64())),
+        ],
+        &java_client_settings(broker.bootstrap(), opts.codec, level, batch_size),
+        opts.window + Duration::from_secs(180),
+    );
+    topic.delete()?;
+    Ok(run?.result)
+}
+
+/// What the Java runs show of the semantics, beside librdkafka's at the same batch.size:
+/// input per batch over batch.size for each client (librdkafka's stays ≤ 1 by construction;
+/// a Java batch that closes on its compressed size holds more). None without Java figures.
+pub fn java_semantics(settings: &[SettingResult]) -> Option<(Value, String)> {
+    let mut points = Vec::new();
+    for j in settings.iter().filter(|s| is_java(s) && !s.runs.is_empty()) {
+        let (level, b) = point_of(j);
+        let Some(j_in) = j.median_of("input_bytes_per_batch") else {
+            continue;
+        };
+        let rdk = settings
+            .iter()
+            .find(|s| !is_java(s) && point_of(s) == (level, b) && !s.runs.is_empty());
+        let r_in = rdk.and_then(|s| s.median_of("input_bytes_per_batch"));
+        points.push(json!({
+            "compression_level": level,
+            "batch_size": b,
+            "java_input_bytes_per_batch": j_in,
+            "java_input_over_batch_size": measure::round3(j_in / b as f64),
+            "java_compression_ratio": j.median_of("compression_ratio"),
+            "java_msgs_per_s": j.median_of("msgs_per_s"),
+            "librdkafka_input_bytes_per_batch": r_in,
+            "librdkafka_input_over_batch_size": r_in.map(|i| measure::round3(i / b as f64)),
+            "librdkafka_compression_ratio": rdk.and_then(|s| s.median_of("compression_ratio")),
+            "librdkafka_msgs_per_s": rdk.and_then(|s| s.median_of("msgs_per_s")),
+        }));
+    }
+    let first = points.first()?.clone();
+    let beyond = points
+        .iter()
+        .filter(|p| p["java_input_over_batch_size"].as_f64().unwrap_or(0.0) > 1.0)
+        .count();
+    let f = |k: &str| first[k].as_f64();
+    let sentence = format!(
+        "Measured here: at batch.size {} the Java client put {} B of input in a batch ({:.2}x \
+         its batch.size, ratio {}){}; {} of {} Java points held more input than their \
+         batch.size.",
+        svg::bytes_label(first["batch_size"].as_f64().unwrap_or(0.0)),
+        f("java_input_bytes_per_batch").map_or("?".into(), |x| format!("{x:.0}")),
+        f("java_input_over_batch_size").unwrap_or(0.0),
+        f("java_compression_ratio").map_or("?".into(), |x| format!("{x:.2}")),
+        match f("librdkafka_input_bytes_per_batch") {
+            Some(i) => format!(
+                ", librdkafka {i:.0} B ({:.2}x, ratio {})",
+                f("librdkafka_input_over_batch_size").unwrap_or(0.0),
+                f("librdkafka_compression_ratio").map_or("?".into(), |x| format!("{x:.2}"))
+            ),
+            None => String::new(),
+        },
+        beyond,
+        points.len(),
+    );
+    Some((json!({ "points": points }), sentence))
+}
+
 fn point_of(s: &SettingResult) -> (i64, u64) {
     (
         s.params
@@ -399,7 +635,7 @@ fn point_of(s: &SettingResult) -> (i64, u64) {
 pub fn ratio_curve(settings: &[SettingResult], level: i32) -> Vec<(u64, f64)> {
     let mut v: Vec<(u64, f64)> = settings
         .iter()
-        .filter(|s| point_of(s).0 == level as i64)
+        .filter(|s| !is_java(s) && point_of(s).0 == level as i64)
         .filter_map(|s| Some((point_of(s).1, s.median_of("compression_ratio")?)))
         .collect();
     v.sort_by_key(|p| p.0);
@@ -485,7 +721,10 @@ pub fn java_equivalent(java_bytes: u64, curve: &[(u64, f64)]) -> Option<JavaEqui
 ///
 /// All three: the speed-for-ratio trade of the post. 1 alone is the batch.size semantics.
 pub fn verdict(settings: &[SettingResult], codec: Codec) -> Verdict {
-    let measured: Vec<&SettingResult> = settings.iter().filter(|s| !s.runs.is_empty()).collect();
+    let measured: Vec<&SettingResult> = settings
+        .iter()
+        .filter(|s| !s.runs.is_empty() && !is_java(s))
+        .collect();
     let none = |why: &str| Verdict::cannot_tell(FINDING, why, json!({}));
     let Some(level) = measured.first().map(|s| point_of(s).0) else {
         return none("nothing was measured");
@@ -628,25 +867,36 @@ pub fn verdict(settings: &[SettingResult], codec: Codec) -> Verdict {
     }
 }
 
+/// One line per (client, level): librdkafka's, then the Java companion's.
 fn series_by_level(r: &ProbeResult, key: &str) -> Vec<Series> {
-    let mut levels: Vec<i64> = r.settings.iter().map(|s| point_of(s).0).collect();
-    levels.sort();
-    levels.dedup();
-    levels
+    let mut lines: Vec<(bool, i64)> = r
+        .settings
         .iter()
-        .map(|&l| Series {
-            label: if l == -1 {
-                "level default".to_string()
-            } else {
-                format!("level {l}")
-            },
+        .filter(|s| !s.runs.is_empty())
+        .map(|s| (is_java(s), point_of(s).0))
+        .collect();
+    lines.sort();
+    lines.dedup();
+    lines
+        .iter()
+        .map(|&(java, l)| Series {
+            label: format!(
+                "{}level {}",
+                if java { "Java " } else { "" },
+                if l == -1 {
+                    "default".to_string()
+                } else {
+                    l.to_string()
+                }
+            ),
             points: r
                 .settings
                 .iter()
-                .filter(|s| point_of(s).0 == l && !s.runs.is_empty())
+                .filter(|s| is_java(s) == java && point_of(s).0 == l && !s.runs.is_empty())
                 .filter_map(|s| Some((point_of(s).1 as f64, s.median_of(key)?)))
                 .collect(),
         })
+        .filter(|s| !s.points.is_empty())
         .collect()
 }
 
@@ -712,7 +962,7 @@ pub fn render_text(r: &ProbeResult) -> String {
         "app",
     ]);
     for set in &r.settings {
-        if set.runs.is_empty() {
+        if set.runs.is_empty() || is_java(set) {
             continue;
         }
         let g = |k: &str| set.median_of(k);
@@ -741,6 +991,9 @@ pub fn render_text(r: &ProbeResult) -> String {
          rdk:broker: cores of the busiest librdkafka broker thread, the one that compresses; \
          app: the producing thread.\n",
     );
+    if r.settings.iter().any(|s| is_java(s) && !s.runs.is_empty()) {
+        s.push_str(&java_table(r));
+    }
     s.push_str(
         "the post (1 KB text, gzip): librdkafka 16K → 46.4k msg/s at 4.70, 88K → 27.5k at 5.71; \
          Java 16K (~43 KB input) → 33.9k at 5.39, 3000 B (~8 KB input) → 48.2k at 4.15\n",
@@ -771,6 +1024,70 @@ pub fn render_text(r: &ProbeResult) -> String {
     s
 }
 
+/// The Java companion's rows, beside librdkafka's input per batch at the same point.
+fn java_table(r: &ProbeResult) -> String {
+    let rdk = |p: (i64, u64), k: &str| {
+        r.settings
+            .iter()
+            .find(|s| !is_java(s) && point_of(s) == p && !s.runs.is_empty())
+            .and_then(|s| s.median_of(k))
+    };
+    let mut t = Table::new([
+        "level",
+        "batch.size",
+        "Java msg/s median (min–max)",
+        "in B/batch",
+        "wire B/batch",
+        "ratio",
+        "in ÷ batch.size",
+        "librdkafka in ÷ batch.size",
+        "send thread",
+        "Java / librdkafka",
+    ]);
+    let opt = |x: Option<f64>, f: &dyn Fn(f64) -> String| x.map_or("-".to_string(), f);
+    for set in r
+        .settings
+        .iter()
+        .filter(|s| is_java(s) && !s.runs.is_empty())
+    {
+        let g = |k: &str| set.median_of(k);
+        let (l, b) = point_of(set);
+        t.row(vec![
+            if l == -1 {
+                "default".into()
+            } else {
+                l.to_string()
+            },
+            svg::bytes_label(b as f64),
+            set.median_range_si("msgs_per_s"),
+            opt(g("input_bytes_per_batch"), &|x| format!("{x:.0}")),
+            opt(g("wire_bytes_per_batch"), &|x| format!("{x:.0}")),
+            opt(g("compression_ratio"), &|x| format!("{x:.2}")),
+            opt(g("input_over_batch_size"), &|x| format!("{x:.2}x")),
+            opt(rdk((l, b), "input_bytes_per_batch"), &|x| {
+                format!("{:.2}x", x / b as f64)
+            }),
+            opt(g("compressing_thread_cores"), &|x| format!("{x:.2}")),
+            match (
+                g("msgs_per_s"),
+                rdk((l, b), "msgs_per_s").filter(|x| *x > 0.0),
+            ) {
+                (Some(j), Some(x)) => format!("{:.2}x", j / x),
+                _ => "-".into(),
+            },
+        ]);
+    }
+    format!(
+        "\nJava (kafka-clients 4.3.1, the kgap companion, one KafkaProducer, acks=1, linger.ms=5, \
+         idempotence off) at the same points, same payloads, warmup and window:\n{}\
+         wire B/batch: kafka-clients' batch-size-avg (the closed, compressed batch, 1 s samples \
+         over about the window); ratio: payload bytes over bytes sent in the window \
+         (producer-topic-metrics); in B/batch: wire × ratio; send thread: cores of the thread \
+         calling send(), where kafka-clients compresses.\n",
+        t.render()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -795,6 +1112,103 @@ mod tests {
             point(-1, 90112, rate_88k, 87.0, 87.0 * 1024.0 / 5.71),
             point(1, 16384, 109e3, 15.0, 4000.0),
         ]
+    }
+
+    fn java_point(level: i32, b: u64, rate: f64, input: f64, ratio: f64) -> SettingResult {
+        let mut p = params(Codec::Gzip, level, b);
+        p.insert("client".into(), json!("java"));
+        let mut s = SettingResult::new(p);
+        s.push_run(&json!({
+            "msgs_per_s": rate,
+            "input_bytes_per_batch": input,
+            "wire_bytes_per_batch": input / ratio,
+            "compression_ratio": ratio,
+            "input_over_batch_size": input / b as f64,
+        }));
+        s
+    }
+
+    #[test]
+    fn java_figures_come_from_the_windows_totals_and_the_batch_mean() {
+        let r = CompanionResult {
+            messages: 100_000,
+            seconds: 2.0,
+            msgs_per_s: 50_000.0,
+            records_sent_window: Some(100_000),
+            // 100k × 1 KB in 20 MB on the wire: ratio 5.12.
+            wire_bytes_window: Some(20_000_000),
+            batch_size_avg: Some(8_000.0),
+            send_thread_cpu_s: Some(1.5),
+            network_thread_cpu_s: Some(-1.0),
+            process_cpu_s: 3.0,
+            ..Default::default()
+        };
+        let f = JavaFigures::of(&r, 1024, 16384);
+        assert_eq!(f.compression_ratio, Some(5.12));
+        assert_eq!(f.wire_bytes_per_batch, Some(8000.0));
+        assert_eq!(f.input_bytes_per_batch, Some(40960.0));
+        assert_eq!(f.msgs_per_batch, Some(40.0));
+        assert_eq!(f.input_over_batch_size, Some(2.5));
+        assert_eq!(f.compressing_thread_cores, Some(0.75));
+        assert_eq!(
+            f.network_thread_cores, None,
+            "-1 means the JVM could not tell"
+        );
+        assert_eq!(f.cpu_s_per_million, 30.0);
+        // Nothing drained in the window: no ratio, no input, not a division by zero.
+        let empty = CompanionResult {
+            records_sent_window: Some(0),
+            wire_bytes_window: Some(0),
+            batch_size_avg: Some(f64::NAN),
+            ..r
+        };
+        let f = JavaFigures::of(&empty, 1024, 16384);
+        assert_eq!(
+            (
+                f.compression_ratio,
+                f.input_bytes_per_batch,
+                f.wire_bytes_per_batch
+            ),
+            (None, None, None)
+        );
+    }
+
+    #[test]
+    fn java_settings_name_the_level_per_codec_and_leave_defaults_alone() {
+        let v = java_client_settings("h:9092", Codec::Gzip, 1, 16384);
+        assert!(v.contains(&("compression.gzip.level".into(), "1".into())));
+        assert!(v.contains(&("batch.size".into(), "16384".into())));
+        assert!(v.contains(&("linger.ms".into(), "5".into())));
+        let d = java_client_settings("h:9092", Codec::Zstd, -1, 16384);
+        assert!(d.iter().all(|(k, _)| !k.ends_with(".level")), "{d:?}");
+        let s = java_client_settings("h:9092", Codec::Snappy, 3, 16384);
+        assert!(s.iter().all(|(k, _)| !k.ends_with(".level")), "{s:?}");
+    }
+
+    #[test]
+    fn java_semantics_compares_input_per_batch_at_the_same_batch_size() {
+        let mut settings = post_like(27.5e3);
+        assert!(
+            java_semantics(&settings).is_none(),
+            "no Java runs: nothing to say"
+        );
+        settings.push(java_point(-1, 16384, 33.9e3, 43_000.0, 5.39));
+        settings.push(java_point(-1, 3000, 48.2e3, 8_000.0, 4.15));
+        let (e, sentence) = java_semantics(&settings).unwrap();
+        let p0 = &e["points"][0];
+        assert_eq!(p0["batch_size"], 16384);
+        assert!((p0["java_input_over_batch_size"].as_f64().unwrap() - 2.624).abs() < 0.001);
+        // librdkafka's input at the same point is under its batch.size.
+        assert!(p0["librdkafka_input_over_batch_size"].as_f64().unwrap() <= 1.0);
+        assert!(e["points"][1]["librdkafka_input_bytes_per_batch"].is_null());
+        assert!(sentence.contains("2.62x"), "{sentence}");
+        assert!(sentence.contains("2 of 2 Java points"), "{sentence}");
+        // The Java points take no part in librdkafka's rule or its ratio curve.
+        assert_eq!(
+            verdict(&settings, Codec::Gzip).holds,
+            verdict(&post_like(27.5e3), Codec::Gzip).holds
+        );
+        assert_eq!(ratio_curve(&settings, -1).len(), 2);
     }
 
     #[test]

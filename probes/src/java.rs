@@ -132,6 +132,21 @@ pub fn require_brokers(brokers: Option<&str>) -> Result<&str> {
     })
 }
 
+/// Which client runs a probe's sweep: librdkafka (the probe's subject), the Java companion at
+/// the same points, or both side by side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Client {
+    Rust,
+    Java,
+    Both,
+}
+
+/// Whether a setting of a probe's result is the Java companion's (params "client": "java").
+pub fn is_java_setting(s: &crate::result::SettingResult) -> bool {
+    s.params.get("client").and_then(serde_json::Value::as_str) == Some("java")
+}
+
 /// How to start the JVM of one run.
 #[derive(Debug, Clone)]
 pub struct Jvm {
@@ -189,6 +204,20 @@ pub struct CompanionResult {
     pub buffer_used_bytes_end: Option<i64>,
     pub buffer_wait_s: Option<f64>,
     pub first_error: Option<String>,
+    /// produce: bytes and records the producers drained to the wire in the window
+    /// (producer-topic-metrics byte-total, record-send-total: batches as sent, compressed).
+    pub wire_bytes_window: Option<u64>,
+    pub records_sent_window: Option<u64>,
+    /// produce: kafka-clients' per-batch means over about the window (1 s samples):
+    /// batch-size-avg (bytes of a batch as sent), compression-rate-avg (compressed over
+    /// uncompressed), records-per-request-avg.
+    pub batch_size_avg: Option<f64>,
+    pub compression_rate_avg: Option<f64>,
+    pub records_per_request_avg: Option<f64>,
+    /// produce: CPU seconds in the window of the threads calling send() (where kafka-clients
+    /// compresses) and of the producers' network threads; -1 when the JVM cannot tell.
+    pub send_thread_cpu_s: Option<f64>,
+    pub network_thread_cpu_s: Option<f64>,
     pub expected_messages: Option<u64>,
     pub complete: Option<bool>,
 }

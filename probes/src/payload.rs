@@ -116,8 +116,20 @@ pub struct Pool {
 impl Pool {
     /// Builds the pool exactly as the seed does. `size` must be at least 1.
     pub fn new(size: usize, kind: PayloadKind) -> Pool {
+        Pool::with_count(size, kind, Pool::seed_count(size))
+    }
+
+    /// The seed's pool length for `size`-byte payloads: min(16384, 64 MiB / size).
+    pub fn seed_count(size: usize) -> usize {
+        POOL_MAX.min((POOL_BYTES / size.max(1)).max(1))
+    }
+
+    /// The seed's first `count` payloads. A short pool stays in the CPU cache (one payload
+    /// is what rdkafka_performance sends); the seed's 16 MiB of 1 KB payloads do not, and
+    /// librdkafka's copy of each into its request buffer then waits on memory.
+    pub fn with_count(size: usize, kind: PayloadKind, count: usize) -> Pool {
         assert!(size > 0, "payload size must be at least 1 byte");
-        let count = POOL_MAX.min((POOL_BYTES / size).max(1));
+        assert!(count > 0, "a pool needs at least one payload");
         let mut rng = SplitMix64::new(SEED);
         let mut bytes = Vec::with_capacity(count * size);
         let mut text = String::with_capacity(size + 16);
@@ -260,6 +272,18 @@ mod tests {
                 .iter()
                 .all(|b| b.is_ascii_lowercase() || *b == b' '));
         }
+    }
+
+    #[test]
+    fn a_short_pool_is_the_seed_pool_cut_short() {
+        let seed = Pool::new(1024, PayloadKind::Random);
+        let one = Pool::with_count(1024, PayloadKind::Random, 1);
+        assert_eq!(one.count(), 1);
+        assert_eq!(one.get(0), seed.get(0));
+        assert_eq!(one.get(7), seed.get(0));
+        let three = Pool::with_count(1024, PayloadKind::Text, 3);
+        assert_eq!(three.get(2), Pool::new(1024, PayloadKind::Text).get(2));
+        assert_eq!(three.get(5), three.get(2));
     }
 
     #[test]

@@ -50,15 +50,7 @@ pub enum Profile {
     Matched,
 }
 
-/// Which client runs the sweep: librdkafka (the probe's subject), the Java companion at the
-/// same points, or both side by side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Client {
-    Rust,
-    Java,
-    Both,
-}
+pub use crate::java::Client;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -71,6 +63,8 @@ pub struct Options {
     pub kind: PayloadKind,
     pub window: Duration,
     pub warmup_messages: u64,
+    /// Payloads in the pool; None: the seed's (16384 × 1 KB = 16 MiB, beyond the CPU cache).
+    pub pool_messages: Option<usize>,
     /// Run the short debug=protocol pass for analyze-protocol-log at the end.
     pub diagnose: bool,
 }
@@ -142,7 +136,17 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
         broker.validate(&producer_settings(opts.profile, b))?;
     }
     let out = OutDir::new(opts.common.out.as_deref(), PROBE)?;
-    let pool = Pool::new(opts.size, opts.kind);
+    let pool = match opts.pool_messages {
+        None => Pool::new(opts.size, opts.kind),
+        Some(_) if opts.client != Client::Rust => {
+            return Err(ProbeError::Usage(
+                "--pool-messages is for --client rust: the Java companion always builds the \
+                 seed's pool, and both clients must send the same bytes"
+                    .into(),
+            ))
+        }
+        Some(n) => Pool::with_count(opts.size, opts.kind, n),
+    };
     let points: Vec<(i32, u64)> = opts
         .partitions
         .iter()
@@ -367,9 +371,7 @@ fn java_once(
     Ok(run?.result)
 }
 
-fn is_java(s: &SettingResult) -> bool {
-    s.params.get("client").and_then(Value::as_str) == Some("java")
-}
+use crate::java::is_java_setting as is_java;
 
 /// One run on a fresh topic: warmup, window, statistics. Returns the figures and the topic.
 fn produce_once(

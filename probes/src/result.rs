@@ -414,8 +414,14 @@ pub fn rep_order(rep: u32, settings: usize) -> Vec<usize> {
 pub fn render_header(r: &ProbeResult, what: &str) -> String {
     let broker = broker_line(r);
     format!(
-        "{}: {what}, {} reps, librdkafka {}\nbroker: {broker}\npayload pool sha256: {}\n\n",
-        r.probe, r.reps, r.librdkafka_version, r.payload_sha256
+        "{}: {what}, {} reps, librdkafka {}\nbroker: {broker}\npayload pool: {} × {} B {}, sha256 {}\n\n",
+        r.probe,
+        r.reps,
+        r.librdkafka_version,
+        r.payload.pool_count,
+        r.payload.size_bytes,
+        r.payload.kind,
+        r.payload_sha256
     )
 }
 

@@ -390,3 +390,73 @@ fn request_ceiling_runs_the_java_client_at_the_same_points() {
     // The Rust-only verdict has nothing to judge.
     assert_eq!(r["verdict"]["holds"], false);
 }
+
+#[test]
+fn gzip_batch_measures_a_java_batchs_input_beside_librdkafkas() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let exe = env!("CARGO_BIN_EXE_probe-gzip-batch");
+    let out = Command::new(exe)
+        .args(["--client", "java", "--reps", "1"])
+        .output()
+        .expect("probe runs");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--brokers"), "{}", stderr(&out));
+    let batch = 16384.0;
+    let out = Command::new(exe)
+        .args([
+            "--brokers",
+            &brokers(),
+            "--client",
+            "both",
+            "--batch-size",
+            "16384",
+            "--level",
+            "-1",
+            // One partition: a Java batch fills towards 16 KB *compressed* (≈ 80 KB of text)
+            // unless linger.ms 5 closes it first, which takes under ~3k msg/s.
+            "--partitions",
+            "1",
+            "--reps",
+            "1",
+            "--duration",
+            "2s",
+            "--warmup-messages",
+            "5000",
+            "--json",
+            "-q",
+        ])
+        .output()
+        .expect("probe runs");
+    assert!(out.status.success(), "probe failed: {}", stderr(&out));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let settings = r["settings"].as_array().expect("settings");
+    assert_eq!(settings.len(), 2, "librdkafka's point, then Java's");
+    let (rdk, jv) = (&settings[0]["median"], &settings[1]["median"]);
+    assert_eq!(settings[1]["params"]["client"], "java");
+    assert_eq!(settings[1]["params"]["batch.size"], 16384);
+    let f = |m: &Value, k: &str| m[k].as_f64().unwrap_or_else(|| panic!("{k} in {m}"));
+    // librdkafka: batch.size limits the input (plus at most one message).
+    assert!(f(rdk, "input_bytes_per_batch") <= batch + 1024.0, "{rdk}");
+    // Java: a batch closes on its compressed size, so it holds more input than batch.size.
+    assert!(f(jv, "input_bytes_per_batch") > 1.2 * batch, "{jv}");
+    assert!(f(jv, "input_over_batch_size") > 1.2, "{jv}");
+    assert!(f(jv, "wire_bytes_per_batch") <= batch * 1.05, "{jv}");
+    let ratio = f(jv, "compression_ratio");
+    assert!(
+        (2.0..10.0).contains(&ratio),
+        "word-list text under gzip: {jv}"
+    );
+    assert!(f(jv, "compressing_thread_cores") > 0.0, "{jv}");
+    // The verdict carries the comparison, measured.
+    let java_points = &r["verdict"]["evidence"]["java"]["points"];
+    assert_eq!(
+        java_points.as_array().map(Vec::len),
+        Some(1),
+        "{}",
+        r["verdict"]
+    );
+    assert!(r["verdict"]["summary"]
+        .as_str()
+        .unwrap()
+        .contains("Measured here"));
+}

@@ -6,6 +6,7 @@ use kgap_probes::cli::{
 };
 use kgap_probes::gzip_batch::{self, Codec, Options};
 use kgap_probes::interrupt;
+use kgap_probes::java::Client;
 use kgap_probes::payload::PayloadKind;
 use std::time::Duration;
 
@@ -19,8 +20,10 @@ holds several times more input, which zlib compresses better and more slowly. Th
 batch.size × compression.level on word-list text, reads messages and wire bytes per batch from
 librdkafka's statistics, and reports msg/s, input and wire bytes per batch, the ratio and the
 cores of the broker thread that compresses. --java-equivalent BYTES prints the librdkafka
-batch.size with the same input per batch as a Java batch.size of BYTES. Without --brokers it
-runs on librdkafka's in-process mock cluster and says so.";
+batch.size with the same input per batch as a Java batch.size of BYTES; --client both runs
+kafka-clients 4.3.1 (kgap's Java companion) at the same points and measures a Java batch's input
+beside librdkafka's. Without --brokers it runs on librdkafka's in-process mock cluster and says
+so (the Java client needs --brokers).";
 
 const AFTER: &str = "\
 exit status: 0 measured (the verdict says whether the trade showed), 1 the run failed, 2 bad
@@ -33,7 +36,9 @@ examples:
                                                        # real broker; JSON, CSV, two SVG charts, logs
   probe-gzip-batch --java-equivalent 16384             # librdkafka batch.size matching Java's 16 KB
   probe-gzip-batch --batch-size 16384,90112 --level -1 # the post's two librdkafka points
-  probe-gzip-batch --codec lz4                         # the same sweep with another codec";
+  probe-gzip-batch --codec lz4                         # the same sweep with another codec
+  probe-gzip-batch --brokers 127.0.0.1:9092 --client both --batch-size 3000,16384 --level -1
+                                                       # Java and librdkafka at the same batch.size";
 
 #[derive(Debug, Parser)]
 #[command(name = "probe-gzip-batch", version, about = "What does batch.size mean for a compressed librdkafka batch?", long_about = ABOUT, after_help = AFTER)]
@@ -84,6 +89,12 @@ struct Cli {
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..=2_147_483_647))]
     java_equivalent: Option<u64>,
 
+    /// rust: librdkafka (the probe's subject); java: kgap's Java companion (kafka-clients
+    /// 4.3.1) at the same points; both: side by side. Java needs --brokers and a JDK 17+ with
+    /// Maven; -X settings apply to librdkafka only.
+    #[arg(long, value_enum, default_value_t = Client::Rust)]
+    client: Client,
+
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -129,6 +140,7 @@ fn main() {
     }
     let levels = parse_levels(&cli.level).unwrap_or_else(|e| usage(format!("--level: {e}")));
     let opts = Options {
+        client: cli.client,
         codec: cli.codec,
         batch_sizes,
         levels,

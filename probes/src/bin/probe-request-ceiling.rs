@@ -64,6 +64,12 @@ struct Cli {
     #[arg(long, default_value = "random")]
     kind: PayloadKind,
 
+    /// Payloads in the pool (default: the seed's, min(16384, 64 MiB / size)). A pool of 1
+    /// sends one cache-hot payload as rdkafka_performance does (scripts/bench-harness-producer);
+    /// the seed's 16 MiB pool makes librdkafka's copy of each payload wait on memory.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=16_777_216))]
+    pool_messages: Option<u64>,
+
     /// Measured window of each run, after the warmup (e.g. 3s, 10s).
     #[arg(long, default_value = "3s", value_parser = parse_duration)]
     duration: Duration,
@@ -115,6 +121,7 @@ fn main() {
         kind: cli.kind,
         window: cli.duration,
         warmup_messages: cli.warmup_messages,
+        pool_messages: cli.pool_messages.map(|n| n as usize),
         diagnose: !cli.no_diagnose,
         common: cli.common,
     };
