@@ -380,7 +380,8 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
     }
     if let Some(java) = opts.java_equivalent {
         let level = opts.levels[0];
-        let eq = java_equivalent(java, &ratio_curve(&result.settings, level));
+        let eq = measured_java_equivalent(&result.settings, java, level)
+            .or_else(|| java_equivalent(java, &ratio_curve(&result.settings, level)));
         if let (Some(e), Value::Object(m)) = (eq, &mut v.evidence) {
             m.insert("java_equivalent".into(), json!(e));
         }
@@ -656,6 +657,10 @@ pub struct JavaEquivalent {
     pub librdkafka_batch_size: u64,
     /// The input lies outside the measured batch.sizes: the ratio is extrapolated flat.
     pub extrapolated: bool,
+    /// The Java client ran at this batch.size: its measured input per batch is used (a Java
+    /// batch also closes on linger.ms, before its compressed size reaches batch.size).
+    #[serde(default)]
+    pub measured: bool,
 }
 
 /// The ratio at `b` on a measured curve: log-linear between points, flat outside.
@@ -709,6 +714,27 @@ pub fn java_equivalent(java_bytes: u64, curve: &[(u64, f64)]) -> Option<JavaEqui
         java_input_bytes: input,
         librdkafka_batch_size: input,
         extrapolated: r.1,
+        measured: false,
+    })
+}
+
+/// `--java-equivalent` from a Java run at that batch.size and level, when there is one.
+pub fn measured_java_equivalent(
+    settings: &[SettingResult],
+    java_bytes: u64,
+    level: i32,
+) -> Option<JavaEquivalent> {
+    let j = settings
+        .iter()
+        .find(|s| is_java(s) && !s.runs.is_empty() && point_of(s) == (level as i64, java_bytes))?;
+    let input = j.median_of("input_bytes_per_batch")?.round() as u64;
+    Some(JavaEquivalent {
+        java_batch_size: java_bytes,
+        ratio: j.median_of("compression_ratio")?,
+        java_input_bytes: input,
+        librdkafka_batch_size: input,
+        extrapolated: false,
+        measured: true,
     })
 }
 
@@ -1005,6 +1031,13 @@ pub fn render_text(r: &ProbeResult) -> String {
             serde_json::from_value::<JavaEquivalent>(v.evidence["java_equivalent"].clone()).ok()
         })
         .map(|e| {
+            if e.measured {
+                return format!(
+                    "java equivalent: at batch.size {} B the Java client was measured putting {} B \
+                     of input in a batch (ratio {:.2}) → librdkafka batch.size ≈ {}",
+                    e.java_batch_size, e.java_input_bytes, e.ratio, e.librdkafka_batch_size
+                );
+            }
             format!(
                 "java equivalent: a Java batch.size of {} B closes at ~{} B compressed, ≈ {} B of \
                  input at the measured ratio {:.2}{} → librdkafka batch.size ≈ {}",
@@ -1209,6 +1242,15 @@ mod tests {
             verdict(&post_like(27.5e3), Codec::Gzip).holds
         );
         assert_eq!(ratio_curve(&settings, -1).len(), 2);
+        // --java-equivalent at a batch.size Java ran at: its measured input, not the model.
+        let e = measured_java_equivalent(&settings, 16384, -1).unwrap();
+        assert!(e.measured);
+        assert_eq!(
+            (e.java_input_bytes, e.librdkafka_batch_size),
+            (43_000, 43_000)
+        );
+        assert!(measured_java_equivalent(&settings, 16384, 1).is_none());
+        assert!(measured_java_equivalent(&settings, 32768, -1).is_none());
     }
 
     #[test]

@@ -218,6 +218,20 @@ pub struct CompanionResult {
     /// compresses) and of the producers' network threads; -1 when the JVM cannot tell.
     pub send_thread_cpu_s: Option<f64>,
     pub network_thread_cpu_s: Option<f64>,
+    /// e2e: the paced rate asked for and reached in the window, the pacer's worst lag and
+    /// re-anchors; end-to-end latency (consumer receive − stamped send time, same JVM) of
+    /// every window message received, and how many never arrived within 15 s.
+    pub rate_target_per_s: Option<f64>,
+    pub rate_achieved_per_s: Option<f64>,
+    pub worst_lag_ms: Option<f64>,
+    pub reanchors: Option<u64>,
+    pub e2e_samples: Option<u64>,
+    pub e2e_missing: Option<i64>,
+    pub e2e_ms_p50: Option<f64>,
+    pub e2e_ms_p90: Option<f64>,
+    pub e2e_ms_p99: Option<f64>,
+    pub e2e_ms_p999: Option<f64>,
+    pub e2e_ms_max: Option<f64>,
     pub expected_messages: Option<u64>,
     pub complete: Option<bool>,
 }

@@ -443,6 +443,10 @@ pub struct StatsFigures {
     /// Broker round trip: median of the per-interval p50s and the worst p99, ms.
     pub rtt_ms_p50: Option<f64>,
     pub rtt_ms_p99: Option<f64>,
+    /// Requests awaiting a response on the busiest broker connection (brokers[].waitresp_cnt,
+    /// a gauge read at each emit), mean over the emits: how much of the in-flight window was
+    /// used. max.in.flight=5 caps it at 5.
+    pub requests_in_flight_mean: Option<f64>,
 }
 
 /// Statistics figures over the emits of a window (at least two are needed for rates).
@@ -497,7 +501,15 @@ pub fn stats_figures(emits: &[Stats]) -> StatsFigures {
         })
         .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
         .map(crate::measure::round3);
+    let gauges: Vec<f64> = emits
+        .iter()
+        .filter_map(|s| s.real_brokers().map(|b| b.waitresp_cnt).max())
+        .map(|n| n as f64)
+        .collect();
+    let in_flight = (!gauges.is_empty())
+        .then(|| crate::measure::round3(gauges.iter().sum::<f64>() / gauges.len() as f64));
     StatsFigures {
+        requests_in_flight_mean: in_flight,
         produce_requests_per_s: rps,
         bytes_per_request: bpr,
         batch_bytes_mean: batch,

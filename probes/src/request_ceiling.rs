@@ -420,6 +420,7 @@ fn produce_once(
         msgs_per_batch_mean: msgs,
         rtt_ms_p50: p50,
         rtt_ms_p99: p99,
+        ..
     } = produce::stats_figures(&w.stats);
     let sum = |pred: &dyn Fn(&str) -> bool| -> f64 {
         measure::round3(

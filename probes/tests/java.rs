@@ -460,3 +460,83 @@ fn gzip_batch_measures_a_java_batchs_input_beside_librdkafkas() {
         .unwrap()
         .contains("Measured here"));
 }
+
+#[test]
+fn companion_e2e_mode_paces_and_times_every_message_end_to_end() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let java = Java::locate().expect("the Java companion builds");
+    let broker = kgap_probes::broker::Broker::start(Some(&brokers()), &[]).expect("broker");
+    let topic = broker.create_topic("kgap-test-java-e2e", 2).expect("topic");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = java::run(
+        &java,
+        dir.path(),
+        &java::Jvm {
+            heap: "256m".into(),
+            jfr: false,
+            extra: Vec::new(),
+        },
+        &[
+            ("mode", "e2e".into()),
+            ("topic", topic.name.clone()),
+            ("partitions", "2".into()),
+            ("size", "1024".into()),
+            ("rate", "2000".into()),
+            ("seconds", "2".into()),
+            ("warmup-seconds", "0.5".into()),
+        ],
+        &[
+            ("bootstrap.servers".into(), brokers()),
+            ("acks".into(), "1".into()),
+            ("linger.ms".into(), "5".into()),
+        ],
+        std::time::Duration::from_secs(120),
+    )
+    .expect("e2e runs");
+    let r = &run.result;
+    assert_eq!(r.mode, "e2e");
+    assert_eq!(r.rate_target_per_s, Some(2000.0));
+    // Paced: about 2000/s for 2 s, never a burst above the rate.
+    let achieved = r.rate_achieved_per_s.unwrap();
+    assert!((1000.0..=2100.0).contains(&achieved), "{r:?}");
+    assert!((2000..=4200).contains(&r.messages), "{r:?}");
+    // Every window message reached the consumer and was timed once.
+    assert_eq!(r.e2e_missing, Some(0), "{r:?}");
+    assert_eq!(r.e2e_samples, Some(r.messages), "{r:?}");
+    let (p50, p99, max) = (
+        r.e2e_ms_p50.unwrap(),
+        r.e2e_ms_p99.unwrap(),
+        r.e2e_ms_max.unwrap(),
+    );
+    // linger.ms 5 is a floor only for a lone message; the consumer's fetch adds its own wait.
+    assert!(p50 > 0.0 && p50 <= p99 && p99 <= max, "{r:?}");
+    assert!(p50 < 500.0, "a paced 2000 msg/s on a local broker: {r:?}");
+    assert!(r.send_to_ack_ms_p50.unwrap() > 0.0, "{r:?}");
+    assert_eq!(r.delivery_errors, Some(0), "{r:?}");
+    assert_eq!(
+        r.payload_sha256.as_deref(),
+        Some(Pool::new(1024, PayloadKind::Random).sha256_hex().as_str())
+    );
+    // A payload too short for the stamp is bad usage, exit 2.
+    let err = java::run(
+        &java,
+        dir.path(),
+        &java::Jvm {
+            heap: "256m".into(),
+            jfr: false,
+            extra: Vec::new(),
+        },
+        &[
+            ("mode", "e2e".into()),
+            ("topic", topic.name.clone()),
+            ("size", "4".into()),
+        ],
+        &[("bootstrap.servers".into(), brokers())],
+        std::time::Duration::from_secs(60),
+    )
+    .expect_err("size 4 cannot carry the stamp");
+    assert!(
+        matches!(err, kgap_probes::error::ProbeError::Usage(ref m) if m.contains("at least 8")),
+        "{err:?}"
+    );
+}

@@ -542,11 +542,18 @@ fn inflight_default_window_sends_more_smaller_requests_than_five_at_linger_0() {
     // coalescing (both ~3 messages a batch at the same request rate) while requests still
     // queue behind each other under the default window: then the queueing shows only in
     // the latency, ≥ 3x at p99 (seen: 619 against 11 ms). Either shape is the finding.
+    // Or the default window holds more than five requests waiting (statistics waitresp_cnt).
     let (pd, pf) = (n(default, "ack_ms_p99"), n(five, "ack_ms_p99"));
+    let (wd, wf) = (
+        n(default, "requests_in_flight_mean"),
+        n(five, "requests_in_flight_mean"),
+    );
     assert!(
-        rd > 1.2 * rf || bd < 0.8 * bf || pd >= 3.0 * pf,
+        rd > 1.2 * rf || bd < 0.8 * bf || pd >= 3.0 * pf || wd > 5.0,
         "default {default}\nfive {five}"
     );
+    // max.in.flight=5 caps the gauge (one more for a Metadata request in passing).
+    assert!(wf <= 6.0, "five {five}");
     assert_eq!(r["verdict"]["finding"], "inflight-latency");
     assert_eq!(topics_with_prefix("kgap.probe-inflight-latency."), before);
 }
