@@ -14,6 +14,7 @@ use crate::capture::{AckLatency, KgapContext, Sink};
 use crate::cli::CommonArgs;
 use crate::error::{ProbeError, Result};
 use crate::interrupt;
+use crate::java::{is_java_setting as is_java, Client, CompanionResult};
 use crate::measure::{self, Edge, Pacer, Percentiles, Progress, Sampler, WindowFigures};
 use crate::payload::{self, PayloadKind, Pool};
 use crate::produce::{self, TopicHandle};
@@ -37,6 +38,8 @@ pub const DEFAULT_INFLIGHT: u64 = 1_000_000;
 #[derive(Debug, Clone)]
 pub struct Options {
     pub common: CommonArgs,
+    /// rust: librdkafka; java: the Java companion's e2e mode at the same points; both.
+    pub client: Client,
     pub rates: Vec<u64>,
     pub linger_ms: Vec<u64>,
     pub max_in_flight: Vec<u64>,
@@ -80,6 +83,119 @@ pub struct RunFigures {
     /// [latency ms, percentile] points of the send-to-ack CDF, for the chart.
     pub ack_cdf: Vec<[f64; 2]>,
     pub e2e_cdf: Vec<[f64; 2]>,
+}
+
+/// The Java companion's figures at one point (its e2e mode: a paced KafkaProducer and a
+/// KafkaConsumer in one JVM, the same stamped payloads, the same pacing rule).
+#[derive(Debug, Clone, Serialize)]
+pub struct JavaFigures {
+    pub rate_target_per_s: u64,
+    pub rate_achieved_per_s: f64,
+    pub sustained: bool,
+    pub pacer_worst_lag_ms: f64,
+    pub pacer_reanchors: u64,
+    pub ack_ms_p50: f64,
+    pub ack_ms_p99: f64,
+    pub ack_ms_max: f64,
+    pub ack_count: u64,
+    pub e2e_ms_p50: f64,
+    pub e2e_ms_p90: f64,
+    pub e2e_ms_p99: f64,
+    pub e2e_ms_p999: f64,
+    pub e2e_ms_max: f64,
+    pub e2e_count: u64,
+    /// Window messages that never reached the consumer within 15 s.
+    pub e2e_missing: i64,
+    pub gc_time_ms: u64,
+    pub process_cpu_s: f64,
+}
+
+impl JavaFigures {
+    pub fn of(r: &CompanionResult, rate: u64) -> JavaFigures {
+        let achieved = r.rate_achieved_per_s.unwrap_or(0.0);
+        let f = |x: Option<f64>| x.unwrap_or(-1.0);
+        JavaFigures {
+            rate_target_per_s: rate,
+            rate_achieved_per_s: achieved,
+            // The Rust side's rule: within 3% of the target over the window.
+            sustained: achieved >= 0.97 * rate as f64,
+            pacer_worst_lag_ms: f(r.worst_lag_ms),
+            pacer_reanchors: r.reanchors.unwrap_or(0),
+            ack_ms_p50: f(r.send_to_ack_ms_p50),
+            ack_ms_p99: f(r.send_to_ack_ms_p99),
+            ack_ms_max: f(r.send_to_ack_ms_max),
+            ack_count: r.latency_samples.unwrap_or(0),
+            e2e_ms_p50: f(r.e2e_ms_p50),
+            e2e_ms_p90: f(r.e2e_ms_p90),
+            e2e_ms_p99: f(r.e2e_ms_p99),
+            e2e_ms_p999: f(r.e2e_ms_p999),
+            e2e_ms_max: f(r.e2e_ms_max),
+            e2e_count: r.e2e_samples.unwrap_or(0),
+            e2e_missing: r.e2e_missing.unwrap_or(0),
+            gc_time_ms: r.gc_time_ms,
+            process_cpu_s: r.process_cpu_s,
+        }
+    }
+}
+
+/// kafka-clients settings of one point: acks=1 as the Rust side, linger.ms and
+/// max.in.flight.requests.per.connection as swept (idempotence off: it allows at most 5).
+pub fn java_client_settings(bootstrap: &str, linger: u64, inflight: u64) -> Vec<(String, String)> {
+    vec![
+        ("bootstrap.servers".to_string(), bootstrap.to_string()),
+        ("acks".into(), "1".into()),
+        ("enable.idempotence".into(), "false".into()),
+        ("linger.ms".into(), linger.to_string()),
+        (
+            "max.in.flight.requests.per.connection".into(),
+            inflight.min(i32::MAX as u64).to_string(),
+        ),
+    ]
+}
+
+/// The Java side's paced warmup: at least 3 s, for the JIT. With 1 s the sending loop was
+/// still being compiled in the window: at 1000 msg/s it fell more than 1 ms behind 52 times
+/// in 3 s (963 msg/s, not sustained); after 3 s, 22 times (987 msg/s).
+pub fn java_warmup(warmup: Duration) -> Duration {
+    warmup.max(Duration::from_secs(3))
+}
+
+/// One run of the Java companion's e2e mode at a point, on its own fresh topic.
+fn java_once(
+    java: &crate::java::Java,
+    broker: &Broker,
+    opts: &Options,
+    (rate, linger, inflight): (u64, u64, u64),
+    dir: &Path,
+) -> Result<CompanionResult> {
+    let topic = broker.create_topic(PROBE, opts.partitions)?;
+    let run = crate::java::run(
+        java,
+        dir,
+        &crate::java::Jvm {
+            heap: "512m".into(),
+            jfr: false,
+            extra: Vec::new(),
+        },
+        &[
+            ("mode", "e2e".into()),
+            ("topic", topic.name.clone()),
+            ("partitions", opts.partitions.to_string()),
+            ("size", opts.size.to_string()),
+            ("kind", "random".into()),
+            ("rate", rate.to_string()),
+            ("sample", "1".into()),
+            ("seconds", format!("{:.3}", opts.window.as_secs_f64())),
+            (
+                "warmup-seconds",
+                format!("{:.3}", java_warmup(opts.warmup).as_secs_f64()),
+            ),
+        ],
+        &java_client_settings(broker.bootstrap(), linger, inflight),
+        opts.window + java_warmup(opts.warmup) + Duration::from_secs(180),
+    );
+    topic.delete()?;
+    Ok(run?.result)
 }
 
 fn params(rate: u64, linger: u64, inflight: u64) -> Map<String, Value> {
@@ -132,6 +248,14 @@ pub fn consumer_settings(group: &str, mock: bool) -> Vec<(&'static str, String)>
 }
 
 pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
+    let java = match opts.client {
+        Client::Rust => None,
+        _ => {
+            crate::java::require_brokers(opts.common.brokers.as_deref())?;
+            Some(crate::java::Java::locate()?)
+        }
+    };
+    let rust = opts.client != Client::Java;
     let broker = Broker::start(opts.common.brokers.as_deref(), &opts.common.property)?;
     for &l in &opts.linger_ms {
         for &m in &opts.max_in_flight {
@@ -154,13 +278,20 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
                 .flat_map(move |&l| opts.max_in_flight.iter().map(move |&m| (r, l, m)))
         })
         .collect();
-    let mut result = ProbeResult::new(
-        PROBE,
-        &broker,
-        &pool,
-        opts.common.reps,
-        points.iter().map(|&(r, l, m)| params(r, l, m)).collect(),
-    );
+    let mut all_params: Vec<Map<String, Value>> = Vec::new();
+    if rust {
+        all_params.extend(points.iter().map(|&(r, l, m)| params(r, l, m)));
+    }
+    // Java settings follow the Rust ones, marked "client": "java".
+    let java_base = all_params.len();
+    if java.is_some() {
+        all_params.extend(points.iter().map(|&(r, l, m)| {
+            let mut p = params(r, l, m);
+            p.insert("client".into(), json!("java"));
+            p
+        }));
+    }
+    let mut result = ProbeResult::new(PROBE, &broker, &pool, opts.common.reps, all_params);
     result.not_measured = {
         let mut v = vec![
             "latency above the rates swept, and throughput (the producer is paced)".to_string(),
@@ -188,6 +319,14 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
         opts.warmup.as_secs_f64(),
         opts.window.as_secs_f64()
     ));
+    if java.is_some() {
+        result.notes.push(format!(
+            "Java: the companion's e2e mode in its own JVM (-Xms=-Xmx=512m, G1) per run, a {:.1} s \
+             paced warmup (at least 3 s, for the JIT), the same window, pacing rule and \
+             payloads; -X settings apply to librdkafka only",
+            java_warmup(opts.warmup).as_secs_f64()
+        ));
+    }
     progress(&format!("broker: {}", broker.label()));
 
     'reps: for rep in 1..=opts.common.reps {
@@ -197,6 +336,39 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
                 break 'reps;
             }
             let (rate, linger, inflight) = points[pi];
+            if let Some(java) = &java {
+                let dir = out.run_dir(
+                    &format!("java-rate{rate}-linger{linger}-inflight{inflight}"),
+                    rep,
+                )?;
+                let run = match java_once(java, &broker, opts, points[pi], &dir) {
+                    // Ctrl-C stopped the JVM: print what was measured, as the Rust runs do.
+                    Err(_) if interrupt::stopped() => {
+                        result.interrupted = true;
+                        break 'reps;
+                    }
+                    r => r?,
+                };
+                if run.payload_sha256.as_deref() != Some(result.payload_sha256.as_str()) {
+                    return Err(ProbeError::Kafka(
+                        "the Java companion's payload pool differs from the Rust kit's".into(),
+                    ));
+                }
+                let fig = JavaFigures::of(&run, rate);
+                progress(&format!(
+                    "java rate={rate}/s linger.ms={linger} max.in.flight={inflight} rep {rep}/{}: ack p50/p99 {:.2}/{:.2} ms, e2e p99 {:.2} ms{}",
+                    opts.common.reps,
+                    fig.ack_ms_p50,
+                    fig.ack_ms_p99,
+                    fig.e2e_ms_p99,
+                    if fig.sustained { "" } else { " (rate NOT sustained)" }
+                ));
+                result.settings[java_base + pi].push_run(&fig);
+                out.write(&result)?;
+            }
+            if !rust {
+                continue;
+            }
             let dir = out.run_dir(
                 &format!("rate{rate}-linger{linger}-inflight{inflight}"),
                 rep,
@@ -220,7 +392,12 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
             }
         }
     }
-    result.verdict = Some(verdict(&result.settings));
+    let mut v = verdict(&result.settings);
+    if let Some(sentence) = java_comparison(&result.settings) {
+        v.summary.push(' ');
+        v.summary.push_str(&sentence);
+    }
+    result.verdict = Some(v);
     if !out.is_temporary() {
         for c in charts(&result) {
             let (name, chart) = c;
@@ -479,7 +656,10 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
             .iter()
             .all(|r| r["sustained"].as_bool().unwrap_or(false))
     };
-    let measured: Vec<&SettingResult> = settings.iter().filter(|s| !s.runs.is_empty()).collect();
+    let measured: Vec<&SettingResult> = settings
+        .iter()
+        .filter(|s| !s.runs.is_empty() && !is_java(s))
+        .collect();
     let mut pairs: Vec<Value> = Vec::new();
     let mut best: Option<(f64, Value)> = None;
     let mut unsustained: Option<(f64, Value)> = None;
@@ -610,6 +790,45 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
     }
 }
 
+/// The Java client beside librdkafka at the per-partition linger point (the lowest rate,
+/// linger.ms 5, 5 in flight: the post's 5.1 ms against Java's 2.8 ms) and at the highest rate
+/// with kafka-clients' own default window of 5. None without Java figures.
+pub fn java_comparison(settings: &[SettingResult]) -> Option<String> {
+    let java: Vec<&SettingResult> = settings
+        .iter()
+        .filter(|s| is_java(s) && !s.runs.is_empty())
+        .collect();
+    let rate_lo = java.iter().map(|s| point_of(s).0).min()?;
+    let rate_hi = java.iter().map(|s| point_of(s).0).max()?;
+    let at = |java_side: bool, p: (u64, u64, u64)| {
+        settings
+            .iter()
+            .find(|s| is_java(s) == java_side && !s.runs.is_empty() && point_of(s) == p)
+    };
+    let mut parts = Vec::new();
+    for (rate, linger) in [(rate_lo, 5), (rate_hi, 0)] {
+        let Some(j) = at(true, (rate, linger, 5)) else {
+            continue;
+        };
+        let (jp50, jp99) = (j.median_of("ack_ms_p50")?, j.median_of("ack_ms_p99")?);
+        let rust = at(false, (rate, linger, 5))
+            .and_then(|r| Some((r.median_of("ack_ms_p50")?, r.median_of("ack_ms_p99")?)))
+            .map_or(String::new(), |(p50, p99)| {
+                format!(" (librdkafka with 5 in flight: {p50:.1}/{p99:.1} ms)")
+            });
+        parts.push(format!(
+            "at {} msg/s and linger.ms={linger} send-to-ack p50/p99 {jp50:.1}/{jp99:.1} ms{rust}",
+            result::si(rate as f64)
+        ));
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "The Java client (kafka-clients 4.3.1, 5 in flight): {}.",
+            parts.join("; ")
+        )
+    })
+}
+
 fn fmt_opt(v: &Value) -> String {
     v.as_f64().map_or("?".into(), |x| {
         if x >= 100.0 {
@@ -622,7 +841,12 @@ fn fmt_opt(v: &Value) -> String {
 
 /// Send-to-ack CDF per configuration, one chart per rate.
 pub fn charts(r: &ProbeResult) -> Vec<(String, LineChart)> {
-    let mut rates: Vec<u64> = r.settings.iter().map(|s| point_of(s).0).collect();
+    let mut rates: Vec<u64> = r
+        .settings
+        .iter()
+        .filter(|s| !is_java(s))
+        .map(|s| point_of(s).0)
+        .collect();
     rates.sort();
     rates.dedup();
     rates
@@ -631,7 +855,7 @@ pub fn charts(r: &ProbeResult) -> Vec<(String, LineChart)> {
             let series = r
                 .settings
                 .iter()
-                .filter(|s| point_of(s).0 == rate && !s.runs.is_empty())
+                .filter(|s| point_of(s).0 == rate && !s.runs.is_empty() && !is_java(s))
                 .map(|s| {
                     let (_, l, m) = point_of(s);
                     Series {
@@ -685,7 +909,7 @@ pub fn render_text(r: &ProbeResult) -> String {
         "waiting reqs",
     ]);
     for set in &r.settings {
-        if set.runs.is_empty() {
+        if set.runs.is_empty() || is_java(set) {
             continue;
         }
         let (rate, l, m) = point_of(set);
@@ -734,8 +958,66 @@ pub fn render_text(r: &ProbeResult) -> String {
          librdkafka's statistics; waiting reqs: requests awaiting a response on the connection \
          (statistics waitresp_cnt, mean of the emits). NOT sustained: the paced producer fell behind its target.\n",
     );
+    if r.settings.iter().any(|s| is_java(s) && !s.runs.is_empty()) {
+        s.push_str(&java_table(r));
+    }
     s.push_str(&result::render_footer(r, &[]));
     s
+}
+
+/// The Java companion's rows (its e2e mode) at the same points.
+fn java_table(r: &ProbeResult) -> String {
+    let mut t = Table::new([
+        "rate/s",
+        "linger",
+        "in-flight",
+        "achieved/s",
+        "ack p50/p99 ms",
+        "e2e p50/p99/p99.9 ms",
+        "missing",
+    ]);
+    for set in r
+        .settings
+        .iter()
+        .filter(|s| is_java(s) && !s.runs.is_empty())
+    {
+        let (rate, l, m) = point_of(set);
+        let g = |k: &str| set.median_of(k).unwrap_or(0.0);
+        let sustained = set
+            .runs
+            .iter()
+            .all(|x| x["sustained"].as_bool().unwrap_or(false));
+        t.row(vec![
+            result::si(rate as f64),
+            l.to_string(),
+            if m == DEFAULT_INFLIGHT {
+                "1000000".into()
+            } else {
+                m.to_string()
+            },
+            format!(
+                "{}{}",
+                result::si(g("rate_achieved_per_s")),
+                if sustained { "" } else { " NOT sustained" }
+            ),
+            format!("{:.2}/{:.2}", g("ack_ms_p50"), g("ack_ms_p99")),
+            format!(
+                "{:.2}/{:.2}/{:.2}",
+                g("e2e_ms_p50"),
+                g("e2e_ms_p99"),
+                g("e2e_ms_p999")
+            ),
+            format!("{:.0}", g("e2e_missing")),
+        ]);
+    }
+    format!(
+        "\nJava (kafka-clients 4.3.1, the kgap companion's e2e mode: a paced KafkaProducer and a \
+         KafkaConsumer in one JVM, acks=1, idempotence off, the same pacing and stamped \
+         payloads) at the same points; its own default window is 5:\n{}\
+         ack: every message's send-to-ack (callback); e2e: stamp to the consumer; missing: \
+         window messages not received within 15 s.\n",
+        t.render()
+    )
 }
 
 #[cfg(test)]
@@ -774,6 +1056,69 @@ mod tests {
                 .abs()
                 < 1e-9
         );
+    }
+
+    #[test]
+    fn java_points_stay_out_of_the_verdict_and_are_compared_beside_it() {
+        let java = |rate: u64, linger: u64, p50: f64, p99: f64| {
+            let mut p = params(rate, linger, 5);
+            p.insert("client".into(), json!("java"));
+            let mut s = SettingResult::new(p);
+            s.push_run(&json!({"ack_ms_p50": p50, "ack_ms_p99": p99, "sustained": true}));
+            s
+        };
+        let rust = vec![
+            point(1000, 5, DEFAULT_INFLIGHT, 5.3, true),
+            point(1000, 5, 5, 10.2, true),
+            point(50000, 0, DEFAULT_INFLIGHT, 26.4, true),
+            point(50000, 0, 5, 1.28, true),
+        ];
+        assert!(
+            java_comparison(&rust).is_none(),
+            "no Java runs: nothing to add"
+        );
+        let mut all = rust.clone();
+        // A Java point with a 100x gap must not become the verdict's worst pair.
+        all.push(java(1000, 5, 2.8, 4.0));
+        all.push(java(50000, 0, 0.9, 300.0));
+        let mut jdefault = params(50000, 0, DEFAULT_INFLIGHT);
+        jdefault.insert("client".into(), json!("java"));
+        let mut j = SettingResult::new(jdefault);
+        j.push_run(&json!({"ack_ms_p50": 1.0, "ack_ms_p99": 3.0, "sustained": true}));
+        all.push(j);
+        let (a, b) = (verdict(&rust), verdict(&all));
+        assert_eq!(a.holds, b.holds);
+        assert_eq!(a.evidence["worst_pair"], b.evidence["worst_pair"]);
+        let sentence = java_comparison(&all).unwrap();
+        assert!(sentence.contains("at 1.0k msg/s and linger.ms=5 send-to-ack p50/p99 2.8/4.0 ms (librdkafka with 5 in flight: 5.1/10.2 ms)"), "{sentence}");
+        assert!(
+            sentence.contains("at 50k msg/s and linger.ms=0 send-to-ack p50/p99 0.9/300.0 ms"),
+            "{sentence}"
+        );
+    }
+
+    #[test]
+    fn java_figures_judge_the_rate_as_the_rust_side_does() {
+        let r = CompanionResult {
+            rate_achieved_per_s: Some(9_600.0),
+            e2e_ms_p99: Some(12.5),
+            e2e_missing: Some(0),
+            send_to_ack_ms_p50: Some(1.5),
+            ..Default::default()
+        };
+        let f = JavaFigures::of(&r, 10_000);
+        assert!(!f.sustained, "96% of the target is not sustained");
+        assert_eq!(
+            (f.e2e_ms_p99, f.ack_ms_p50, f.ack_ms_p99),
+            (12.5, 1.5, -1.0)
+        );
+        assert!(JavaFigures::of(&r, 9_800).sustained);
+        let s = java_client_settings("h:1", 0, DEFAULT_INFLIGHT);
+        assert!(s.contains(&(
+            "max.in.flight.requests.per.connection".into(),
+            "1000000".into()
+        )));
+        assert!(s.contains(&("enable.idempotence".into(), "false".into())));
     }
 
     #[test]

@@ -540,3 +540,48 @@ fn companion_e2e_mode_paces_and_times_every_message_end_to_end() {
         "{err:?}"
     );
 }
+
+#[test]
+fn inflight_latency_runs_the_java_e2e_mode_at_the_same_points() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let out = Command::new(env!("CARGO_BIN_EXE_probe-inflight-latency"))
+        .args([
+            "--brokers",
+            &brokers(),
+            "--client",
+            "java",
+            "--rates",
+            "2000",
+            "--linger-ms",
+            "5",
+            "--max-in-flight",
+            "5",
+            "--reps",
+            "1",
+            "--warmup",
+            "500ms",
+            "--duration",
+            "1s",
+            "--json",
+            "-q",
+        ])
+        .output()
+        .expect("probe runs");
+    assert!(out.status.success(), "probe failed: {}", stderr(&out));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let settings = r["settings"].as_array().expect("settings");
+    assert_eq!(settings.len(), 1, "java only: no librdkafka settings");
+    assert_eq!(settings[0]["params"]["client"], "java");
+    let run = &settings[0]["runs"][0];
+    let n = |k: &str| run[k].as_f64().unwrap_or_else(|| panic!("{k} in {run}"));
+    assert_eq!(run["rate_target_per_s"], 2000);
+    assert!(n("e2e_count") >= 1000.0, "{run}");
+    assert_eq!(n("e2e_missing"), 0.0, "{run}");
+    assert!(
+        n("e2e_ms_p50") > 0.0 && n("e2e_ms_p99") >= n("e2e_ms_p50"),
+        "{run}"
+    );
+    assert!(n("ack_ms_p50") > 0.0, "{run}");
+    // librdkafka's rule has no pair to judge: the Java rows are not its evidence.
+    assert_eq!(r["verdict"]["evidence"]["pairs"], serde_json::json!([]));
+}

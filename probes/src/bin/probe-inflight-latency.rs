@@ -6,6 +6,7 @@ use kgap_probes::cli::{
 };
 use kgap_probes::inflight_latency::{self, Options};
 use kgap_probes::interrupt;
+use kgap_probes::java::Client;
 use std::time::Duration;
 
 const ABOUT: &str = "\
@@ -18,7 +19,9 @@ connection's requests one at a time, so tiny requests queue. The probe paces a p
 fixed rates over linger.ms × max.in.flight, measures send-to-ack (delivery reports) and
 end-to-end latency (a consumer in the same process reads the payload's timestamp), and reads
 ProduceRequests/s and messages per batch from librdkafka's statistics. It says when a rate was
-not sustained. Without --brokers it runs on librdkafka's in-process mock cluster and says so.";
+not sustained. --client both runs kafka-clients 4.3.1 (kgap's Java companion, the same pacing
+and payloads, a consumer in the same JVM) at the same points. Without --brokers it runs on
+librdkafka's in-process mock cluster and says so (the Java client needs --brokers).";
 
 const AFTER: &str = "\
 exit status: 0 measured (the verdict says whether the gap held), 1 the run failed, 2 bad
@@ -29,7 +32,9 @@ examples:
   probe-inflight-latency --rates 50000 --linger-ms 0      # the post's worst case only
   probe-inflight-latency --brokers 127.0.0.1:9092 --out results/il
                                                           # real broker; JSON, CSV, CDF charts
-  probe-inflight-latency --max-in-flight 1000000,5,1      # add a window of one";
+  probe-inflight-latency --max-in-flight 1000000,5,1      # add a window of one
+  probe-inflight-latency --brokers 127.0.0.1:9092 --client both --rates 1000,50000
+                                                          # librdkafka and kafka-clients";
 
 #[derive(Debug, Parser)]
 #[command(name = "probe-inflight-latency", version, about = "Does librdkafka's unlimited in-flight window queue requests at the broker?", long_about = ABOUT, after_help = AFTER)]
@@ -62,6 +67,12 @@ struct Cli {
     #[arg(long, default_value = "3s", value_parser = parse_duration)]
     duration: Duration,
 
+    /// rust: librdkafka (the probe's subject); java: kgap's Java companion (kafka-clients
+    /// 4.3.1, its e2e mode) at the same points; both: side by side. Java needs --brokers and
+    /// a JDK 17+ with Maven; -X settings apply to librdkafka only.
+    #[arg(long, value_enum, default_value_t = Client::Rust)]
+    client: Client,
+
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -82,6 +93,7 @@ fn main() {
         usage("--max-in-flight must be at least 1".into());
     }
     let opts = Options {
+        client: cli.client,
         rates,
         linger_ms: list(&cli.linger_ms, "--linger-ms"),
         max_in_flight,
