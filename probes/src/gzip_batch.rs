@@ -292,19 +292,13 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
         .iter()
         .flat_map(|&l| opts.batch_sizes.iter().map(move |&b| (l, b)))
         .collect();
-    let mut all_params: Vec<Map<String, Value>> = Vec::new();
-    if rust {
-        all_params.extend(points.iter().map(|&(l, b)| params(opts.codec, l, b)));
-    }
-    // Java settings follow the Rust ones, marked "client": "java".
-    let java_base = all_params.len();
-    if java.is_some() {
-        all_params.extend(points.iter().map(|&(l, b)| {
-            let mut m = params(opts.codec, l, b);
-            m.insert("client".into(), json!("java"));
-            m
-        }));
-    }
+    let (all_params, java_base) = crate::java::sweep_params(
+        points
+            .iter()
+            .map(|&(l, b)| params(opts.codec, l, b))
+            .collect(),
+        opts.client,
+    );
     let mut result = ProbeResult::new(PROBE, &broker, &pool, opts.common.reps, all_params);
     result.not_measured = not_measured(&broker, java.is_some());
     result.notes = notes(opts);
@@ -320,19 +314,10 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
             let (level, batch) = points[pi];
             if let Some(java) = &java {
                 let dir = out.run_dir(&format!("java-level{level}-batch{batch}"), rep)?;
-                let run = match java_once(java, &broker, opts, level, batch, &dir) {
-                    // Ctrl-C stopped the JVM: print what was measured, as the Rust runs do.
-                    Err(_) if interrupt::stopped() => {
-                        result.interrupted = true;
-                        break 'reps;
-                    }
-                    r => r?,
+                let Some(run) = java_once(java, &broker, opts, level, batch, &dir, &result)? else {
+                    result.interrupted = true;
+                    break 'reps;
                 };
-                if run.payload_sha256.as_deref() != Some(result.payload_sha256.as_str()) {
-                    return Err(ProbeError::Kafka(
-                        "the Java companion's payload pool differs from the Rust kit's".into(),
-                    ));
-                }
                 let fig = JavaFigures::of(&run, pool.size(), batch);
                 progress(&format!(
                     "java {} level={level} batch.size={batch} rep {rep}/{}: {} msg/s, {} B in → {} B on the wire per batch (ratio {})",
@@ -537,20 +522,17 @@ fn java_once(
     level: i32,
     batch_size: u64,
     dir: &Path,
-) -> Result<CompanionResult> {
-    let topic = broker.create_topic(PROBE, opts.partitions)?;
-    let run = crate::java::run(
+    result: &ProbeResult,
+) -> Result<Option<CompanionResult>> {
+    crate::java::run_point(
         java,
+        broker,
+        PROBE,
+        opts.partitions,
         dir,
-        &crate::java::Jvm {
-            heap: "1g".into(),
-            jfr: false,
-            extra: Vec::new(),
-        },
+        "1g",
         &[
             ("mode", "produce".into()),
-            ("topic", topic.name.clone()),
-            ("partitions", opts.partitions.to_string()),
             ("size", opts.size.to_string()),
             ("kind", opts.kind.to_string()),
             ("producers", "1".into()),
@@ -559,9 +541,8 @@ fn java_once(
         ],
         &java_client_settings(broker.bootstrap(), opts.codec, level, batch_size),
         opts.window + Duration::from_secs(180),
-    );
-    topic.delete()?;
-    Ok(run?.result)
+        &result.payload_sha256,
+    )
 }
 
 /// What the Java runs show of the semantics, beside librdkafka's at the same batch.size:

@@ -167,20 +167,17 @@ fn java_once(
     opts: &Options,
     (rate, linger, inflight): (u64, u64, u64),
     dir: &Path,
-) -> Result<CompanionResult> {
-    let topic = broker.create_topic(PROBE, opts.partitions)?;
-    let run = crate::java::run(
+    result: &ProbeResult,
+) -> Result<Option<CompanionResult>> {
+    crate::java::run_point(
         java,
+        broker,
+        PROBE,
+        opts.partitions,
         dir,
-        &crate::java::Jvm {
-            heap: "512m".into(),
-            jfr: false,
-            extra: Vec::new(),
-        },
+        "512m",
         &[
             ("mode", "e2e".into()),
-            ("topic", topic.name.clone()),
-            ("partitions", opts.partitions.to_string()),
             ("size", opts.size.to_string()),
             ("kind", "random".into()),
             ("rate", rate.to_string()),
@@ -193,9 +190,8 @@ fn java_once(
         ],
         &java_client_settings(broker.bootstrap(), linger, inflight),
         opts.window + java_warmup(opts.warmup) + Duration::from_secs(180),
-    );
-    topic.delete()?;
-    Ok(run?.result)
+        &result.payload_sha256,
+    )
 }
 
 fn params(rate: u64, linger: u64, inflight: u64) -> Map<String, Value> {
@@ -278,19 +274,10 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
                 .flat_map(move |&l| opts.max_in_flight.iter().map(move |&m| (r, l, m)))
         })
         .collect();
-    let mut all_params: Vec<Map<String, Value>> = Vec::new();
-    if rust {
-        all_params.extend(points.iter().map(|&(r, l, m)| params(r, l, m)));
-    }
-    // Java settings follow the Rust ones, marked "client": "java".
-    let java_base = all_params.len();
-    if java.is_some() {
-        all_params.extend(points.iter().map(|&(r, l, m)| {
-            let mut p = params(r, l, m);
-            p.insert("client".into(), json!("java"));
-            p
-        }));
-    }
+    let (all_params, java_base) = crate::java::sweep_params(
+        points.iter().map(|&(r, l, m)| params(r, l, m)).collect(),
+        opts.client,
+    );
     let mut result = ProbeResult::new(PROBE, &broker, &pool, opts.common.reps, all_params);
     result.not_measured = {
         let mut v = vec![
@@ -341,19 +328,10 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
                     &format!("java-rate{rate}-linger{linger}-inflight{inflight}"),
                     rep,
                 )?;
-                let run = match java_once(java, &broker, opts, points[pi], &dir) {
-                    // Ctrl-C stopped the JVM: print what was measured, as the Rust runs do.
-                    Err(_) if interrupt::stopped() => {
-                        result.interrupted = true;
-                        break 'reps;
-                    }
-                    r => r?,
+                let Some(run) = java_once(java, &broker, opts, points[pi], &dir, &result)? else {
+                    result.interrupted = true;
+                    break 'reps;
                 };
-                if run.payload_sha256.as_deref() != Some(result.payload_sha256.as_str()) {
-                    return Err(ProbeError::Kafka(
-                        "the Java companion's payload pool differs from the Rust kit's".into(),
-                    ));
-                }
                 let fig = JavaFigures::of(&run, rate);
                 progress(&format!(
                     "java rate={rate}/s linger.ms={linger} max.in.flight={inflight} rep {rep}/{}: ack p50/p99 {:.2}/{:.2} ms, e2e p99 {:.2} ms{}",
@@ -394,6 +372,9 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
     }
     let mut v = verdict(&result.settings);
     if let Some(sentence) = java_comparison(&result.settings) {
+        if !v.summary.ends_with('.') {
+            v.summary.push('.');
+        }
         v.summary.push(' ');
         v.summary.push_str(&sentence);
     }

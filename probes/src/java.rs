@@ -147,6 +147,68 @@ pub fn is_java_setting(s: &crate::result::SettingResult) -> bool {
     s.params.get("client").and_then(serde_json::Value::as_str) == Some("java")
 }
 
+/// A probe's settings for `--client`: librdkafka's points (unless Java only), then the same
+/// points for the Java companion, marked "client": "java". Also returns where Java's begin.
+pub fn sweep_params(
+    points: Vec<serde_json::Map<String, serde_json::Value>>,
+    client: Client,
+) -> (Vec<serde_json::Map<String, serde_json::Value>>, usize) {
+    let mut all = Vec::new();
+    if client != Client::Java {
+        all.extend(points.iter().cloned());
+    }
+    let java_base = all.len();
+    if client != Client::Rust {
+        all.extend(points.into_iter().map(|mut p| {
+            p.insert("client".into(), serde_json::json!("java"));
+            p
+        }));
+    }
+    (all, java_base)
+}
+
+/// One point of a probe's sweep on the Java side: the companion in its own JVM (`heap`,
+/// G1, no JFR) on a fresh topic of the probe's (`kgap` gets its name and partitions; deleted
+/// after), its payload pool checked against the Rust one (`payload_sha256`).
+/// Ok(None): Ctrl-C stopped the JVM, and the probe prints what was measured.
+#[allow(clippy::too_many_arguments)]
+pub fn run_point(
+    java: &Java,
+    broker: &crate::broker::Broker,
+    probe: &str,
+    partitions: i32,
+    dir: &Path,
+    heap: &str,
+    kgap: &[(&str, String)],
+    client: &[(String, String)],
+    timeout: Duration,
+    payload_sha256: &str,
+) -> Result<Option<CompanionResult>> {
+    let topic = broker.create_topic(probe, partitions)?;
+    let mut args: Vec<(&str, String)> = vec![
+        ("topic", topic.name.clone()),
+        ("partitions", partitions.to_string()),
+    ];
+    args.extend(kgap.iter().cloned());
+    let jvm = Jvm {
+        heap: heap.into(),
+        jfr: false,
+        extra: Vec::new(),
+    };
+    let run = run(java, dir, &jvm, &args, client, timeout);
+    topic.delete()?;
+    let run = match run {
+        Err(_) if interrupt::stopped() => return Ok(None),
+        r => r?,
+    };
+    if run.result.payload_sha256.as_deref() != Some(payload_sha256) {
+        return Err(ProbeError::Kafka(
+            "the Java companion's payload pool differs from the Rust kit's".into(),
+        ));
+    }
+    Ok(Some(run.result))
+}
+
 /// How to start the JVM of one run.
 #[derive(Debug, Clone)]
 pub struct Jvm {

@@ -153,19 +153,10 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
         .flat_map(|&p| opts.batch_sizes.iter().map(move |&b| (p, b)))
         .collect();
     let rust = opts.client != Client::Java;
-    let mut all_params: Vec<Map<String, Value>> = Vec::new();
-    if rust {
-        all_params.extend(points.iter().map(|&(p, b)| params(b, p)));
-    }
-    // Java settings follow the Rust ones, marked "client": "java".
-    let java_base = all_params.len();
-    if java.is_some() {
-        all_params.extend(points.iter().map(|&(p, b)| {
-            let mut m = params(b, p);
-            m.insert("client".into(), json!("java"));
-            m
-        }));
-    }
+    let (all_params, java_base) = crate::java::sweep_params(
+        points.iter().map(|&(p, b)| params(b, p)).collect(),
+        opts.client,
+    );
     let mut result = ProbeResult::new(PROBE, &broker, &pool, opts.common.reps, all_params);
     result.not_measured = not_measured(&broker);
     result.notes = notes(opts);
@@ -180,24 +171,15 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
             let (parts, batch) = points[pi];
             if let Some(java) = &java {
                 let dir = out.run_dir(&format!("java-p{parts}-batch{batch}"), rep)?;
-                let run = match java_once(java, &broker, opts, parts, batch, &dir) {
-                    // Ctrl-C stopped the JVM: print what was measured, as the Rust runs do.
-                    Err(_) if interrupt::stopped() => {
-                        result.interrupted = true;
-                        break 'reps;
-                    }
-                    r => r?,
+                let Some(run) = java_once(java, &broker, opts, parts, batch, &dir, &result)? else {
+                    result.interrupted = true;
+                    break 'reps;
                 };
                 progress(&format!(
                     "java partitions={parts} batch.size={batch} rep {rep}/{}: {} msg/s",
                     opts.common.reps,
                     result::si(run.msgs_per_s),
                 ));
-                if run.payload_sha256.as_deref() != Some(result.payload_sha256.as_str()) {
-                    return Err(ProbeError::Kafka(
-                        "the Java companion's payload pool differs from the Rust kit's".into(),
-                    ));
-                }
                 result.settings[java_base + pi].push_run(&JavaFigures::of(&run));
                 out.write(&result)?;
             }
@@ -335,8 +317,8 @@ fn java_once(
     partitions: i32,
     batch_size: u64,
     dir: &Path,
-) -> Result<crate::java::CompanionResult> {
-    let topic = broker.create_topic(PROBE, partitions)?;
+    result: &ProbeResult,
+) -> Result<Option<crate::java::CompanionResult>> {
     let client = vec![
         (
             "bootstrap.servers".to_string(),
@@ -346,18 +328,15 @@ fn java_once(
         ("enable.idempotence".to_string(), "false".to_string()),
         ("batch.size".to_string(), batch_size.to_string()),
     ];
-    let run = crate::java::run(
+    crate::java::run_point(
         java,
+        broker,
+        PROBE,
+        partitions,
         dir,
-        &crate::java::Jvm {
-            heap: "1g".into(),
-            jfr: false,
-            extra: Vec::new(),
-        },
+        "1g",
         &[
             ("mode", "produce".into()),
-            ("topic", topic.name.clone()),
-            ("partitions", partitions.to_string()),
             ("size", opts.size.to_string()),
             ("kind", opts.kind.to_string()),
             ("producers", "1".into()),
@@ -366,9 +345,8 @@ fn java_once(
         ],
         &client,
         opts.window + Duration::from_secs(180),
-    );
-    topic.delete()?;
-    Ok(run?.result)
+        &result.payload_sha256,
+    )
 }
 
 use crate::java::is_java_setting as is_java;
