@@ -501,6 +501,20 @@ public final class Companion {
 
     // ------------------------------------------------------------------ consume
 
+    /**
+     * Every partition of the probe's own topic from its start: assign(), not subscribe(), so
+     * no group join and no other topic.
+     */
+    static List<TopicPartition> assignFromStart(KafkaConsumer<byte[], byte[]> c, String topic) {
+        List<TopicPartition> tps = new ArrayList<>();
+        for (PartitionInfo p : c.partitionsFor(topic, Duration.ofSeconds(15))) {
+            tps.add(new TopicPartition(topic, p.partition()));
+        }
+        c.assign(tps);
+        c.seekToBeginning(tps);
+        return tps;
+    }
+
     static Map<String, Object> consume(Map<String, String> kgap, Properties props) throws Exception {
         String topic = need(kgap, "kgap.topic");
         long messages = longOf(kgap, "kgap.messages", -1);
@@ -513,13 +527,7 @@ public final class Companion {
         props.putIfAbsent("enable.auto.commit", "false");
         props.putIfAbsent("auto.offset.reset", "earliest");
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props)) {
-            List<TopicPartition> tps = new ArrayList<>();
-            for (PartitionInfo p : c.partitionsFor(topic, Duration.ofSeconds(15))) {
-                tps.add(new TopicPartition(topic, p.partition()));
-            }
-            // assign(), not subscribe(): no group join, only the probe's own topic.
-            c.assign(tps);
-            c.seekToBeginning(tps);
+            assignFromStart(c, topic);
             Window w = null;
             long got = 0;
             long bytes = 0;
@@ -601,15 +609,8 @@ public final class Companion {
         @Override
         public void run() {
             try {
-                List<TopicPartition> tps = new ArrayList<>();
-                for (PartitionInfo p : consumer.partitionsFor(topic, Duration.ofSeconds(15))) {
-                    tps.add(new TopicPartition(topic, p.partition()));
-                }
-                // assign(), not subscribe(): no group, only the probe's own (fresh) topic; the
-                // positions are looked up before the producer starts.
-                consumer.assign(tps);
-                consumer.seekToBeginning(tps);
-                for (TopicPartition tp : tps) {
+                // The positions are looked up before the producer starts.
+                for (TopicPartition tp : assignFromStart(consumer, topic)) {
                     consumer.position(tp, Duration.ofSeconds(15));
                 }
                 ready.countDown();

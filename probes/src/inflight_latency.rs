@@ -893,44 +893,33 @@ pub fn render_text(r: &ProbeResult) -> String {
         if set.runs.is_empty() || is_java(set) {
             continue;
         }
-        let (rate, l, m) = point_of(set);
         let g = |k: &str| set.median_of(k).unwrap_or(0.0);
-        let sustained = set
-            .runs
-            .iter()
-            .all(|x| x["sustained"].as_bool().unwrap_or(false));
-        t.row(vec![
-            result::si(rate as f64),
-            l.to_string(),
-            if m == DEFAULT_INFLIGHT {
-                "default".into()
-            } else {
-                m.to_string()
-            },
-            format!(
-                "{}{}",
-                result::si(g("rate_achieved_per_s")),
-                if sustained { "" } else { " NOT sustained" }
-            ),
-            format!(
-                "{:.2}/{:.2}/{:.2}",
-                g("ack_ms_p50"),
-                g("ack_ms_p99"),
-                g("ack_ms_p999")
-            ),
-            format!(
-                "{:.2}/{:.2}/{:.2}",
-                g("e2e_ms_p50"),
-                g("e2e_ms_p99"),
-                g("e2e_ms_p999")
-            ),
-            set.median_of("produce_requests_per_s")
-                .map_or("-".into(), result::si),
-            set.median_of("msgs_per_batch_mean")
-                .map_or("-".into(), |x| format!("{x:.1}")),
-            set.median_of("requests_in_flight_mean")
-                .map_or("-".into(), |x| format!("{x:.1}")),
-        ]);
+        t.row(
+            [
+                point_cells(set, "default"),
+                vec![
+                    format!(
+                        "{:.2}/{:.2}/{:.2}",
+                        g("ack_ms_p50"),
+                        g("ack_ms_p99"),
+                        g("ack_ms_p999")
+                    ),
+                    format!(
+                        "{:.2}/{:.2}/{:.2}",
+                        g("e2e_ms_p50"),
+                        g("e2e_ms_p99"),
+                        g("e2e_ms_p999")
+                    ),
+                    set.median_of("produce_requests_per_s")
+                        .map_or("-".into(), result::si),
+                    set.median_of("msgs_per_batch_mean")
+                        .map_or("-".into(), |x| format!("{x:.1}")),
+                    set.median_of("requests_in_flight_mean")
+                        .map_or("-".into(), |x| format!("{x:.1}")),
+                ],
+            ]
+            .concat(),
+        );
     }
     s.push_str(&t.render());
     s.push_str(
@@ -944,6 +933,30 @@ pub fn render_text(r: &ProbeResult) -> String {
     }
     s.push_str(&result::render_footer(r, &[]));
     s
+}
+
+/// A row's first cells: rate, linger, in-flight (`default_label` for librdkafka's default
+/// window), and the rate achieved, marked when not sustained in every rep.
+fn point_cells(set: &SettingResult, default_label: &str) -> Vec<String> {
+    let (rate, l, m) = point_of(set);
+    let sustained = set
+        .runs
+        .iter()
+        .all(|x| x["sustained"].as_bool().unwrap_or(false));
+    vec![
+        result::si(rate as f64),
+        l.to_string(),
+        if m == DEFAULT_INFLIGHT {
+            default_label.to_string()
+        } else {
+            m.to_string()
+        },
+        format!(
+            "{}{}",
+            result::si(set.median_of("rate_achieved_per_s").unwrap_or(0.0)),
+            if sustained { "" } else { " NOT sustained" }
+        ),
+    ]
 }
 
 /// The Java companion's rows (its e2e mode) at the same points.
@@ -962,34 +975,23 @@ fn java_table(r: &ProbeResult) -> String {
         .iter()
         .filter(|s| is_java(s) && !s.runs.is_empty())
     {
-        let (rate, l, m) = point_of(set);
         let g = |k: &str| set.median_of(k).unwrap_or(0.0);
-        let sustained = set
-            .runs
-            .iter()
-            .all(|x| x["sustained"].as_bool().unwrap_or(false));
-        t.row(vec![
-            result::si(rate as f64),
-            l.to_string(),
-            if m == DEFAULT_INFLIGHT {
-                "1000000".into()
-            } else {
-                m.to_string()
-            },
-            format!(
-                "{}{}",
-                result::si(g("rate_achieved_per_s")),
-                if sustained { "" } else { " NOT sustained" }
-            ),
-            format!("{:.2}/{:.2}", g("ack_ms_p50"), g("ack_ms_p99")),
-            format!(
-                "{:.2}/{:.2}/{:.2}",
-                g("e2e_ms_p50"),
-                g("e2e_ms_p99"),
-                g("e2e_ms_p999")
-            ),
-            format!("{:.0}", g("e2e_missing")),
-        ]);
+        t.row(
+            [
+                point_cells(set, "1000000"),
+                vec![
+                    format!("{:.2}/{:.2}", g("ack_ms_p50"), g("ack_ms_p99")),
+                    format!(
+                        "{:.2}/{:.2}/{:.2}",
+                        g("e2e_ms_p50"),
+                        g("e2e_ms_p99"),
+                        g("e2e_ms_p999")
+                    ),
+                    format!("{:.0}", g("e2e_missing")),
+                ],
+            ]
+            .concat(),
+        );
     }
     format!(
         "\nJava (kafka-clients 4.3.1, the kgap companion's e2e mode: a paced KafkaProducer and a \

@@ -461,6 +461,14 @@ fn gzip_batch_measures_a_java_batchs_input_beside_librdkafkas() {
         .contains("Measured here"));
 }
 
+fn small_jvm() -> java::Jvm {
+    java::Jvm {
+        heap: "256m".into(),
+        jfr: false,
+        extra: Vec::new(),
+    }
+}
+
 #[test]
 fn companion_e2e_mode_paces_and_times_every_message_end_to_end() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -471,11 +479,7 @@ fn companion_e2e_mode_paces_and_times_every_message_end_to_end() {
     let run = java::run(
         &java,
         dir.path(),
-        &java::Jvm {
-            heap: "256m".into(),
-            jfr: false,
-            extra: Vec::new(),
-        },
+        &small_jvm(),
         &[
             ("mode", "e2e".into()),
             ("topic", topic.name.clone()),
@@ -521,11 +525,7 @@ fn companion_e2e_mode_paces_and_times_every_message_end_to_end() {
     let err = java::run(
         &java,
         dir.path(),
-        &java::Jvm {
-            heap: "256m".into(),
-            jfr: false,
-            extra: Vec::new(),
-        },
+        &small_jvm(),
         &[
             ("mode", "e2e".into()),
             ("topic", topic.name.clone()),
