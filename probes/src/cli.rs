@@ -36,7 +36,8 @@ pub struct CommonArgs {
     pub quiet: bool,
 }
 
-fn parse_property(s: &str) -> std::result::Result<(String, String), String> {
+/// `KEY=VALUE` of -X (and the Java probes' -J): the key trimmed, the value as given.
+pub fn parse_property(s: &str) -> std::result::Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
         _ => Err(format!("expected KEY=VALUE, got {s:?}")),

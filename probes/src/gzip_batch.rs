@@ -530,7 +530,7 @@ fn java_once(
         PROBE,
         opts.partitions,
         dir,
-        "1g",
+        &crate::java::Jvm::heap("1g"),
         &[
             ("mode", "produce".into()),
             ("size", opts.size.to_string()),
@@ -543,6 +543,7 @@ fn java_once(
         opts.window + Duration::from_secs(180),
         &result.payload_sha256,
     )
+    .map(|r| r.map(|(run, _)| run.result))
 }
 
 /// What the Java runs show of the semantics, beside librdkafka's at the same batch.size:

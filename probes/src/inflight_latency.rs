@@ -175,7 +175,7 @@ fn java_once(
         PROBE,
         opts.partitions,
         dir,
-        "512m",
+        &crate::java::Jvm::heap("512m"),
         &[
             ("mode", "e2e".into()),
             ("size", opts.size.to_string()),
@@ -192,6 +192,7 @@ fn java_once(
         opts.window + java_warmup(opts.warmup) + Duration::from_secs(180),
         &result.payload_sha256,
     )
+    .map(|r| r.map(|(run, _)| run.result))
 }
 
 fn params(rate: u64, linger: u64, inflight: u64) -> Map<String, Value> {
@@ -372,9 +373,6 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
     }
     let mut v = verdict(&result.settings);
     if let Some(sentence) = java_comparison(&result.settings) {
-        if !v.summary.ends_with('.') {
-            v.summary.push('.');
-        }
         v.summary.push(' ');
         v.summary.push_str(&sentence);
     }
@@ -763,7 +761,7 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
                 ),
                 None => "no pair of the default window and max.in.flight=5 was sustained at the same \
                          rate with more, smaller requests or more than 5 requests in flight under \
-                         the default window: nothing to compare"
+                         the default window: nothing to compare."
                     .into(),
             },
             evidence,

@@ -167,9 +167,9 @@ pub fn sweep_params(
     (all, java_base)
 }
 
-/// One point of a probe's sweep on the Java side: the companion in its own JVM (`heap`,
-/// G1, no JFR) on a fresh topic of the probe's (`kgap` gets its name and partitions; deleted
-/// after), its payload pool checked against the Rust one (`payload_sha256`).
+/// One point of a probe's sweep on the Java side: the companion in its own JVM on a fresh
+/// topic of the probe's (`kgap` gets its name and partitions; deleted after), its payload
+/// pool checked against the Rust one (`payload_sha256`). Returns the run and the topic's name;
 /// Ok(None): Ctrl-C stopped the JVM, and the probe prints what was measured.
 #[allow(clippy::too_many_arguments)]
 pub fn run_point(
@@ -178,35 +178,32 @@ pub fn run_point(
     probe: &str,
     partitions: i32,
     dir: &Path,
-    heap: &str,
+    jvm: &Jvm,
     kgap: &[(&str, String)],
     client: &[(String, String)],
     timeout: Duration,
     payload_sha256: &str,
-) -> Result<Option<CompanionResult>> {
+) -> Result<Option<(CompanionRun, String)>> {
     let topic = broker.create_topic(probe, partitions)?;
     let mut args: Vec<(&str, String)> = vec![
         ("topic", topic.name.clone()),
         ("partitions", partitions.to_string()),
     ];
     args.extend(kgap.iter().cloned());
-    let jvm = Jvm {
-        heap: heap.into(),
-        jfr: false,
-        extra: Vec::new(),
-    };
-    let run = run(java, dir, &jvm, &args, client, timeout);
+    let run = run(java, dir, jvm, &args, client, timeout);
+    let name = topic.name.clone();
     topic.delete()?;
     let run = match run {
         Err(_) if interrupt::stopped() => return Ok(None),
         r => r?,
     };
     if run.result.payload_sha256.as_deref() != Some(payload_sha256) {
-        return Err(ProbeError::Kafka(
-            "the Java companion's payload pool differs from the Rust kit's".into(),
-        ));
+        return Err(ProbeError::Kafka(format!(
+            "the Java companion's payload pool differs from the Rust kit's ({:?} vs {payload_sha256})",
+            run.result.payload_sha256
+        )));
     }
-    Ok(Some(run.result))
+    Ok(Some((run, name)))
 }
 
 /// How to start the JVM of one run.
@@ -218,6 +215,17 @@ pub struct Jvm {
     pub jfr: bool,
     /// Extra JVM options, after kgap's.
     pub extra: Vec<String>,
+}
+
+impl Jvm {
+    /// A JVM with a fixed `heap`, no JFR, no extra options.
+    pub fn heap(heap: &str) -> Jvm {
+        Jvm {
+            heap: heap.into(),
+            jfr: false,
+            extra: Vec::new(),
+        }
+    }
 }
 
 /// One garbage collector MXBean's figures over the window.
@@ -457,15 +465,10 @@ pub fn pool_sha256(java: &Java, size: usize, kind: crate::payload::PayloadKind) 
     let dir = std::env::temp_dir().join(format!("kgap-java-pool-{}", std::process::id()));
     std::fs::create_dir_all(&dir)
         .map_err(|e| ProbeError::io(format!("creating {}", dir.display()), e))?;
-    let jvm = Jvm {
-        heap: "256m".into(),
-        jfr: false,
-        extra: Vec::new(),
-    };
     let r = run(
         java,
         &dir,
-        &jvm,
+        &Jvm::heap("256m"),
         &[
             ("mode", "pool-sha".into()),
             ("size", size.to_string()),

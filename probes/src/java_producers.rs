@@ -166,26 +166,19 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
                 ),
                 rep,
             )?;
-            let topic = broker.create_topic(PROBE, opts.partitions)?;
-            result.topic = topic.name.clone();
             let mut client: Vec<(String, String)> =
                 vec![("bootstrap.servers".into(), broker.bootstrap().to_string())];
             client.extend(producer_settings(bm));
             client.extend(opts.java_properties.iter().cloned());
-            let jvm = Jvm {
-                heap: opts.heap.clone(),
-                jfr: false,
-                extra: Vec::new(),
-            };
-            let timeout = opts.window + Duration::from_secs(120);
-            let run = java::run(
+            let Some((run, topic)) = java::run_point(
                 &java,
+                &broker,
+                PROBE,
+                opts.partitions,
                 &dir,
-                &jvm,
+                &Jvm::heap(&opts.heap),
                 &[
                     ("mode", "produce".into()),
-                    ("topic", topic.name.clone()),
-                    ("partitions", opts.partitions.to_string()),
                     ("size", opts.size.to_string()),
                     ("kind", "random".into()),
                     ("producers", k.to_string()),
@@ -193,24 +186,16 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
                     ("seconds", format!("{:.3}", opts.window.as_secs_f64())),
                 ],
                 &client,
-                timeout,
-            );
-            topic.delete()?;
-            let run = match run {
-                Err(e) if interrupt::stopped() => {
-                    progress(&format!("{e}"));
-                    result.interrupted = true;
-                    break 'reps;
-                }
-                r => r?,
+                opts.window + Duration::from_secs(120),
+                &result.payload_sha256,
+            )?
+            else {
+                progress("interrupted: the Java companion was stopped");
+                result.interrupted = true;
+                break 'reps;
             };
+            result.topic = topic;
             let r = &run.result;
-            if r.payload_sha256.as_deref() != Some(result.payload_sha256.as_str()) {
-                return Err(ProbeError::Kafka(format!(
-                    "the Java companion's payload pool differs from the Rust kit's ({:?} vs {})",
-                    r.payload_sha256, result.payload_sha256
-                )));
-            }
             versions.get_or_insert((r.java_version.clone(), r.kafka_clients_version.clone()));
             let gc = read_gc_log(&run.gc_log)?;
             let figures = figures(r, &gc);

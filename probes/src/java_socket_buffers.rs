@@ -209,13 +209,11 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
                 client.push((p.knob().into(), "-1".into()));
             }
             let jvm = Jvm {
-                heap: opts.heap.clone(),
                 jfr: true,
-                extra: Vec::new(),
+                ..Jvm::heap(&opts.heap)
             };
             let timeout = opts.window + Duration::from_secs(120);
             let run = if p.produce {
-                let topic = broker.create_topic(PROBE, opts.partitions)?;
                 client.extend([
                     ("acks".to_string(), "1".to_string()),
                     ("enable.idempotence".to_string(), "false".to_string()),
@@ -223,14 +221,15 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
                     ("linger.ms".to_string(), "5".to_string()),
                 ]);
                 client.extend(opts.java_properties.iter().cloned());
-                let r = java::run(
+                java::run_point(
                     &java,
+                    &broker,
+                    PROBE,
+                    opts.partitions,
                     &dir,
                     &jvm,
                     &[
                         ("mode", "produce".into()),
-                        ("topic", topic.name.clone()),
-                        ("partitions", opts.partitions.to_string()),
                         ("size", "1024".into()),
                         ("producers", "1".into()),
                         ("warmup", "50000".into()),
@@ -238,16 +237,16 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
                     ],
                     &client,
                     timeout,
-                );
-                topic.delete()?;
-                r
+                    &result.payload_sha256,
+                )?
+                .map(|(run, _)| run)
             } else {
                 let (_, topic, messages) = consume_topics
                     .iter()
                     .find(|(s, _, _)| *s as u64 == p.x)
                     .expect("a topic per consume size");
                 client.extend(opts.java_properties.iter().cloned());
-                java::run(
+                match java::run(
                     &java,
                     &dir,
                     &jvm,
@@ -260,22 +259,16 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
                     ],
                     &client,
                     timeout,
-                )
-            };
-            let run = match run {
-                Err(e) if interrupt::stopped() => {
-                    progress(&format!("{e}"));
-                    result.interrupted = true;
-                    break 'reps;
+                ) {
+                    Err(_) if interrupt::stopped() => None,
+                    r => Some(r?),
                 }
-                r => r?,
             };
-            if p.produce && run.result.payload_sha256.as_deref() != Some(&result.payload_sha256) {
-                return Err(ProbeError::Kafka(format!(
-                    "the Java companion's payload pool differs from the Rust kit's ({:?} vs {})",
-                    run.result.payload_sha256, result.payload_sha256
-                )));
-            }
+            let Some(run) = run else {
+                progress("interrupted: the Java companion was stopped");
+                result.interrupted = true;
+                break 'reps;
+            };
             let Some(jfr) = run.jfr.as_deref() else {
                 return Err(ProbeError::Kafka("the run kept no JFR recording".into()));
             };

@@ -14,6 +14,7 @@ use crate::capture::Sink;
 use crate::cli::CommonArgs;
 use crate::error::{ProbeError, Result};
 use crate::interrupt;
+use crate::java::is_java_setting as is_java;
 use crate::measure::{self, WindowFigures};
 use crate::payload::{PayloadKind, Pool};
 use crate::produce::{self, StatsFigures, ThroughputSpec, TopicHandle};
@@ -334,7 +335,7 @@ fn java_once(
         PROBE,
         partitions,
         dir,
-        "1g",
+        &crate::java::Jvm::heap("1g"),
         &[
             ("mode", "produce".into()),
             ("size", opts.size.to_string()),
@@ -347,9 +348,8 @@ fn java_once(
         opts.window + Duration::from_secs(180),
         &result.payload_sha256,
     )
+    .map(|r| r.map(|(run, _)| run.result))
 }
-
-use crate::java::is_java_setting as is_java;
 
 /// One run on a fresh topic: warmup, window, statistics. Returns the figures and the topic.
 fn produce_once(

@@ -11,35 +11,19 @@ use std::process::{Command, Output};
 use std::sync::Mutex;
 use std::time::Duration;
 
+mod common;
+use common::{brokers, json_of};
+
 /// The probe measures throughput: one run at a time even though tests are threads.
 static SERIAL: Mutex<()> = Mutex::new(());
 
 const PREFIX: &str = "kgap.probe-gzip-batch.";
-
-fn brokers() -> String {
-    std::env::var("KGAP_TEST_BROKERS").unwrap_or_else(|_| "127.0.0.1:9092".into())
-}
 
 fn probe(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_probe-gzip-batch"))
         .args(args)
         .output()
         .expect("probe runs")
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "probe failed: {:?}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}):\n{}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
 }
 
 /// This process's topics with the probe's prefix, or a clear failure without a broker.

@@ -10,22 +10,14 @@ use serde_json::Value;
 use std::process::{Command, Output};
 use std::sync::Mutex;
 
+mod common;
+use common::{brokers, json_of, needs_brokers, stderr};
+
 /// JVMs measure throughput: one at a time even though tests are threads.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn brokers() -> String {
-    std::env::var("KGAP_TEST_BROKERS").unwrap_or_else(|_| "127.0.0.1:9092".into())
-}
-
 fn probe(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_probe-java-producers"))
-        .args(args)
-        .output()
-        .expect("probe runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    common::run(env!("CARGO_BIN_EXE_probe-java-producers"), args)
 }
 
 #[test]
@@ -75,9 +67,10 @@ fn companion_refuses_bad_settings_with_exit_2() {
 
 #[test]
 fn probe_without_brokers_says_what_it_needs() {
-    let out = probe(&["--producers", "1", "--reps", "1"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("--brokers"), "{}", stderr(&out));
+    needs_brokers(
+        env!("CARGO_BIN_EXE_probe-java-producers"),
+        &["--producers", "1", "--reps", "1"],
+    );
     let out = probe(&["--brokers", &brokers(), "--buffer-memory", "2X"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let out = probe(&["--brokers", &brokers(), "--heap", "lots"]);
@@ -341,26 +334,20 @@ fn socket_buffers_short_real_run_counts_socket_calls() {
 
 #[test]
 fn socket_buffers_without_brokers_is_exit_2() {
-    let out = Command::new(env!("CARGO_BIN_EXE_probe-java-socket-buffers"))
-        .args(["--reps", "1"])
-        .output()
-        .expect("probe runs");
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("--brokers"), "{}", stderr(&out));
+    needs_brokers(
+        env!("CARGO_BIN_EXE_probe-java-socket-buffers"),
+        &["--reps", "1"],
+    );
 }
 
 #[test]
 fn request_ceiling_runs_the_java_client_at_the_same_points() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let exe = env!("CARGO_BIN_EXE_probe-request-ceiling");
-    let out = Command::new(exe)
-        .args(["--client", "both", "--reps", "1"])
-        .output()
-        .expect("probe runs");
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("--brokers"), "{}", stderr(&out));
-    let out = Command::new(exe)
-        .args([
+    needs_brokers(exe, &["--client", "both", "--reps", "1"]);
+    let r = json_of(&common::run(
+        exe,
+        &[
             "--brokers",
             &brokers(),
             "--client",
@@ -378,11 +365,8 @@ fn request_ceiling_runs_the_java_client_at_the_same_points() {
             "--no-diagnose",
             "--json",
             "-q",
-        ])
-        .output()
-        .expect("probe runs");
-    assert!(out.status.success(), "probe failed: {}", stderr(&out));
-    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+        ],
+    ));
     let settings = r["settings"].as_array().expect("settings");
     assert_eq!(settings.len(), 1, "java only: no librdkafka settings");
     assert_eq!(settings[0]["params"]["client"], "java");
@@ -395,15 +379,11 @@ fn request_ceiling_runs_the_java_client_at_the_same_points() {
 fn gzip_batch_measures_a_java_batchs_input_beside_librdkafkas() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let exe = env!("CARGO_BIN_EXE_probe-gzip-batch");
-    let out = Command::new(exe)
-        .args(["--client", "java", "--reps", "1"])
-        .output()
-        .expect("probe runs");
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("--brokers"), "{}", stderr(&out));
+    needs_brokers(exe, &["--client", "java", "--reps", "1"]);
     let batch = 16384.0;
-    let out = Command::new(exe)
-        .args([
+    let r = json_of(&common::run(
+        exe,
+        &[
             "--brokers",
             &brokers(),
             "--client",
@@ -424,11 +404,8 @@ fn gzip_batch_measures_a_java_batchs_input_beside_librdkafkas() {
             "5000",
             "--json",
             "-q",
-        ])
-        .output()
-        .expect("probe runs");
-    assert!(out.status.success(), "probe failed: {}", stderr(&out));
-    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+        ],
+    ));
     let settings = r["settings"].as_array().expect("settings");
     assert_eq!(settings.len(), 2, "librdkafka's point, then Java's");
     let (rdk, jv) = (&settings[0]["median"], &settings[1]["median"]);
@@ -461,14 +438,6 @@ fn gzip_batch_measures_a_java_batchs_input_beside_librdkafkas() {
         .contains("Measured here"));
 }
 
-fn small_jvm() -> java::Jvm {
-    java::Jvm {
-        heap: "256m".into(),
-        jfr: false,
-        extra: Vec::new(),
-    }
-}
-
 #[test]
 fn companion_e2e_mode_paces_and_times_every_message_end_to_end() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -479,7 +448,7 @@ fn companion_e2e_mode_paces_and_times_every_message_end_to_end() {
     let run = java::run(
         &java,
         dir.path(),
-        &small_jvm(),
+        &java::Jvm::heap("256m"),
         &[
             ("mode", "e2e".into()),
             ("topic", topic.name.clone()),
@@ -525,7 +494,7 @@ fn companion_e2e_mode_paces_and_times_every_message_end_to_end() {
     let err = java::run(
         &java,
         dir.path(),
-        &small_jvm(),
+        &java::Jvm::heap("256m"),
         &[
             ("mode", "e2e".into()),
             ("topic", topic.name.clone()),
@@ -544,8 +513,9 @@ fn companion_e2e_mode_paces_and_times_every_message_end_to_end() {
 #[test]
 fn inflight_latency_runs_the_java_e2e_mode_at_the_same_points() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let out = Command::new(env!("CARGO_BIN_EXE_probe-inflight-latency"))
-        .args([
+    let r = json_of(&common::run(
+        env!("CARGO_BIN_EXE_probe-inflight-latency"),
+        &[
             "--brokers",
             &brokers(),
             "--client",
@@ -564,11 +534,8 @@ fn inflight_latency_runs_the_java_e2e_mode_at_the_same_points() {
             "1s",
             "--json",
             "-q",
-        ])
-        .output()
-        .expect("probe runs");
-    assert!(out.status.success(), "probe failed: {}", stderr(&out));
-    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+        ],
+    ));
     let settings = r["settings"].as_array().expect("settings");
     assert_eq!(settings.len(), 1, "java only: no librdkafka settings");
     assert_eq!(settings[0]["params"]["client"], "java");

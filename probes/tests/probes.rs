@@ -16,11 +16,10 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Probes measure throughput: run them one at a time even though tests are threads.
-static SERIAL: Mutex<()> = Mutex::new(());
+mod common;
+use common::{brokers, json_of};
 
-fn brokers() -> String {
-    std::env::var("KGAP_TEST_BROKERS").unwrap_or_else(|_| "127.0.0.1:9092".into())
-}
+static SERIAL: Mutex<()> = Mutex::new(());
 
 fn probe(name: &str, args: &[&str]) -> (Output, Duration) {
     let exe = match name {
@@ -33,21 +32,6 @@ fn probe(name: &str, args: &[&str]) -> (Output, Duration) {
     let t = Instant::now();
     let out = Command::new(exe).args(args).output().expect("probe runs");
     (out, t.elapsed())
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "probe failed: {:?}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}):\n{}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
 }
 
 fn config() -> ClientConfig {

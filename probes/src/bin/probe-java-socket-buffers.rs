@@ -2,7 +2,8 @@
 
 use clap::Parser;
 use kgap_probes::cli::{
-    finish, parse_duration, parse_list_u64, progress_printer, usage_exit, CommonArgs,
+    finish, parse_duration, parse_list_u64, parse_property, progress_printer, usage_exit,
+    CommonArgs,
 };
 use kgap_probes::interrupt;
 use kgap_probes::java_socket_buffers::{self, Options};
@@ -67,13 +68,6 @@ struct Cli {
 
     #[command(flatten)]
     common: CommonArgs,
-}
-
-fn parse_property(s: &str) -> Result<(String, String), String> {
-    match s.split_once('=') {
-        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
-        _ => Err(format!("expected KEY=VALUE, got {s:?}")),
-    }
 }
 
 fn main() {
