@@ -49,8 +49,7 @@ pub const MOCK_PARTITIONS: i32 = 24;
 /// Partitions on a real broker by default (the post's 6).
 pub const EXTERNAL_PARTITIONS: i32 = 6;
 
-/// Thread name of the consume loop (see fetch_backoff::consume_once).
-pub const APP_THREAD: &str = "kgap-app";
+pub use crate::measure::APP_THREAD;
 
 #[derive(Debug, Clone)]
 pub struct Options {

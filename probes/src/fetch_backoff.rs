@@ -355,7 +355,7 @@ pub fn consume_once(
     let (cr, pr) = (&c, &progress);
     let (errors, count, _bytes, start, end) = std::thread::scope(|scope| {
         std::thread::Builder::new()
-            .name("kgap-app".into())
+            .name(measure::APP_THREAD.into())
             .spawn_scoped(scope, move || {
                 let errors = consume::drive(
                     cr,

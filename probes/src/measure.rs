@@ -214,8 +214,12 @@ pub fn idle_slots(base: u64, ticks: &[Tick]) -> (usize, usize) {
     (idle, longest)
 }
 
+/// Thread name of a probe's consume loop (fetch_backoff::consume_once, batch_consume).
+pub const APP_THREAD: &str = "kgap-app";
+
 /// Sums threads that share a name (e.g. several `rdk:broker-1`s are rare, but app pools are
-/// not), busiest first, dropping idle ones.
+/// not), busiest first, dropping idle ones — except the application thread: that it sat
+/// idle (waiting through a fetch backoff nap) is itself the evidence.
 pub fn by_name(threads: Vec<ThreadCores>) -> Vec<ThreadFigure> {
     let mut out: Vec<ThreadFigure> = Vec::new();
     for t in threads {
@@ -227,7 +231,7 @@ pub fn by_name(threads: Vec<ThreadCores>) -> Vec<ThreadFigure> {
             }),
         }
     }
-    out.retain(|t| t.cores >= 0.005);
+    out.retain(|t| t.cores >= 0.005 || t.name == APP_THREAD);
     out.sort_by(|a, b| b.cores.total_cmp(&a.cores).then(a.name.cmp(&b.name)));
     for t in &mut out {
         t.cores = round3(t.cores);
@@ -556,6 +560,7 @@ mod tests {
             t(2, "rdk:broker1", 0.9),
             t(3, "app", 0.2),
             t(4, "idle", 0.001),
+            t(5, APP_THREAD, 0.001),
         ]);
         assert_eq!(
             f,
@@ -567,6 +572,10 @@ mod tests {
                 ThreadFigure {
                     name: "app".into(),
                     cores: 0.7
+                },
+                ThreadFigure {
+                    name: APP_THREAD.into(),
+                    cores: 0.001
                 },
             ]
         );
