@@ -26,11 +26,27 @@ use std::time::Duration;
 pub const PROBE: &str = "probe-java-producers";
 pub const FINDING: &str = "java-producer-gc-collapse";
 
-/// A run collapsed when GC took at least this share of the window *and* the heap ran out
+/// A run collapsed when GC took at least this share of a second (the GC log's worst 1 s
+/// window, analyze-gc-log's unit) or of the whole window (the MXBeans) *and* the heap ran out
 /// (a full GC or an evacuation failure, or analyze-gc-log's gc-collapse: GC-heavy windows
 /// with the heap ≥ 80% full after young GC). GC time alone is not enough: on a CPU-starved
-/// machine young pauses stretch without any backlog.
+/// machine young pauses stretch without any backlog. A collapse is an episode: it often
+/// starts seconds into the window, so the window's mean alone would dilute it.
 pub const COLLAPSE_GC_FRACTION: f64 = 0.20;
+
+/// The collapse rule for one run (see [`COLLAPSE_GC_FRACTION`]).
+pub fn run_collapsed(
+    gc_fraction_window: f64,
+    gc_fraction_worst_second: Option<f64>,
+    full_gcs: u64,
+    evacuation_failures: u64,
+    gc_collapse_diagnosed: bool,
+) -> bool {
+    let gc_heavy =
+        gc_fraction_window.max(gc_fraction_worst_second.unwrap_or(0.0)) >= COLLAPSE_GC_FRACTION;
+    let heap_ran_out = full_gcs > 0 || evacuation_failures > 0 || gc_collapse_diagnosed;
+    gc_heavy && heap_ran_out
+}
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -47,6 +63,16 @@ pub struct Options {
     pub warmup_messages: u64,
     /// kafka-clients properties for every producer, applied last.
     pub java_properties: Vec<(String, String)>,
+}
+
+/// The post's heap per vCPU: 2 GB for K=16 on 16 vCPUs.
+pub const POST_HEAP_MB_PER_CORE: usize = 2048 / 16;
+
+/// The default heap on a machine with `cores`: the post's heap per vCPU times the cores, at
+/// least 256m. Senders, and so the backlog they build, scale with the cores; a fixed heap
+/// would hide the collapse on a big machine and fake it on a small one.
+pub fn default_heap(cores: usize) -> String {
+    format!("{}m", (POST_HEAP_MB_PER_CORE * cores).max(256))
 }
 
 /// The producer settings of one run; `-J` comes after these.
@@ -277,12 +303,13 @@ pub fn figures(r: &CompanionResult, gc: &GcReport) -> RunFigures {
         heap_after_young_mean_pct: gc.heap_after_young.as_ref().map(|h| round3(h.mean_pct)),
         heap_after_young_last_pct: gc.heap_after_young.as_ref().map(|h| round3(h.last_pct)),
         log_diagnoses: gc.diagnoses.iter().map(|d| d.id.to_string()).collect(),
-        collapsed: u8::from(
-            r.gc_fraction >= COLLAPSE_GC_FRACTION
-                && (r.full_gcs() > 0
-                    || gc.evacuation_failures > 0
-                    || gc.diagnoses.iter().any(|d| d.id == "gc-collapse")),
-        ),
+        collapsed: u8::from(run_collapsed(
+            r.gc_fraction,
+            gc.gc_fraction_max_window,
+            r.full_gcs().max(gc.full_gcs),
+            gc.evacuation_failures,
+            gc.diagnoses.iter().any(|d| d.id == "gc-collapse"),
+        )),
     }
 }
 
@@ -303,14 +330,20 @@ fn notes(
     load_before: Option<String>,
     load_after: Option<String>,
 ) -> Vec<String> {
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let mut v = vec![
         format!(
-            "Java companion: {} ({}), kafka-clients {}; one JVM per run, G1, -Xms=-Xmx={}, \
+            "Java companion: {} ({}), kafka-clients {}; one JVM per run, G1, -Xms=-Xmx={}{}, \
              unified GC log kept as gc.log in each run's folder",
             java.version,
             versions.map_or("?", |v| v.0.as_str()),
             versions.map_or("?", |v| v.1.as_str()),
-            opts.heap
+            opts.heap,
+            if opts.heap == default_heap(cores) {
+                format!(" (the post's {POST_HEAP_MB_PER_CORE} MB per vCPU × {cores} cores)")
+            } else {
+                String::new()
+            }
         ),
         format!(
             "each run: its own topic of {} partitions (deleted after it); every producer sends \
@@ -324,10 +357,9 @@ fn notes(
             .to_string(),
         format!(
             "load average (1/5/15 min) before {} and after {}: other work on this machine \
-             shares its {} cores",
+             shares its {cores} cores",
             load_before.as_deref().unwrap_or("?"),
             load_after.as_deref().unwrap_or("?"),
-            std::thread::available_parallelism().map_or(0, |n| n.get())
         ),
     ];
     for (k, val) in &opts.java_properties {
@@ -336,7 +368,7 @@ fn notes(
     v
 }
 
-/// The rule, on medians: a point collapsed when GC took ≥ 20% of its window. The finding
+/// The rule, on medians: a point collapsed when most of its reps did ([`run_collapsed`]). The finding
 /// holds when some K collapsed at the default buffer.memory (its throughput against the best
 /// smaller K says how much that cost) and a bounded buffer.memory at that K did not collapse.
 pub fn verdict(settings: &[SettingResult], heap: &str) -> Verdict {
@@ -377,8 +409,8 @@ pub fn verdict(settings: &[SettingResult], heap: &str) -> Verdict {
                      GC took at most {:.0}% of a window (at K={}, {} MB of batches waiting at \
                      its end). The backlog only builds once the producers' network threads (and \
                      the broker) fall behind the sending threads, i.e. with more busy threads \
-                     than cores: the post saw it at K=16 on 16 vCPUs with a 2 GB heap; try more \
-                     producers (--producers 16,32)",
+                     than cores, and only fills a heap sized like the post's (2 GB on 16 vCPUs, \
+                     128 MB per vCPU): try a smaller --heap or more producers (--producers 16,32)",
                     default.last().map_or(0, |s| point_of(s).1),
                     100.0 * med(w, "gc_fraction"),
                     point_of(w).1,
@@ -485,12 +517,14 @@ pub fn render_text(r: &ProbeResult) -> String {
         "GCs",
         "GC ms",
         "GC %",
+        "worst s",
         "full GCs",
         "heap after young",
         "buffer MB",
         "blocked s",
         "CPU s/M",
         "RSS MB",
+        "collapsed",
     ]);
     for set in &r.settings {
         if set.runs.is_empty() {
@@ -511,23 +545,32 @@ pub fn render_text(r: &ProbeResult) -> String {
             opt(g("gc_count"), &|x| format!("{x:.0}")),
             opt(g("gc_time_ms"), &|x| format!("{x:.0}")),
             opt(g("gc_fraction"), &|x| format!("{:.0}%", 100.0 * x)),
+            opt(g("log_gc_fraction_max_window"), &|x| {
+                format!("{:.0}%", 100.0 * x)
+            }),
             opt(g("full_gcs"), &|x| format!("{x:.0}")),
             opt(g("heap_after_young_mean_pct"), &|x| format!("{x:.0}%")),
             opt(g("buffer_used_mb_end"), &|x| format!("{x:.0}")),
             opt(g("buffer_wait_s"), &|x| format!("{x:.1}")),
             opt(g("cpu_s_per_million"), &|x| format!("{x:.2}")),
             opt(g("rss_mb"), &|x| format!("{x:.0}")),
+            format!(
+                "{}/{}",
+                set.runs.iter().filter(|r| r["collapsed"] == 1).count(),
+                set.runs.len()
+            ),
         ]);
     }
     s.push_str(&t.render());
     s.push_str(
         "\nmsg/s: acknowledged messages in the window, all producers; ack p50/p99: send-to-ack \
          of sampled messages; GCs, GC ms, GC %, full GCs: the JVM's GC MXBeans over the window \
-         (GC % = pause time / window); heap after young: mean heap after young GC as a share of \
+         (GC % = pause time / window); worst s: GC's share of the worst second in the run's gc.log; heap after young: mean heap after young GC as a share of \
          the maximum, from analyze-gc-log on the run's gc.log (whole run); buffer MB: the \
          accumulators' bytes in use at the window's end (the backlog buffer.memory bounds); \
          blocked s: time send() waited for buffer.memory in the window, summed over producers; CPU s/M: the JVM's CPU \
-         seconds per million messages.\n",
+         seconds per million messages; collapsed: reps where GC took ≥ 20% of the window or of its worst second \
+         and the heap ran out (a full GC or an evacuation failure).\n",
     );
     s.push_str(&result::render_footer(r, &[]));
     s
@@ -586,5 +629,25 @@ mod tests {
         assert!(!v.holds);
         assert!(v.summary.contains("untested"), "{}", v.summary);
         assert!(!verdict(&[], "512m").holds);
+    }
+
+    #[test]
+    fn a_collapse_needs_heavy_gc_and_a_heap_that_ran_out() {
+        // A run seen here: 19.6% over the window, 37.5% in its worst second, a full GC.
+        assert!(run_collapsed(0.196, Some(0.375), 1, 2, false));
+        assert!(run_collapsed(0.25, None, 0, 0, true));
+        // Heavy GC, but the heap never ran out: CPU starvation, not a backlog.
+        assert!(!run_collapsed(0.30, Some(0.45), 0, 0, false));
+        // The heap ran out once, but GC stayed light.
+        assert!(!run_collapsed(0.05, Some(0.12), 1, 0, false));
+        assert!(!run_collapsed(0.0, None, 0, 0, false));
+    }
+
+    #[test]
+    fn default_heap_is_the_posts_heap_per_vcpu() {
+        assert_eq!(default_heap(16), "2048m"); // the post's machine: its 2 GB
+        assert_eq!(default_heap(2), "256m");
+        assert_eq!(default_heap(1), "256m"); // the floor: the JVM and the pool need room
+        assert_eq!(default_heap(64), "8192m");
     }
 }

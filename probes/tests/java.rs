@@ -126,6 +126,14 @@ fn short_real_run_measures_and_keeps_the_gc_log() {
         assert!(run["rss_mb"].as_f64().unwrap() > 10.0, "{run}");
         // The warmup alone makes young GCs at 256m: the GC log was written and analysed.
         assert!(run["heap_after_young_mean_pct"].is_number(), "{run}");
+        // The bound is a hard cap: two producers never hold more than 2 × 2 MiB of batches.
+        if s["params"]["buffer.memory"] == 2097152 {
+            let used = run["buffer_used_mb_end"].as_f64().unwrap();
+            assert!(
+                used <= 2.0 * 2.097152,
+                "{used} MB in use under a 2 MiB bound: {run}"
+            );
+        }
     }
     assert!(r["verdict"]["summary"].as_str().unwrap().len() > 20);
     // Every run's files are kept: the GC log, the RESULT line, the command.

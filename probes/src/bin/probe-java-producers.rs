@@ -21,7 +21,9 @@ behind, that backlog is live data, fills the heap, and GC takes the CPU the netw
 needed. The post saw GC take 37% of the window at K=16 on 16 vCPUs, and buffer.memory=2 MB
 per producer fix it. The probe sweeps K and buffer.memory, reads GC from the JVM's MXBeans
 and from the run's own GC log (analyze-gc-log), and says where it collapses and whether the
-bound removes it.
+bound removes it. The post's machine scaled to this one: the heap is its 2 GB per 16 vCPUs
+times the cores (256m on 2 cores), and the K sweep passes K = the cores, as its K=16 was its
+vCPUs (a quiet 2-core machine collapses at K=2).
 
 The Java side is kgap's companion (probes/java/Companion.java), built on first use by
 scripts/java-companion (needs a JDK 17+ and Maven; jars from Maven Central). It needs a
@@ -34,7 +36,8 @@ it), 1 the run failed, 2 bad usage, no --brokers, no JDK, or a setting kafka-cli
 interrupted (what was measured is printed).
 
 examples:
-  probe-java-producers --brokers 127.0.0.1:9092          # K=1,2,4,8,16 × default,2M buffer.memory
+  probe-java-producers --brokers 127.0.0.1:9092          # K=1,2,4,8,16 × default,2M buffer.memory,
+                                                        # heap 128m per core (the post's 2g / 16)
   probe-java-producers --brokers 127.0.0.1:9092 --producers 16 --heap 2g --reps 1
                                                         # the post's point (on 16 vCPUs)
   probe-java-producers --brokers kafka:9092 -J linger.ms=20 --out results/jp
@@ -54,9 +57,11 @@ struct Cli {
     #[arg(long, value_name = "SIZE[,…]", default_value = "default,2M")]
     buffer_memory: String,
 
-    /// The JVM's heap (-Xms and -Xmx): the collapse depends on K × buffer.memory against it.
-    #[arg(long, default_value = "512m")]
-    heap: String,
+    /// The JVM's heap (-Xms and -Xmx). Default: the post's heap per vCPU (2 GB on 16) times
+    /// this machine's cores, at least 256m (256m on 2 cores): sending rates, and so the
+    /// backlog, scale with the cores, so the heap that holds it must too.
+    #[arg(long)]
+    heap: Option<String>,
 
     /// Partitions of each run's topic (records go round robin, as in the seed benchmark).
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(i32).range(1..=10_000))]
@@ -66,9 +71,10 @@ struct Cli {
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
     size: u64,
 
-    /// Measured window of each run, after the warmup (short by default so the whole sweep
-    /// takes about two minutes; 10s gives the backlog time to build and steadier numbers).
-    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    /// Measured window of each run, after the warmup. The backlog needs seconds to fill the
+    /// heap: at 2s a 2-core machine showed no collapse where 5s did (the default sweep then
+    /// takes about four minutes); 10s gives steadier numbers.
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
     duration: Duration,
 
     /// Messages each producer sends and flushes before the window.
@@ -87,9 +93,12 @@ struct Cli {
 /// 1, 2, 4, … up to 4× the cores, and on to 16: past the core count is where the post's
 /// collapse began, and on 2 cores K=8 does not yet collapse (GC 5–10% of a 2 s window, the
 /// backlog still draining) while the post's K=16 does.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
 fn default_producers() -> String {
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get()) as u64;
-    let top = (4 * cores).max(16);
+    let top = (4 * cores() as u64).max(16);
     let mut ks = vec![1u64];
     while ks[ks.len() - 1] * 2 <= top {
         ks.push(ks[ks.len() - 1] * 2);
@@ -129,16 +138,16 @@ fn main() {
     if buffer_memory.is_empty() {
         usage("--buffer-memory needs at least one value (default, 2M, …)".into());
     }
-    if parse_size(&cli.heap).is_err() {
-        usage(format!(
-            "--heap {:?} is not a JVM size (e.g. 512m, 2g)",
-            cli.heap
-        ));
+    let heap = cli
+        .heap
+        .unwrap_or_else(|| java_producers::default_heap(cores()));
+    if parse_size(&heap).is_err() {
+        usage(format!("--heap {heap:?} is not a JVM size (e.g. 512m, 2g)"));
     }
     let opts = Options {
         producers,
         buffer_memory,
-        heap: cli.heap,
+        heap,
         partitions: cli.partitions,
         size: cli.size as usize,
         window: cli.duration,
