@@ -169,7 +169,7 @@ fn a_setting_kafka_clients_refuses_is_exit_2() {
     assert!(stderr(&out).contains("acks"), "{}", stderr(&out));
 }
 
-/// The captured companion runs of fixtures/gc/companion (K=16 and K=32 producers, default and
+/// The captured companion runs of fixtures/gc/companion (K=2, 16 and 32 producers, default and
 /// 2 MB buffer.memory): the probe's own reading of a RESULT line and its GC log.
 #[test]
 fn captured_companion_runs_read_as_the_probe_reads_them() {
@@ -207,6 +207,21 @@ fn captured_companion_runs_read_as_the_probe_reads_them() {
         s.push_run(&read(name));
         s
     };
+    // The probe's default point on a quiet 2-core machine: K=2, the scaled 256m heap.
+    let k2 = read("k2-default-256m");
+    assert_eq!(k2.collapsed, 1, "{k2:?}");
+    let k2b = read("k2-bounded-2m-256m");
+    assert_eq!(k2b.collapsed, 0, "{k2b:?}");
+    assert!(k2b.msgs_per_s > k2.msgs_per_s, "the bound is also faster here");
+    let v = verdict(
+        &[
+            setting("k2-default-256m", 2, None),
+            setting("k2-bounded-2m-256m", 2, Some(2 << 20)),
+        ],
+        "256m",
+    );
+    assert!(v.holds, "{}", v.summary);
+    assert!(v.summary.contains("K=2"), "{}", v.summary);
     let k16 = read("k16-default");
     assert_eq!(k16.collapsed, 1, "{k16:?}");
     assert!(k16.gc_fraction >= 0.2 && k16.full_gcs >= 1, "{k16:?}");
