@@ -72,9 +72,9 @@ struct Cli {
     size: u64,
 
     /// Measured window of each run, after the warmup. The backlog needs seconds to fill the
-    /// heap: at 2s a 2-core machine showed no collapse where 5s did (the default sweep then
-    /// takes about four minutes); 10s gives steadier numbers.
-    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    /// heap: on a quiet 2-core machine K=2 collapsed in 5 of 5 reps with 10 s windows, in
+    /// about 3 of 4 with 5 s and in none with 2 s. The default sweep takes about 6 minutes.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
     duration: Duration,
 
     /// Messages each producer sends and flushes before the window.
