@@ -25,6 +25,10 @@ pub enum ProbeError {
     Unreachable { bootstrap: String, reason: String },
     #[error("{0}")]
     Kafka(String),
+    /// The Java companion's JVM threw OutOfMemoryError: for probe-java-producers an outcome
+    /// (the collapse run to its end), for the other probes a failed run.
+    #[error("{0}")]
+    JavaOutOfMemory(String),
     #[error("{context}: {source}")]
     Io {
         context: String,

@@ -429,24 +429,7 @@ pub fn run(
     let stdout = reader.join().unwrap_or_default();
     if !status.success() {
         let err = std::fs::read_to_string(&stderr_path).unwrap_or_default();
-        let msg = err
-            .lines()
-            .find_map(|l| l.strip_prefix("ERROR "))
-            .map(str::to_string)
-            .unwrap_or_else(|| {
-                let tail: Vec<&str> = err.lines().rev().take(5).collect();
-                tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
-            });
-        let msg = format!(
-            "Java companion: {msg} (exit {}; stderr: {})",
-            status.code().unwrap_or(-1),
-            stderr_path.display()
-        );
-        return Err(if status.code() == Some(2) {
-            ProbeError::Usage(msg)
-        } else {
-            ProbeError::Kafka(msg)
-        });
+        return Err(companion_failure(status.code(), &err, &stderr_path));
     }
     let (result, result_line) = parse_result(&stdout)?;
     std::fs::write(dir.join("result.line"), format!("{result_line}\n"))
@@ -458,6 +441,32 @@ pub fn run(
         jfr,
         stderr: stderr_path,
     })
+}
+
+/// What a failed companion run means, from its exit code and stderr: 2 is a setting
+/// kafka-clients refused (usage), an OutOfMemoryError is the heap running out, anything else
+/// a failed run. The message is the companion's own `ERROR` line, else stderr's last lines.
+pub fn companion_failure(code: Option<i32>, stderr: &str, stderr_path: &Path) -> ProbeError {
+    let msg = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("ERROR "))
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+        });
+    let msg = format!(
+        "Java companion: {msg} (exit {}; stderr: {})",
+        code.unwrap_or(-1),
+        stderr_path.display()
+    );
+    if code == Some(2) {
+        ProbeError::Usage(msg)
+    } else if stderr.contains("java.lang.OutOfMemoryError") {
+        ProbeError::JavaOutOfMemory(msg)
+    } else {
+        ProbeError::Kafka(msg)
+    }
 }
 
 /// The Java pool's SHA-256 for `size` and `kind` (mode pool-sha; no broker needed).
@@ -543,6 +552,28 @@ mod tests {
         assert!(parse_result("nothing\n").is_err());
         assert!(parse_result("RESULT {}\nRESULT {}\n").is_err());
         assert!(parse_result("RESULT {oops\n").is_err());
+    }
+
+    #[test]
+    fn a_companion_that_ran_out_of_heap_is_told_apart() {
+        // Real stderr of a K=16 run in a 256m JVM (fixtures/gc/companion).
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/gc/companion/k16-default-256m-oom-jdk17.stderr");
+        let oom = std::fs::read_to_string(&path).unwrap();
+        let e = companion_failure(Some(1), &oom, &path);
+        assert!(matches!(e, ProbeError::JavaOutOfMemory(_)), "{e:?}");
+        assert!(e.to_string().contains("Java heap space"), "{e}");
+        assert_eq!(e.exit_code(), crate::error::exit::FAILED);
+        let e = companion_failure(Some(2), "ERROR acks: Invalid value banana\n", &path);
+        assert!(
+            matches!(e, ProbeError::Usage(ref m) if m.contains("banana")),
+            "{e:?}"
+        );
+        let e = companion_failure(Some(1), "a\nb\nTimeoutException\n", &path);
+        assert!(
+            matches!(e, ProbeError::Kafka(ref m) if m.contains("TimeoutException")),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -128,6 +128,9 @@ pub struct RunFigures {
     /// 1 when this run collapsed (see [`COLLAPSE_GC_FRACTION`]), else 0; its median over
     /// reps is the majority.
     pub collapsed: u8,
+    /// 1 when the JVM threw OutOfMemoryError before the window ended (then collapsed is 1
+    /// and the window figures are 0: nothing more was acknowledged).
+    pub out_of_memory: u8,
 }
 
 fn params(k: u32, buffer_memory: Option<u64>) -> Map<String, Value> {
@@ -196,7 +199,7 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
                 vec![("bootstrap.servers".into(), broker.bootstrap().to_string())];
             client.extend(producer_settings(bm));
             client.extend(opts.java_properties.iter().cloned());
-            let Some((run, topic)) = java::run_point(
+            let point = java::run_point(
                 &java,
                 &broker,
                 PROBE,
@@ -214,17 +217,35 @@ pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
                 &client,
                 opts.window + Duration::from_secs(120),
                 &result.payload_sha256,
-            )?
-            else {
-                progress("interrupted: the Java companion was stopped");
-                result.interrupted = true;
-                break 'reps;
+            );
+            let figures = match point {
+                Ok(Some((run, topic))) => {
+                    result.topic = topic;
+                    let r = &run.result;
+                    versions
+                        .get_or_insert((r.java_version.clone(), r.kafka_clients_version.clone()));
+                    figures(r, &read_gc_log(&run.gc_log)?)
+                }
+                Ok(None) => {
+                    progress("interrupted: the Java companion was stopped");
+                    result.interrupted = true;
+                    break 'reps;
+                }
+                // The heap ran out for good: the finding's end state, not a failed probe.
+                Err(ProbeError::JavaOutOfMemory(msg)) => {
+                    progress(&format!(
+                        "buffer.memory={} K={k} rep {rep}/{}: out of memory, counted as \
+                         collapsed with 0 msg/s ({msg})",
+                        bm.map_or("default".into(), bytes),
+                        opts.common.reps,
+                    ));
+                    let f = figures_out_of_memory(&read_gc_log(&dir.join("gc.log"))?);
+                    result.settings[pi].push_run(&f);
+                    out.write(&result)?;
+                    continue;
+                }
+                Err(e) => return Err(e),
             };
-            result.topic = topic;
-            let r = &run.result;
-            versions.get_or_insert((r.java_version.clone(), r.kafka_clients_version.clone()));
-            let gc = read_gc_log(&run.gc_log)?;
-            let figures = figures(r, &gc);
             progress(&format!(
                 "buffer.memory={} K={k} rep {rep}/{}: {} msg/s, p99 {} ms, GC {:.0}% of the window, {} full GCs",
                 bm.map_or("default".into(), bytes),
@@ -310,6 +331,47 @@ pub fn figures(r: &CompanionResult, gc: &GcReport) -> RunFigures {
             gc.evacuation_failures,
             gc.diagnoses.iter().any(|d| d.id == "gc-collapse"),
         )),
+        out_of_memory: 0,
+    }
+}
+
+/// A run whose JVM threw OutOfMemoryError: the collapse run to its end. No RESULT line, so
+/// the window figures are 0 (a producer that died acknowledges nothing more) and GC comes
+/// from the run's gc.log alone (its whole life, warmup included).
+pub fn figures_out_of_memory(gc: &GcReport) -> RunFigures {
+    let gc_fraction = match gc.duration_s {
+        Some(d) if d > 0.0 => round3(gc.pauses.total_ms / 1000.0 / d),
+        _ => 0.0,
+    };
+    RunFigures {
+        messages: 0,
+        seconds: 0.0,
+        msgs_per_s: 0.0,
+        mb_per_s: 0.0,
+        send_to_ack_ms_p50: None,
+        send_to_ack_ms_p99: None,
+        send_to_ack_ms_max: None,
+        latency_samples: 0,
+        gc_count: gc.pauses.count,
+        gc_time_ms: gc.pauses.total_ms.round() as u64,
+        gc_fraction,
+        full_gcs: gc.full_gcs,
+        process_cpu_s: 0.0,
+        cpu_s_per_million: 0.0,
+        rss_mb: 0.0,
+        delivery_errors: 0,
+        sent_per_s: None,
+        backlog_messages_end: None,
+        buffer_used_mb_end: None,
+        buffer_wait_s: None,
+        log_full_gcs: gc.full_gcs,
+        log_evacuation_failures: gc.evacuation_failures,
+        log_gc_fraction_max_window: gc.gc_fraction_max_window.map(round3),
+        heap_after_young_mean_pct: gc.heap_after_young.as_ref().map(|h| round3(h.mean_pct)),
+        heap_after_young_last_pct: gc.heap_after_young.as_ref().map(|h| round3(h.last_pct)),
+        log_diagnoses: gc.diagnoses.iter().map(|d| d.id.to_string()).collect(),
+        collapsed: 1,
+        out_of_memory: 1,
     }
 }
 
@@ -457,6 +519,15 @@ pub fn verdict(settings: &[SettingResult], heap: &str) -> Verdict {
             .map_or("?".into(), |x| format!("{x:.0}")),
         drop.map(|d| format!(", {d}")).unwrap_or_default()
     );
+    let oom = c.runs.iter().filter(|r| r["out_of_memory"] == 1).count();
+    let collapse = if oom > 0 {
+        format!(
+            "{collapse}; {oom} of {} reps ran out of memory (OutOfMemoryError)",
+            c.runs.len()
+        )
+    } else {
+        collapse
+    };
     let summary = match (fixed, bounded.first()) {
         (Some(f), _) => format!(
             "{collapse}. buffer.memory={} removes it: heap after young GC {} full, {} full GCs, \
@@ -554,11 +625,20 @@ pub fn render_text(r: &ProbeResult) -> String {
             opt(g("buffer_wait_s"), &|x| format!("{x:.1}")),
             opt(g("cpu_s_per_million"), &|x| format!("{x:.2}")),
             opt(g("rss_mb"), &|x| format!("{x:.0}")),
-            format!(
-                "{}/{}",
-                set.runs.iter().filter(|r| r["collapsed"] == 1).count(),
-                set.runs.len()
-            ),
+            {
+                let count = |k: &str| set.runs.iter().filter(|r| r[k] == 1).count();
+                let oom = count("out_of_memory");
+                format!(
+                    "{}/{}{}",
+                    count("collapsed"),
+                    set.runs.len(),
+                    if oom > 0 {
+                        format!(", {oom} OOM")
+                    } else {
+                        String::new()
+                    }
+                )
+            },
         ]);
     }
     s.push_str(&t.render());
@@ -570,7 +650,8 @@ pub fn render_text(r: &ProbeResult) -> String {
          accumulators' bytes in use at the window's end (the backlog buffer.memory bounds); \
          blocked s: time send() waited for buffer.memory in the window, summed over producers; CPU s/M: the JVM's CPU \
          seconds per million messages; collapsed: reps where GC took ≥ 20% of the window or of its worst second \
-         and the heap ran out (a full GC or an evacuation failure).\n",
+         and the heap ran out (a full GC or an evacuation failure); OOM: reps whose JVM threw \
+         OutOfMemoryError (counted as collapsed, at 0 msg/s).\n",
     );
     s.push_str(&result::render_footer(r, &[]));
     s

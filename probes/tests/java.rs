@@ -212,7 +212,10 @@ fn captured_companion_runs_read_as_the_probe_reads_them() {
     assert_eq!(k2.collapsed, 1, "{k2:?}");
     let k2b = read("k2-bounded-2m-256m");
     assert_eq!(k2b.collapsed, 0, "{k2b:?}");
-    assert!(k2b.msgs_per_s > k2.msgs_per_s, "the bound is also faster here");
+    assert!(
+        k2b.msgs_per_s > k2.msgs_per_s,
+        "the bound is also faster here"
+    );
     let v = verdict(
         &[
             setting("k2-default-256m", 2, None),
@@ -222,6 +225,24 @@ fn captured_companion_runs_read_as_the_probe_reads_them() {
     );
     assert!(v.holds, "{}", v.summary);
     assert!(v.summary.contains("K=2"), "{}", v.summary);
+    // Had this JVM thrown OutOfMemoryError, the probe would read only its GC log.
+    let log = std::fs::File::open(dir.join("k2-default-256m-jdk17.log")).unwrap();
+    let gc = analyze_gc_logs(
+        vec![GcInput {
+            name: "k2".into(),
+            reader: Box::new(log),
+        }],
+        &GcLogOptions::default(),
+        None,
+    )
+    .unwrap();
+    let oom = kgap_probes::java_producers::figures_out_of_memory(&gc);
+    assert_eq!(
+        (oom.collapsed, oom.out_of_memory, oom.msgs_per_s),
+        (1, 1, 0.0)
+    );
+    assert_eq!(oom.full_gcs, gc.full_gcs);
+    assert!(oom.gc_fraction > 0.05 && oom.gc_fraction < 1.0, "{oom:?}");
     let k16 = read("k16-default");
     assert_eq!(k16.collapsed, 1, "{k16:?}");
     assert!(k16.gc_fraction >= 0.2 && k16.full_gcs >= 1, "{k16:?}");
