@@ -339,40 +339,17 @@ pub fn figures(r: &CompanionResult, gc: &GcReport) -> RunFigures {
 /// the window figures are 0 (a producer that died acknowledges nothing more) and GC comes
 /// from the run's gc.log alone (its whole life, warmup included).
 pub fn figures_out_of_memory(gc: &GcReport) -> RunFigures {
-    let gc_fraction = match gc.duration_s {
+    let mut f = figures(&CompanionResult::default(), gc);
+    f.gc_count = gc.pauses.count;
+    f.gc_time_ms = gc.pauses.total_ms.round() as u64;
+    f.gc_fraction = match gc.duration_s {
         Some(d) if d > 0.0 => round3(gc.pauses.total_ms / 1000.0 / d),
         _ => 0.0,
     };
-    RunFigures {
-        messages: 0,
-        seconds: 0.0,
-        msgs_per_s: 0.0,
-        mb_per_s: 0.0,
-        send_to_ack_ms_p50: None,
-        send_to_ack_ms_p99: None,
-        send_to_ack_ms_max: None,
-        latency_samples: 0,
-        gc_count: gc.pauses.count,
-        gc_time_ms: gc.pauses.total_ms.round() as u64,
-        gc_fraction,
-        full_gcs: gc.full_gcs,
-        process_cpu_s: 0.0,
-        cpu_s_per_million: 0.0,
-        rss_mb: 0.0,
-        delivery_errors: 0,
-        sent_per_s: None,
-        backlog_messages_end: None,
-        buffer_used_mb_end: None,
-        buffer_wait_s: None,
-        log_full_gcs: gc.full_gcs,
-        log_evacuation_failures: gc.evacuation_failures,
-        log_gc_fraction_max_window: gc.gc_fraction_max_window.map(round3),
-        heap_after_young_mean_pct: gc.heap_after_young.as_ref().map(|h| round3(h.mean_pct)),
-        heap_after_young_last_pct: gc.heap_after_young.as_ref().map(|h| round3(h.last_pct)),
-        log_diagnoses: gc.diagnoses.iter().map(|d| d.id.to_string()).collect(),
-        collapsed: 1,
-        out_of_memory: 1,
-    }
+    f.full_gcs = gc.full_gcs;
+    f.collapsed = 1;
+    f.out_of_memory = 1;
+    f
 }
 
 fn not_measured() -> Vec<String> {

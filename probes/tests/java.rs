@@ -207,6 +207,15 @@ fn captured_companion_runs_read_as_the_probe_reads_them() {
         s.push_run(&read(name));
         s
     };
+    let pair = |k: u32, default: &str, bounded: &str, heap: &str| {
+        verdict(
+            &[
+                setting(default, k, None),
+                setting(bounded, k, Some(2 << 20)),
+            ],
+            heap,
+        )
+    };
     // The probe's default point on a quiet 2-core machine: K=2, the scaled 256m heap.
     let k2 = read("k2-default-256m");
     assert_eq!(k2.collapsed, 1, "{k2:?}");
@@ -216,13 +225,7 @@ fn captured_companion_runs_read_as_the_probe_reads_them() {
         k2b.msgs_per_s > k2.msgs_per_s,
         "the bound is also faster here"
     );
-    let v = verdict(
-        &[
-            setting("k2-default-256m", 2, None),
-            setting("k2-bounded-2m-256m", 2, Some(2 << 20)),
-        ],
-        "256m",
-    );
+    let v = pair(2, "k2-default-256m", "k2-bounded-2m-256m", "256m");
     assert!(v.holds, "{}", v.summary);
     assert!(v.summary.contains("K=2"), "{}", v.summary);
     // Had this JVM thrown OutOfMemoryError, the probe would read only its GC log.
@@ -253,23 +256,11 @@ fn captured_companion_runs_read_as_the_probe_reads_them() {
         k16b.buffer_wait_s.unwrap() > 0.0,
         "the 2 MB bound made send() wait"
     );
-    let v = verdict(
-        &[
-            setting("k16-default", 16, None),
-            setting("k16-bounded-2m", 16, Some(2 << 20)),
-        ],
-        "512m",
-    );
+    let v = pair(16, "k16-default", "k16-bounded-2m", "512m");
     assert!(v.holds, "{}", v.summary);
     // K=32 on 2 cores: the bound did not save it (G1's concurrent cycle fell behind too).
     assert_eq!(read("k32-bounded-2m").collapsed, 1);
-    let v = verdict(
-        &[
-            setting("k32-default", 32, None),
-            setting("k32-bounded-2m", 32, Some(2 << 20)),
-        ],
-        "512m",
-    );
+    let v = pair(32, "k32-default", "k32-bounded-2m", "512m");
     assert!(!v.holds);
     assert!(v.summary.contains("did not remove it"), "{}", v.summary);
 }
