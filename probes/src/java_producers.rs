@@ -476,8 +476,7 @@ pub fn verdict(settings: &[SettingResult], heap: &str) -> Verdict {
     let holds = fixed.is_some();
     let drop = best_before.map(|b| {
         format!(
-            "{} msg/s against {} at K={}",
-            result::si(med(c, "msgs_per_s")),
+            " against {} at K={}",
             result::si(med(b, "msgs_per_s")),
             point_of(b).1
         )
@@ -485,7 +484,7 @@ pub fn verdict(settings: &[SettingResult], heap: &str) -> Verdict {
     let collapse = format!(
         "at the default buffer.memory (32 MB per producer) GC collapses at K={k} with a {heap} \
          heap: {} MB of batches waiting, GC {:.0}% of the window, {} full GCs, heap after young \
-         GC {} full, send-to-ack p99 {} ms{}",
+         GC {} full, send-to-ack p99 {} ms, {} msg/s{}",
         c.median_of("buffer_used_mb_end")
             .map_or("?".into(), |x| format!("{x:.0}")),
         100.0 * med(c, "gc_fraction"),
@@ -494,7 +493,8 @@ pub fn verdict(settings: &[SettingResult], heap: &str) -> Verdict {
             .map_or("?".into(), |x| format!("{x:.0}%")),
         c.median_of("send_to_ack_ms_p99")
             .map_or("?".into(), |x| format!("{x:.0}")),
-        drop.map(|d| format!(", {d}")).unwrap_or_default()
+        result::si(med(c, "msgs_per_s")),
+        drop.unwrap_or_default()
     );
     let oom = c.runs.iter().filter(|r| r["out_of_memory"] == 1).count();
     let collapse = if oom > 0 {
@@ -667,6 +667,11 @@ mod tests {
         assert_eq!(v.evidence["best_before"]["producers"], 2);
         assert!(v.summary.contains("K=4"), "{}", v.summary);
         assert!(v.summary.contains("removes it"), "{}", v.summary);
+        assert!(
+            v.summary.contains("900k msg/s against 1.50M at K=2"),
+            "{}",
+            v.summary
+        );
     }
 
     #[test]
