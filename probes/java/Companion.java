@@ -324,7 +324,7 @@ public final class Companion {
         String kind = kgap.getOrDefault("kgap.kind", "random");
         int k = intOf(kgap, "kgap.producers", 1);
         long warmup = longOf(kgap, "kgap.warmup", 100_000);
-        double seconds = Double.parseDouble(kgap.getOrDefault("kgap.seconds", "5"));
+        double seconds = doubleOf(kgap, "kgap.seconds", 5);
         int sample = intOf(kgap, "kgap.sample", 16);
         if (k < 1 || sample < 1 || partitions < 1 || !(seconds > 0)) {
             throw new Usage("kgap.producers, kgap.sample, kgap.partitions and kgap.seconds must be positive");
@@ -518,7 +518,7 @@ public final class Companion {
     static Map<String, Object> consume(Map<String, String> kgap, Properties props) throws Exception {
         String topic = need(kgap, "kgap.topic");
         long messages = longOf(kgap, "kgap.messages", -1);
-        double seconds = Double.parseDouble(kgap.getOrDefault("kgap.seconds", "60"));
+        double seconds = doubleOf(kgap, "kgap.seconds", 60);
         if (messages < 1) {
             throw new Usage("consume needs kgap.messages (the topic's prefilled message count)");
         }
@@ -652,8 +652,8 @@ public final class Companion {
         int size = intOf(kgap, "kgap.size", 100);
         String kind = kgap.getOrDefault("kgap.kind", "random");
         long rate = longOf(kgap, "kgap.rate", 1000);
-        double seconds = Double.parseDouble(kgap.getOrDefault("kgap.seconds", "5"));
-        double warmupSeconds = Double.parseDouble(kgap.getOrDefault("kgap.warmup-seconds", "1"));
+        double seconds = doubleOf(kgap, "kgap.seconds", 5);
+        double warmupSeconds = doubleOf(kgap, "kgap.warmup-seconds", 1);
         int sample = intOf(kgap, "kgap.sample", 1);
         if (size < 8) {
             throw new Usage("e2e needs kgap.size of at least 8 (the send time is stamped in bytes 0..8)");
@@ -1018,6 +1018,18 @@ public final class Companion {
 
     static int intOf(Map<String, String> kgap, String key, int dflt) throws Usage {
         return (int) longOf(kgap, key, dflt);
+    }
+
+    static double doubleOf(Map<String, String> kgap, String key, double dflt) throws Usage {
+        String v = kgap.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            return Double.parseDouble(v.trim());
+        } catch (NumberFormatException e) {
+            throw new Usage(key + " must be a number, got \"" + v + "\"");
+        }
     }
 
     static long longOf(Map<String, String> kgap, String key, long dflt) throws Usage {

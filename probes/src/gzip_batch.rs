@@ -18,7 +18,7 @@ use crate::capture::Sink;
 use crate::cli::CommonArgs;
 use crate::error::{ProbeError, Result};
 use crate::interrupt;
-use crate::java::{is_java_setting as is_java, Client, CompanionResult};
+use crate::java::{self, is_java_setting as is_java, Client, CompanionResult};
 use crate::measure::{self, WindowFigures};
 use crate::payload::{PayloadKind, Pool};
 use crate::produce::{self, StatsFigures, ThroughputSpec, TopicHandle};
@@ -551,14 +551,12 @@ fn java_once(
 /// a Java batch that closes on its compressed size holds more). None without Java figures.
 pub fn java_semantics(settings: &[SettingResult]) -> Option<(Value, String)> {
     let mut points = Vec::new();
-    for j in settings.iter().filter(|s| is_java(s) && !s.runs.is_empty()) {
+    for j in java::measured(&settings, true) {
         let (level, b) = point_of(j);
         let Some(j_in) = j.median_of("input_bytes_per_batch") else {
             continue;
         };
-        let rdk = settings
-            .iter()
-            .find(|s| !is_java(s) && point_of(s) == (level, b) && !s.runs.is_empty());
+        let rdk = java::measured(settings, false).find(|s| point_of(s) == (level, b));
         let r_in = rdk.and_then(|s| s.median_of("input_bytes_per_batch"));
         points.push(json!({
             "compression_level": level,
@@ -706,9 +704,7 @@ pub fn measured_java_equivalent(
     java_bytes: u64,
     level: i32,
 ) -> Option<JavaEquivalent> {
-    let j = settings
-        .iter()
-        .find(|s| is_java(s) && !s.runs.is_empty() && point_of(s) == (level as i64, java_bytes))?;
+    let j = java::measured(settings, true).find(|s| point_of(s) == (level as i64, java_bytes))?;
     let input = j.median_of("input_bytes_per_batch")?.round() as u64;
     Some(JavaEquivalent {
         java_batch_size: java_bytes,
@@ -729,10 +725,7 @@ pub fn measured_java_equivalent(
 ///
 /// All three: the speed-for-ratio trade of the post. 1 alone is the batch.size semantics.
 pub fn verdict(settings: &[SettingResult], codec: Codec) -> Verdict {
-    let measured: Vec<&SettingResult> = settings
-        .iter()
-        .filter(|s| !s.runs.is_empty() && !is_java(s))
-        .collect();
+    let measured: Vec<&SettingResult> = java::measured(&settings, false).collect();
     let none = |why: &str| Verdict::cannot_tell(FINDING, why, json!({}));
     let Some(level) = measured.first().map(|s| point_of(s).0) else {
         return none("nothing was measured");
@@ -897,10 +890,8 @@ fn series_by_level(r: &ProbeResult, key: &str) -> Vec<Series> {
                     l.to_string()
                 }
             ),
-            points: r
-                .settings
-                .iter()
-                .filter(|s| is_java(s) == java && point_of(s).0 == l && !s.runs.is_empty())
+            points: java::measured(&r.settings, java)
+                .filter(|s| point_of(s).0 == l)
                 .filter_map(|s| Some((point_of(s).1 as f64, s.median_of(key)?)))
                 .collect(),
         })
@@ -999,7 +990,7 @@ pub fn render_text(r: &ProbeResult) -> String {
          rdk:broker: cores of the busiest librdkafka broker thread, the one that compresses; \
          app: the producing thread.\n",
     );
-    if r.settings.iter().any(|s| is_java(s) && !s.runs.is_empty()) {
+    if java::measured(&r.settings, true).next().is_some() {
         s.push_str(&java_table(r));
     }
     s.push_str(
@@ -1042,9 +1033,8 @@ pub fn render_text(r: &ProbeResult) -> String {
 /// The Java companion's rows, beside librdkafka's input per batch at the same point.
 fn java_table(r: &ProbeResult) -> String {
     let rdk = |p: (i64, u64), k: &str| {
-        r.settings
-            .iter()
-            .find(|s| !is_java(s) && point_of(s) == p && !s.runs.is_empty())
+        java::measured(&r.settings, false)
+            .find(|s| point_of(s) == p)
             .and_then(|s| s.median_of(k))
     };
     let mut t = Table::new([
@@ -1060,11 +1050,7 @@ fn java_table(r: &ProbeResult) -> String {
         "Java / librdkafka",
     ]);
     let opt = |x: Option<f64>, f: &dyn Fn(f64) -> String| x.map_or("-".to_string(), f);
-    for set in r
-        .settings
-        .iter()
-        .filter(|s| is_java(s) && !s.runs.is_empty())
-    {
+    for set in java::measured(&r.settings, true) {
         let g = |k: &str| set.median_of(k);
         let (l, b) = point_of(set);
         t.row(vec![

@@ -14,7 +14,7 @@ use crate::capture::{AckLatency, KgapContext, Sink};
 use crate::cli::CommonArgs;
 use crate::error::{ProbeError, Result};
 use crate::interrupt;
-use crate::java::{is_java_setting as is_java, Client, CompanionResult};
+use crate::java::{self, is_java_setting as is_java, Client, CompanionResult};
 use crate::measure::{self, Edge, Pacer, Percentiles, Progress, Sampler, WindowFigures};
 use crate::payload::{self, PayloadKind, Pool};
 use crate::produce::{self, TopicHandle};
@@ -635,10 +635,7 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
             .iter()
             .all(|r| r["sustained"].as_bool().unwrap_or(false))
     };
-    let measured: Vec<&SettingResult> = settings
-        .iter()
-        .filter(|s| !s.runs.is_empty() && !is_java(s))
-        .collect();
+    let measured: Vec<&SettingResult> = java::measured(&settings, false).collect();
     let mut pairs: Vec<Value> = Vec::new();
     let mut best: Option<(f64, Value)> = None;
     let mut unsustained: Option<(f64, Value)> = None;
@@ -773,16 +770,11 @@ pub fn verdict(settings: &[SettingResult]) -> Verdict {
 /// linger.ms 5, 5 in flight: the post's 5.1 ms against Java's 2.8 ms) and at the highest rate
 /// with kafka-clients' own default window of 5. None without Java figures.
 pub fn java_comparison(settings: &[SettingResult]) -> Option<String> {
-    let java: Vec<&SettingResult> = settings
-        .iter()
-        .filter(|s| is_java(s) && !s.runs.is_empty())
-        .collect();
+    let java: Vec<&SettingResult> = java::measured(&settings, true).collect();
     let rate_lo = java.iter().map(|s| point_of(s).0).min()?;
     let rate_hi = java.iter().map(|s| point_of(s).0).max()?;
     let at = |java_side: bool, p: (u64, u64, u64)| {
-        settings
-            .iter()
-            .find(|s| is_java(s) == java_side && !s.runs.is_empty() && point_of(s) == p)
+        java::measured(settings, java_side).find(|s| point_of(s) == p)
     };
     let mut parts = Vec::new();
     for (rate, linger) in [(rate_lo, 5), (rate_hi, 0)] {
@@ -831,10 +823,8 @@ pub fn charts(r: &ProbeResult) -> Vec<(String, LineChart)> {
     rates
         .into_iter()
         .map(|rate| {
-            let series = r
-                .settings
-                .iter()
-                .filter(|s| point_of(s).0 == rate && !s.runs.is_empty() && !is_java(s))
+            let series = java::measured(&r.settings, false)
+                .filter(|s| point_of(s).0 == rate)
                 .map(|s| {
                     let (_, l, m) = point_of(s);
                     Series {
@@ -926,7 +916,7 @@ pub fn render_text(r: &ProbeResult) -> String {
          librdkafka's statistics; waiting reqs: requests awaiting a response on the connection \
          (statistics waitresp_cnt, mean of the emits). NOT sustained: the paced producer fell behind its target.\n",
     );
-    if r.settings.iter().any(|s| is_java(s) && !s.runs.is_empty()) {
+    if java::measured(&r.settings, true).next().is_some() {
         s.push_str(&java_table(r));
     }
     s.push_str(&result::render_footer(r, &[]));
@@ -968,11 +958,7 @@ fn java_table(r: &ProbeResult) -> String {
         "e2e p50/p99/p99.9 ms",
         "missing",
     ]);
-    for set in r
-        .settings
-        .iter()
-        .filter(|s| is_java(s) && !s.runs.is_empty())
-    {
+    for set in java::measured(&r.settings, true) {
         let g = |k: &str| set.median_of(k).unwrap_or(0.0);
         t.row(
             [

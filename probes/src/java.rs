@@ -147,6 +147,17 @@ pub fn is_java_setting(s: &crate::result::SettingResult) -> bool {
     s.params.get("client").and_then(serde_json::Value::as_str) == Some("java")
 }
 
+/// The settings of one client that were measured: the Java companion's (`java`) or
+/// librdkafka's, each with at least one run.
+pub fn measured(
+    settings: &[crate::result::SettingResult],
+    java: bool,
+) -> impl Iterator<Item = &crate::result::SettingResult> {
+    settings
+        .iter()
+        .filter(move |s| is_java_setting(s) == java && !s.runs.is_empty())
+}
+
 /// A probe's settings for `--client`: librdkafka's points (unless Java only), then the same
 /// points for the Java companion, marked "client": "java". Also returns where Java's begin.
 pub fn sweep_params(

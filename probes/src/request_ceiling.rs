@@ -14,7 +14,7 @@ use crate::capture::Sink;
 use crate::cli::CommonArgs;
 use crate::error::{ProbeError, Result};
 use crate::interrupt;
-use crate::java::is_java_setting as is_java;
+use crate::java::{self, is_java_setting as is_java};
 use crate::measure::{self, WindowFigures};
 use crate::payload::{PayloadKind, Pool};
 use crate::produce::{self, StatsFigures, ThroughputSpec, TopicHandle};
@@ -448,10 +448,7 @@ fn point_of(s: &SettingResult) -> (i64, u64) {
 /// 2. requests are full batches (bytes per request ≥ half of batch.size);
 /// 3. raising batch.size raises throughput ≥ 1.5x: the cost is per request, not per byte.
 pub fn verdict(settings: &[SettingResult], profile: Profile) -> Verdict {
-    let measured: Vec<&SettingResult> = settings
-        .iter()
-        .filter(|s| !s.runs.is_empty() && !is_java(s))
-        .collect();
+    let measured: Vec<&SettingResult> = java::measured(&settings, false).collect();
     let rate = |s: &SettingResult| s.median_of("msgs_per_s").unwrap_or(0.0);
     let Some(smallest) = measured.iter().map(|s| point_of(s).1).min() else {
         return Verdict::cannot_tell(FINDING, "nothing was measured", json!({}));
@@ -605,10 +602,8 @@ pub fn chart(r: &ProbeResult) -> LineChart {
             .iter()
             .map(|&p| Series {
                 label: format!("{p} partition{}", if p == 1 { "" } else { "s" }),
-                points: r
-                    .settings
-                    .iter()
-                    .filter(|s| point_of(s).0 == p && !s.runs.is_empty() && !is_java(s))
+                points: java::measured(&r.settings, false)
+                    .filter(|s| point_of(s).0 == p)
                     .map(|s| {
                         (
                             point_of(s).1 as f64,
@@ -669,7 +664,7 @@ pub fn render_text(r: &ProbeResult) -> String {
          librdkafka's broker threads and of the producing thread; CPU s/M: process CPU seconds \
          per million messages.\n",
     );
-    if r.settings.iter().any(|s| is_java(s) && !s.runs.is_empty()) {
+    if java::measured(&r.settings, true).next().is_some() {
         s.push_str(&java_table(r));
     }
     let analyzer: Vec<String> = match &r.diagnosis {
@@ -699,9 +694,8 @@ pub fn render_text(r: &ProbeResult) -> String {
 /// The Java companion's rows, beside librdkafka's at the same points.
 fn java_table(r: &ProbeResult) -> String {
     let rust_rate = |p: i64, b: u64| {
-        r.settings
-            .iter()
-            .find(|s| !is_java(s) && point_of(s) == (p, b) && !s.runs.is_empty())
+        java::measured(&r.settings, false)
+            .find(|s| point_of(s) == (p, b))
             .and_then(|s| s.median_of("msgs_per_s"))
     };
     let mut t = Table::new([
@@ -712,11 +706,7 @@ fn java_table(r: &ProbeResult) -> String {
         "CPU s/M",
         "Java / librdkafka",
     ]);
-    for set in r
-        .settings
-        .iter()
-        .filter(|s| is_java(s) && !s.runs.is_empty())
-    {
+    for set in java::measured(&r.settings, true) {
         let (p, b) = point_of(set);
         let j = set.median_of("msgs_per_s").unwrap_or(0.0);
         t.row(vec![
