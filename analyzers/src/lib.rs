@@ -23,6 +23,7 @@ pub mod input;
 pub mod jfr;
 pub mod librdkafka;
 mod pipeline;
+pub mod probe_result;
 pub mod protocol_log;
 pub mod report;
 pub mod requests;
@@ -30,6 +31,7 @@ pub mod stats;
 pub mod svg;
 pub mod thread_cpu;
 pub mod threads;
+pub mod units;
 mod timeline;
 
 pub use error::AnalyzeError;

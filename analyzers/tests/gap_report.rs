@@ -358,14 +358,6 @@ fn rule_request_ceiling() {
 }
 
 #[test]
-fn rule_fetch_backoff() {
-    assert!(rules::fetch_backoff(6.0, 389_000.0, 1_480_000.0));
-    assert!(!rules::fetch_backoff(0.0, 389_000.0, 1_480_000.0));
-    assert!(!rules::fetch_backoff(6.0, 1_400_000.0, 1_480_000.0));
-    assert!(!rules::fetch_backoff(6.0, 0.0, 1_480_000.0));
-}
-
-#[test]
 fn rule_batch_consume() {
     assert!(rules::batch_consume(1_480_000.0, 2_022_000.0, 0.94));
     assert!(!rules::batch_consume(1_480_000.0, 1_500_000.0, 0.94));

@@ -447,7 +447,7 @@ fn assemble(
             .filter(|(id, _)| findings::for_diagnosis(id, None).is_some_and(|g| g.id == f.id))
             .map(|(_, summary)| summary.clone())
             .collect();
-        let sources: BTreeSet<&str> = f.evidence.iter().map(|e| e.source).collect();
+        let sources: BTreeSet<&str> = f.sources.iter().map(|e| e.source).collect();
         if sigs.is_empty() {
             let checked_in: Vec<String> = sources_by_file
                 .iter()
