@@ -326,8 +326,9 @@ pub(crate) fn render_diagnosis(out: &mut String, d: &Diagnosis) {
     }
 }
 
-/// Word-wrap `text` after `label`, continuing lines indented under the text.
-pub(crate) fn wrap_into(out: &mut String, label: &str, text: &str) {
+/// Appends `text` after `label`, wrapped at 79 columns, continuation lines indented under
+/// the text.
+pub fn wrap_into(out: &mut String, label: &str, text: &str) {
     const WIDTH: usize = 79;
     let indent = " ".repeat(label.chars().count());
     let mut line = label.to_string();

@@ -19,7 +19,7 @@ use crate::cli::CommonArgs;
 use crate::consume::{self, ConsumeApi, Flow};
 use crate::error::{ProbeError, Result};
 use crate::fetch_backoff::{self, ConsumeRun};
-use crate::inflight_latency::{self, PacedWindow};
+use crate::paced::{self, PacedWindow};
 use crate::interrupt;
 use crate::measure::{self, Percentiles};
 use crate::payload::{self, PayloadKind, Pool};
@@ -730,7 +730,7 @@ fn run_latency(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
 
 fn latency_producer_settings() -> Vec<(&'static str, String)> {
     // linger 0 and 5 in flight: the producer should add as little latency as it can.
-    inflight_latency::producer_settings(0, 5)
+    paced::producer_settings(0, 5)
         .into_iter()
         .filter(|(k, _)| *k != "statistics.interval.ms")
         .collect()
@@ -770,7 +770,7 @@ fn latency_once(
         KgapContext::with_ack_latency(Arc::new(Sink::default()), ack.clone()),
     )?;
     let handle = TopicHandle::new(&producer, &topic.name)?;
-    let mut settings = inflight_latency::consumer_settings(
+    let mut settings = paced::consumer_settings(
         &crate::broker::topic_name("probe-batch-consume-group"),
         broker.is_mock(),
     );
@@ -791,7 +791,7 @@ fn latency_once(
                     api,
                     Duration::from_millis(50),
                     |p| {
-                        let now = inflight_latency::wall_ns();
+                        let now = paced::wall_ns();
                         if let Some(sent) = payload::read_e2e(p) {
                             if sent >= from.load(Ordering::Relaxed)
                                 && sent <= to.load(Ordering::Relaxed)
@@ -816,7 +816,7 @@ fn latency_once(
                 Ok(h)
             })
             .expect("spawn kgap-app");
-        let side = inflight_latency::produce_paced(
+        let side = paced::produce_paced(
             &producer,
             &handle,
             pool,

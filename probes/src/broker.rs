@@ -13,7 +13,6 @@ use rdkafka::config::{ClientConfig, FromClientConfigAndContext, RDKafkaLogLevel}
 use rdkafka::consumer::{BaseConsumer, Consumer as _};
 use rdkafka::mocking::MockCluster;
 use rdkafka::producer::{BaseProducer, DefaultProducerContext, Producer as _};
-use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -22,15 +21,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 pub const REACH_TIMEOUT: Duration = Duration::from_secs(8);
 
 /// What the result document says about the broker.
-#[derive(Debug, Clone, Serialize)]
-pub struct BrokerInfo {
-    /// "embedded-mock" or "external".
-    pub kind: &'static str,
-    pub bootstrap: String,
-    /// For the mock: why its numbers are not Apache Kafka's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<&'static str>,
-}
+pub use kgap_analyzers::probe_result::{BrokerInfo, BrokerKind};
 
 pub const MOCK_NOTE: &str = "embedded librdkafka mock cluster (in-process, one rdk:mock thread \
 sharing the probe's cores): its per-request costs are not Apache Kafka's, so these numbers show \
@@ -79,12 +70,12 @@ impl Broker {
     pub fn info(&self) -> BrokerInfo {
         BrokerInfo {
             kind: if self.is_mock() {
-                "embedded-mock"
+                BrokerKind::EmbeddedMock
             } else {
-                "external"
+                BrokerKind::External
             },
             bootstrap: self.bootstrap.clone(),
-            note: self.is_mock().then_some(MOCK_NOTE),
+            note: self.is_mock().then(|| MOCK_NOTE.to_string()),
         }
     }
 

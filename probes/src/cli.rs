@@ -34,6 +34,26 @@ pub struct CommonArgs {
     /// No progress lines on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+
+    /// Seed of the run order: within each rep the points run in an order shuffled from it,
+    /// and the client that goes first alternates. Printed in every result; give it again to
+    /// replay an order. Default: drawn from the clock.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
+    /// Pin the probe, and every thread it starts (librdkafka's, the embedded mock's), to
+    /// these cpus (e.g. 1, 0-1, 1,3), as the post pinned client and broker apart. Every
+    /// output says whether the client shared cores with a broker on this machine.
+    #[arg(long, value_name = "LIST", value_parser = parse_cpu_list)]
+    pub cpus: Option<CpuList>,
+}
+
+/// A `--cpus` list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpuList(pub Vec<usize>);
+
+fn parse_cpu_list(s: &str) -> std::result::Result<CpuList, String> {
+    crate::kit::placement::parse_cpus(s).map(CpuList)
 }
 
 /// `KEY=VALUE` of -X (and the Java probes' -J): the key trimmed, the value as given.

@@ -910,7 +910,7 @@ fn chart_title(r: &ProbeResult, what: &str) -> String {
         "{what} against batch.size, {codec}, {} B {}, {}",
         r.payload.size_bytes,
         r.payload.kind,
-        if r.broker.kind == "embedded-mock" {
+        if r.broker.is_mock() {
             "embedded mock broker"
         } else {
             "external broker"

@@ -587,7 +587,7 @@ pub fn chart(r: &ProbeResult) -> LineChart {
         title: format!(
             "msg/s against batch.size, {} B messages, {}",
             r.payload.size_bytes,
-            if r.broker.kind == "embedded-mock" {
+            if r.broker.is_mock() {
                 "embedded mock broker"
             } else {
                 "external broker"

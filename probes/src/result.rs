@@ -325,7 +325,11 @@ pub fn write_runs_csv(path: &Path, result: &ProbeResult) -> std::io::Result<()> 
     w.write_record(&header)?;
     for s in &result.settings {
         for (i, r) in s.runs.iter().enumerate() {
-            let mut row: Vec<String> = vec![result.probe.clone(), result.broker.kind.to_string()];
+            let kind = serde_json::to_value(result.broker.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default();
+            let mut row: Vec<String> = vec![result.probe.clone(), kind];
             row.extend(
                 param_keys
                     .iter()
@@ -427,7 +431,7 @@ pub fn render_header(r: &ProbeResult, what: &str) -> String {
 
 /// Which broker, with the mock's caveat.
 pub fn broker_line(r: &ProbeResult) -> String {
-    match r.broker.note {
+    match &r.broker.note {
         Some(note) => format!("{} — {}", r.broker.bootstrap, note),
         None => format!("{} (external Kafka cluster)", r.broker.bootstrap),
     }

@@ -185,6 +185,33 @@ impl Verdict {
         self.warnings.extend(warnings);
         self
     }
+
+    /// The verdict as every text report prints it: the outcome and reason, each check with
+    /// its mark, the post's figure, the fix when it holds, the warnings. Fits 80 columns.
+    pub fn render(&self) -> String {
+        use crate::report::wrap_into;
+        let mut out = String::new();
+        wrap_into(
+            &mut out,
+            &format!("verdict {}: {} — ", self.finding, self.outcome.label()),
+            &self.reason,
+        );
+        for c in &self.checks {
+            wrap_into(
+                &mut out,
+                &format!("  {} ", c.mark()),
+                &format!("{}: {}", c.condition, c.detail),
+            );
+        }
+        wrap_into(&mut out, "  the post: ", &self.post);
+        if self.holds() && !self.fix.is_empty() {
+            wrap_into(&mut out, "  fix: ", &self.fix);
+        }
+        for w in &self.warnings {
+            wrap_into(&mut out, "  warning: ", w);
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -235,6 +262,25 @@ mod tests {
         assert_eq!(v.reason, "b: not measured");
         let empty = Verdict::from_checks(finding(), vec![], &(), || unreachable!());
         assert_eq!(empty.outcome, Outcome::CannotTell);
+    }
+
+    #[test]
+    fn a_rendered_verdict_shows_every_check_within_80_columns() {
+        let v = Verdict::from_checks(
+            finding(),
+            vec![
+                Check::passed("the fetcher backs off on a full local queue", "12 backoffs ".repeat(12)),
+                Check::undecided("10 ms reads faster", "ranges overlap"),
+            ],
+            &(),
+            || unreachable!(),
+        );
+        let text = v.render();
+        assert!(text.starts_with("verdict fetch-backoff: CANNOT TELL — 10 ms reads faster"));
+        assert!(text.contains("  ✓ the fetcher") && text.contains("  ? 10 ms"), "{text}");
+        assert!(text.contains("the post: "));
+        assert!(!text.contains("fix:"), "a fix is shown only when it holds");
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
     }
 
     #[test]

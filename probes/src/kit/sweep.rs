@@ -1,0 +1,204 @@
+//! The sweep driver: one for every probe.
+//!
+//! Order of work: the options (usage errors before anything starts), the out dir, the
+//! broker, the Java side, every point's configuration, then the probe's setup and the runs
+//! in the planned order, the result rewritten after each; Ctrl-C or SIGTERM stops between
+//! runs with what was measured. The verdicts come last, from the catalogue.
+
+use super::export::{self, Export, Report};
+use super::{order, placement, Context, OutDir, Probe, Sweep};
+use crate::broker::Broker;
+use crate::error::{exit, ProbeError, Result};
+use crate::interrupt;
+use kgap_analyzers::probe_result::{
+    Client, Point, ProbeResult, SCHEMA, SCHEMA_VERSION,
+};
+
+/// Runs a probe as its binary does, prints its report (text, or JSON with `--json`) and
+/// exits: 0 measured, 1 the run failed, 2 bad usage or configuration, 130 interrupted.
+pub fn main<P: Probe>(probe: P) -> ! {
+    let common = probe.common().clone();
+    // Before any thread exists, so every thread the probe starts inherits it.
+    if let Some(cpus) = &common.cpus {
+        if let Err(e) = placement::pin(&cpus.0) {
+            eprintln!("{}: {e}", P::NAME);
+            std::process::exit(exit::USAGE);
+        }
+    }
+    interrupt::install();
+    interrupt::name_this_thread("app");
+    let quiet = common.quiet;
+    let progress = move |line: &str| {
+        if !quiet {
+            eprintln!("{}: {line}", P::NAME);
+        }
+    };
+    match run(&probe, Box::new(progress)) {
+        Ok(sweep) => {
+            let report = Report::of(&probe, &sweep);
+            let files = if common.json {
+                export::Json.files(&report)
+            } else {
+                export::Text.files(&report)
+            };
+            for (_, bytes) in files {
+                use std::io::Write;
+                let _ = std::io::stdout().write_all(&bytes);
+            }
+            std::process::exit(if sweep.result.interrupted {
+                exit::INTERRUPTED
+            } else {
+                exit::OK
+            });
+        }
+        Err(e) => {
+            eprintln!("{}: error: {e}", P::NAME);
+            std::process::exit(e.exit_code());
+        }
+    }
+}
+
+/// Runs the whole sweep and returns it (verdicts decided, files written).
+pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>> {
+    let common = probe.common().clone();
+    probe.check()?;
+    if common.reps == 0 {
+        return Err(ProbeError::Usage("--reps must be at least 1".into()));
+    }
+    let out = OutDir::new(common.out.as_deref(), P::NAME)?;
+    let clients = probe.clients();
+    let java = if clients.contains(&Client::Java) {
+        crate::java::require_brokers(common.brokers.as_deref())?;
+        Some(crate::java::Java::locate()?)
+    } else {
+        None
+    };
+    let broker = Broker::start(common.brokers.as_deref(), &common.property)?;
+    let params = probe.points(&broker);
+    if params.is_empty() {
+        return Err(ProbeError::Usage("nothing to sweep: no points".into()));
+    }
+    probe.validate(&broker, &params)?;
+
+    // Every parameter set once per client, in table order: librdkafka's, then Java's.
+    let mut slots: Vec<(Client, usize)> = Vec::new();
+    let mut points: Vec<Point<P::Figures>> = Vec::new();
+    let mut typed: Vec<P::Point> = Vec::new();
+    for &client in &clients {
+        for (i, p) in params.iter().enumerate() {
+            let label = match client {
+                Client::Java if clients.len() > 1 => format!("java-{}", probe.label(p)),
+                _ => probe.label(p),
+            };
+            let map = match serde_json::to_value(p) {
+                Ok(serde_json::Value::Object(m)) => m,
+                Ok(other) => {
+                    let mut m = serde_json::Map::new();
+                    m.insert("point".into(), other);
+                    m
+                }
+                Err(e) => return Err(ProbeError::Usage(format!("a point does not serialize: {e}"))),
+            };
+            slots.push((client, i));
+            points.push(Point::new(label, client, map));
+            typed.push(p.clone());
+        }
+    }
+    let seed = common.seed.unwrap_or_else(order::fresh_seed);
+    let plan = order::plan(&slots, common.reps, seed);
+    let placement = placement::detect(broker.bootstrap(), broker.is_mock());
+    let mut warnings = Vec::new();
+    if !broker.is_mock() && placement.shares_cores_with_broker == Some(true) {
+        warnings.push(format!(
+            "the client and the broker shared cores ({}); the post pinned them apart",
+            placement.note
+        ));
+    }
+    let result = ProbeResult {
+        schema: SCHEMA.into(),
+        schema_version: SCHEMA_VERSION,
+        probe: P::NAME.into(),
+        kgap_version: env!("CARGO_PKG_VERSION").into(),
+        librdkafka_version: rdkafka::util::get_rdkafka_version().1,
+        broker: broker.info(),
+        topics: Vec::new(),
+        prefill: None,
+        payload: None,
+        reps: common.reps,
+        order: plan.clone(),
+        placement,
+        points,
+        verdicts: Vec::new(),
+        diagnoses: Vec::new(),
+        not_measured: probe.not_measured(&broker),
+        notes: probe.notes(&broker),
+        warnings,
+        interrupted: false,
+    };
+    let cx = Context {
+        broker,
+        java,
+        out,
+        common,
+        progress,
+    };
+    cx.progress(&format!("broker: {}", cx.broker.label()));
+    let mut sweep = Sweep {
+        result,
+        params: typed,
+    };
+    let setup = probe.prepare(&cx, &mut sweep.result)?;
+    let total = plan.runs.len();
+    for (k, slot) in plan.runs.iter().enumerate() {
+        if interrupt::stopped() {
+            sweep.result.interrupted = true;
+            break;
+        }
+        let (client, label) = {
+            let p = &sweep.result.points[slot.point];
+            (p.client, p.label.clone())
+        };
+        let dir = cx.out.run_dir(&label, slot.rep)?;
+        let figures = probe.run(&cx, &setup, client, &sweep.params[slot.point], &dir)?;
+        let Some(figures) = figures else {
+            sweep.result.interrupted = true;
+            break;
+        };
+        cx.progress(&format!(
+            "[{}/{total}] {label} rep {}/{}: {}",
+            k + 1,
+            slot.rep,
+            sweep.result.reps,
+            probe.describe(&figures)
+        ));
+        sweep.result.points[slot.point].push(figures);
+        if interrupt::stopped() {
+            sweep.result.interrupted = true;
+        }
+        write(&cx.out, &Report::document_only(&sweep), &[&export::Json, &export::Csv])?;
+        if sweep.result.interrupted {
+            break;
+        }
+    }
+    if !sweep.result.interrupted {
+        probe.after(&cx, &setup, &mut sweep)?;
+    }
+    drop(setup);
+    sweep.result.verdicts = probe.verdicts(&sweep);
+    let report = Report::of(probe, &sweep);
+    write(
+        &cx.out,
+        &report,
+        &[&export::Json, &export::Csv, &export::Text, &export::Svg],
+    )?;
+    Ok(sweep)
+}
+
+fn write(out: &OutDir, report: &Report, exports: &[&dyn Export]) -> Result<()> {
+    for e in exports {
+        for (name, bytes) in e.files(report) {
+            out.write(&name, &bytes)?;
+        }
+    }
+    Ok(())
+}
