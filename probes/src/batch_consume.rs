@@ -18,7 +18,9 @@ use crate::capture::{AckLatency, KgapContext, Sink};
 use crate::cli::CommonArgs;
 use crate::consume::{self, ConsumeApi, Flow};
 use crate::error::{ProbeError, Result};
-use crate::fetch_backoff::{self, ConsumeRun};
+use crate::consume::ConsumeRun;
+use crate::consumer_figures::ConsumerFigures;
+use crate::consumer_topic::{self, PrefillChoice};
 use crate::paced::{self, PacedWindow};
 use crate::interrupt;
 use crate::measure::{self, Percentiles};
@@ -112,7 +114,7 @@ pub fn parse_apis(
 #[derive(Debug, Clone, Serialize)]
 pub struct ThroughputFigures {
     #[serde(flatten)]
-    pub run: fetch_backoff::RunFigures,
+    pub run: ConsumerFigures,
     /// Cores of the thread calling poll() or the batch API.
     pub app_cores: f64,
     /// The busiest of librdkafka's rdk:broker threads, and its cores.
@@ -162,7 +164,7 @@ fn params(api: &ConsumeApi, backoff: Option<u64>, rate: Option<u64>) -> Map<Stri
 /// batch API: librdkafka serves them from the consumer queue inside the batch call, where
 /// rust-rdkafka's context never sees them (FACTS.md §5), so poll() runs go without them too.
 pub fn throughput_settings(backoff_ms: u64, mock: bool) -> Vec<(&'static str, String)> {
-    fetch_backoff::consumer_settings(
+    consumer_topic::consumer_settings(
         backoff_ms,
         &crate::broker::topic_name("probe-batch-consume-group"),
         mock,
@@ -187,17 +189,15 @@ fn run_throughput(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult
     }
     let out = OutDir::new(opts.common.out.as_deref(), PROBE)?;
     let partitions = partitions(&broker, opts);
-    let fb = fetch_backoff::Options {
-        common: opts.common.clone(),
-        backoff_ms: opts.backoff_ms.clone(),
-        messages: opts.messages,
-        size: opts.size,
-        kind: None,
+    let plan = consumer_topic::plan(
+        broker.is_mock(),
         partitions,
-        duration: opts.duration,
-        prefill_compression: None,
-    };
-    let (messages, kind, compression) = fetch_backoff::prefill_defaults(broker.is_mock(), &fb);
+        PrefillChoice {
+            messages: opts.messages,
+            ..PrefillChoice::default()
+        },
+    );
+    let (messages, kind, compression) = (plan.messages, plan.kind, plan.compression);
     let pool = Pool::new(opts.size, kind);
     // None: rdkafka_performance, at the fastest backoff, beside the probe's own runs.
     let mut points: Vec<(u64, Option<ConsumeApi>)> = opts
@@ -284,10 +284,11 @@ fn run_throughput(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult
                 duration: opts.duration,
                 expected: messages,
             };
-            let Some(run) = fetch_backoff::consume_once(&broker, &topic, &consume, &dir)? else {
+            let Some(run) = crate::consume::measure_window(&broker, &topic, &consume, &dir)? else {
                 result.interrupted = true;
                 break 'reps;
             };
+            let run = ConsumerFigures::of(run)?;
             let figures = throughput_figures(run);
             progress(&format!(
                 "{} fetch.queue.backoff.ms={backoff} rep {rep}/{}: {} msg/s, app {:.2} cores, {} {:.2} cores, idle {:.1} s",
@@ -415,7 +416,7 @@ fn partitions(broker: &Broker, opts: &Options) -> i32 {
 }
 
 /// Names the app thread, the busiest broker thread and the saturated one.
-pub fn throughput_figures(run: fetch_backoff::RunFigures) -> ThroughputFigures {
+pub fn throughput_figures(run: ConsumerFigures) -> ThroughputFigures {
     let threads = &run.window.threads;
     let app_cores = threads
         .iter()
@@ -470,7 +471,7 @@ fn throughput_notes(broker: &Broker, opts: &Options) -> Vec<String> {
         v.push(format!(
             "queued.min.messages={} on the mock (librdkafka's default is 100000): it keeps only \
              ~100k messages per partition",
-            fetch_backoff::MOCK_QUEUED_MIN_MESSAGES
+            consumer_topic::MOCK_QUEUED_MIN_MESSAGES
         ));
     }
     v.push(format!(

@@ -5,750 +5,448 @@
 //! application drains 100,000 messages in a few milliseconds, then the fetcher sleeps for the
 //! rest of the second. The probe prefills its own topic once, then consumes it with a
 //! BaseConsumer poll loop once per backoff value and rep, counting the backoffs in its own
-//! `debug=fetch` log (through the fetch-log analyzer) and the naps in its per-second timeline.
+//! `debug=fetch` log (through the fetch-log analyzer) and the naps in its 100 ms slots. The
+//! catalogue's rule ([`kgap_analyzers::findings::fetch_backoff`]) decides.
 
-use crate::broker::{Broker, Consumer, TopicGuard};
-use crate::capture::Sink;
-use crate::cli::CommonArgs;
-use crate::consume::{self, ConsumeApi, Flow};
+use crate::broker::{Broker, TopicGuard};
+use crate::cli::{parse_duration, CommonArgs};
+use crate::consume::{self, ConsumeApi, ConsumeRun};
+use crate::consumer_figures::ConsumerFigures;
+use crate::consumer_topic::{self, PrefillChoice, PrefillPlan};
 use crate::error::{ProbeError, Result};
-use crate::interrupt;
-use crate::measure::{self, Edge, Progress, Sampler, WindowFigures};
+use crate::kit::{Context, Probe, Sweep, Table};
 use crate::payload::{PayloadKind, Pool};
 use crate::produce;
-use crate::result::{self, OutDir, ProbeResult, SettingResult, Table, Verdict};
-use kgap_analyzers::fetch_log::{self, FetchLogOptions};
-// Kept for callers that reached it here first.
-pub use crate::result::broker_line;
-use rdkafka::consumer::Consumer as _;
+use kgap_analyzers::findings::{fetch_backoff as rule, Verdict};
+use kgap_analyzers::probe_result::{Client, PayloadInfo, ProbeResult};
+use kgap_analyzers::report::wrap_into;
+use kgap_analyzers::units;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
-use std::cell::Cell;
 use std::path::Path;
-use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-pub const PROBE: &str = "probe-fetch-backoff";
-pub const FINDING: &str = "fetch-backoff";
 /// librdkafka's default fetch.queue.backoff.ms.
 pub const DEFAULT_BACKOFF_MS: u64 = 1000;
+/// Partitions on the mock: 90k messages fit in each, so 40 give the fast setting a window
+/// of more than two seconds at ~1.4M msg/s on 2 cores.
+pub const MOCK_PARTITIONS: i32 = 40;
+/// The default cap on a run's window: ten 1000 ms naps per partition are plenty, and the
+/// slow setting would otherwise read for half a minute.
+pub const DEFAULT_WINDOW: Duration = Duration::from_secs(10);
+/// Partitions on a real broker (the post's 6).
+pub const EXTERNAL_PARTITIONS: i32 = 6;
 
-/// The post's figures (100 B, c6i.8xlarge, Apache Kafka 4.3.1).
-pub const POST_DEFAULT_MSGS_PER_S: f64 = 389_000.0;
-pub const POST_10MS_MSGS_PER_S: f64 = 1_480_000.0;
+const ABOUT: &str = "\
+Reproduces Gap 2 of the post: a librdkafka consumer that takes naps.
 
-#[derive(Debug, Clone)]
+When a partition's local queue reaches queued.min.messages (100000 by default), librdkafka stops
+fetching it for fetch.queue.backoff.ms (1000 ms by default). With small messages the application
+drains the queue in milliseconds and the fetcher sleeps for the rest of the second. The probe
+prefills a topic of its own, consumes it with a BaseConsumer poll loop at each backoff value,
+counts 'Fetch backoff … Local: Queue full' in its own debug=fetch log, finds the naps in 100 ms
+slots, and the findings catalogue decides: HOLDS when every rep of the slow setting napped and
+the fast one read faster with min/max ranges apart (3 reps at least). Without --brokers it runs
+on librdkafka's in-process mock cluster and says so.";
+
+const AFTER: &str = "\
+exit status: 0 measured (the verdict says whether the gap held), 1 the run failed (broker
+unreachable, topic not created), 2 bad usage or a configuration librdkafka refused,
+130 interrupted (what was measured is still printed).
+
+examples:
+  probe-fetch-backoff --backoff-ms 10            # 1000 ms against 10 ms, on the mock
+  probe-fetch-backoff --backoff-ms 1000,100,10   # sweep three values
+  probe-fetch-backoff --brokers 127.0.0.1:9092 --out fb   # a real broker, files kept
+  probe-fetch-backoff -X queued.min.messages=1000000      # the post's other remedy
+  probe-fetch-backoff --json | jq .verdicts      # the catalogue's verdict, as JSON";
+
+#[derive(Debug, Clone, clap::Parser)]
+#[command(
+    name = "probe-fetch-backoff",
+    version,
+    about = "Does the 1000 ms fetch queue backoff make this consumer nap?",
+    long_about = ABOUT,
+    after_help = AFTER
+)]
 pub struct Options {
-    pub common: CommonArgs,
-    /// The fetch.queue.backoff.ms values to run, in order.
+    /// fetch.queue.backoff.ms values: one value is compared with librdkafka's default (1000);
+    /// a comma-separated list is swept as given.
+    #[arg(long, value_name = "MS[,MS…]", value_delimiter = ',', default_value = "10")]
     pub backoff_ms: Vec<u64>,
-    /// None: [`MOCK_MESSAGES_PER_PARTITION`] per partition on the mock, 2M on a real broker.
+
+    /// Messages prefilled and consumed per run. Default: 2000000 on a real broker; 90000 per
+    /// partition on the mock (it keeps only 5 MiB per partition).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(10..))]
     pub messages: Option<u64>,
-    pub size: usize,
-    /// None: random on a real broker (the post's bytes), text on the mock (see below).
+
+    /// Payload bytes per message.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10_485_760))]
+    pub size: u64,
+
+    /// Payload kind: random (the post's) or text (word list, compressible). Default: random on
+    /// a real broker, text on the mock (which must keep a compressed prefill).
+    #[arg(long)]
     pub kind: Option<PayloadKind>,
-    pub partitions: i32,
-    /// Cap on each run's measured window.
-    pub duration: Option<Duration>,
-    /// compression.type of the prefill; None: none on a real broker, gzip on the mock.
+
+    /// Partitions of the probe's topic. Default: 6 on a real broker (the post's), 40 on the
+    /// mock (so that the fast setting's window lasts seconds).
+    #[arg(long, value_parser = clap::value_parser!(i32).range(1..=1000))]
+    pub partitions: Option<i32>,
+
+    /// Cap on each run's measured window; a run also ends when every prefilled message has
+    /// been consumed.
+    #[arg(long, value_parser = parse_duration, default_value = "10s")]
+    pub duration: Duration,
+
+    /// compression.type of the prefill only. Default: none on a real broker; lz4 on the mock,
+    /// which keeps only 5 MiB of batches per partition.
+    #[arg(long, value_name = "CODEC")]
     pub prefill_compression: Option<String>,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
-/// Messages per partition the mock can hold: it keeps only 5 MiB of record batches per
-/// partition and silently drops older ones; lz4-compressed 100 B text keeps ~105k.
-pub const MOCK_MESSAGES_PER_PARTITION: u64 = 90_000;
-/// Default messages on a real broker: long enough for several naps per partition.
-pub const EXTERNAL_MESSAGES: u64 = 2_000_000;
-/// queued.min.messages on the mock, scaled to what it can hold (librdkafka's default is
-/// 100000, more than the mock keeps per partition): the same mechanism at a tenth the size.
-/// One fetch response (1 MB per partition, ~19k lz4-compressed 100 B messages) fills it, so
-/// whether the queue fills does not depend on a race between the fetcher and the
-/// application on a busy 2-core machine.
-pub const MOCK_QUEUED_MIN_MESSAGES: u64 = 10_000;
-
-/// Message count, payload kind and prefill compression for a broker. On a real broker: the
-/// post's bytes (random, uncompressed), 2M messages. On the mock: word-list text with lz4 so
-/// that each partition holds 90k messages. (gzip holds more but makes the consumer's broker
-/// thread the bottleneck, so its queue never fills and nothing naps.)
-pub fn prefill_defaults(is_mock: bool, opts: &Options) -> (u64, PayloadKind, String) {
-    let messages = opts.messages.unwrap_or(if is_mock {
-        MOCK_MESSAGES_PER_PARTITION * opts.partitions as u64
-    } else {
-        EXTERNAL_MESSAGES
-    });
-    let kind = opts.kind.unwrap_or(if is_mock {
-        PayloadKind::Text
-    } else {
-        PayloadKind::Random
-    });
-    let compression = opts
-        .prefill_compression
-        .clone()
-        .unwrap_or_else(|| if is_mock { "lz4" } else { "none" }.to_string());
-    (messages, kind, compression)
+/// The probe.
+pub struct FetchBackoff {
+    pub opts: Options,
 }
 
-impl Options {
-    /// The settings to run: a single value is compared with librdkafka's default.
-    pub fn settings(backoff_ms: &[u64]) -> Vec<u64> {
-        let mut v = backoff_ms.to_vec();
+/// One point: a fetch.queue.backoff.ms value.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct Point {
+    #[serde(rename = "fetch.queue.backoff.ms")]
+    pub backoff_ms: u64,
+}
+
+/// The prefilled topic every run reads from the start.
+pub struct Setup<'c> {
+    topic: TopicGuard<'c>,
+    prefill: PrefillPlan,
+}
+
+impl FetchBackoff {
+    pub fn new(opts: Options) -> FetchBackoff {
+        FetchBackoff { opts }
+    }
+
+    /// The values to run: a single value is compared with librdkafka's default.
+    pub fn settings(&self) -> Vec<u64> {
+        let mut v = self.opts.backoff_ms.clone();
         if v.len() == 1 && v[0] != DEFAULT_BACKOFF_MS {
             v.insert(0, DEFAULT_BACKOFF_MS);
         }
-        v.dedup();
+        let mut seen = Vec::new();
+        v.retain(|b| {
+            let new = !seen.contains(b);
+            seen.push(*b);
+            new
+        });
         v
     }
-}
 
-/// One run's figures: the common window figures plus this probe's own.
-#[derive(Debug, Clone, Serialize)]
-pub struct RunFigures {
-    #[serde(flatten)]
-    pub window: WindowFigures,
-    /// Cores of every thread but the embedded mock's (the consumer process proper).
-    pub consumer_cores: f64,
-    /// The embedded mock broker's thread (0 against a real broker).
-    pub mock_cores: f64,
-    pub busiest_thread: String,
-    pub busiest_thread_cores: f64,
-    /// `Fetch backoff for …` lines in the window, all reasons.
-    pub backoffs: u64,
-    /// Of those, backoffs because the local queue was full (fetch.queue.backoff.ms).
-    pub queue_full_backoffs: u64,
-    /// Time backed off inside the window, summed over partitions (analyze-fetch-log).
-    pub backoff_ms_total: f64,
-    /// Mean share of the window a partition spent backed off.
-    pub backoff_fraction: f64,
-    /// analyze-fetch-log's diagnosis of this run's own debug log, if it found the gap.
-    pub analyzer_diagnosis: Option<String>,
-    pub debug_log_lines: u64,
-}
-
-/// Runs the whole probe. `progress` gets one line per step (stderr unless --quiet).
-pub fn run(opts: &Options, progress: &dyn Fn(&str)) -> Result<ProbeResult> {
-    let settings = Options::settings(&opts.backoff_ms);
-    let broker = Broker::start(opts.common.brokers.as_deref(), &opts.common.property)?;
-    // Validate the consumer configuration of every setting before any work: exit 2.
-    for &b in &settings {
-        broker.validate(&consumer_settings(b, "kgap.validate", broker.is_mock()))?;
-    }
-    let out = OutDir::new(opts.common.out.as_deref(), PROBE)?;
-    let (messages, kind, compression) = prefill_defaults(broker.is_mock(), opts);
-    let pool = Pool::new(opts.size, kind);
-    let params = settings
-        .iter()
-        .map(|b| {
-            let mut p = Map::new();
-            p.insert("fetch.queue.backoff.ms".into(), json!(b));
-            p
-        })
-        .collect();
-    let mut result = ProbeResult::new(PROBE, &broker, &pool, opts.common.reps, params);
-    result.not_measured = not_measured(&broker, &compression);
-    result.notes = notes(&broker, &opts.common.property);
-    progress(&format!("broker: {}", broker.label()));
-
-    let topic = broker.create_topic(PROBE, opts.partitions)?;
-    result.topic = topic.name.clone();
-    progress(&format!(
-        "topic {} ({} partitions): prefilling {} × {} B {} messages ({} compression)",
-        topic.name, opts.partitions, messages, opts.size, kind, compression
-    ));
-    let pre = produce::prefill(
-        &broker,
-        &topic.name,
-        opts.partitions,
-        &pool,
-        messages,
-        &compression,
-        progress,
-    )?;
-    result.prefill = Some(pre.clone());
-    check_retained(&broker, &topic, messages)?;
-    progress(&format!("prefill done in {:.1} s", pre.seconds));
-
-    // Reps outermost, alternating the order of settings, so drift does not favour one.
-    'reps: for rep in 1..=opts.common.reps {
-        for si in result::rep_order(rep, settings.len()) {
-            if interrupt::stopped() {
-                result.interrupted = true;
-                break 'reps;
-            }
-            let backoff = settings[si];
-            let dir = out.run_dir(&format!("backoff-{backoff}ms"), rep)?;
-            let consume = ConsumeRun {
-                api: ConsumeApi::Poll,
-                settings: consumer_settings(
-                    backoff,
-                    &crate::broker::topic_name("probe-fetch-backoff-group"),
-                    broker.is_mock(),
-                ),
-                backoff_ms: backoff,
-                duration: opts.duration,
-                expected: messages,
-            };
-            let Some(run) = consume_once(&broker, &topic, &consume, &dir)? else {
-                // Ctrl-C before this run's window opened: nothing of it to report.
-                result.interrupted = true;
-                break 'reps;
-            };
-            progress(&format!(
-                "fetch.queue.backoff.ms={backoff} rep {rep}/{}: {} msg/s, {} Queue-full backoffs, \
-                 idle {:.1} of {:.1} s",
-                opts.common.reps,
-                result::si(run.window.msgs_per_s),
-                run.queue_full_backoffs,
-                run.window.idle_s,
-                run.window.window_s
-            ));
-            result.settings[si].push_run(&run);
-            if interrupt::stopped() {
-                result.interrupted = true;
-            }
-            out.write(&result)?;
-        }
-    }
-    result.verdict = Some(verdict(&result.settings));
-    out.write(&result)?;
-    topic.delete()?;
-    Ok(result)
-}
-
-fn not_measured(broker: &Broker, compression: &str) -> Vec<String> {
-    let mut v = vec![
-        "end-to-end latency (this probe measures consumer throughput only)".to_string(),
-        "CPU of threads that exited inside the window (counted in cpu_cores, not per thread)"
-            .to_string(),
-        "backoffs before the window (warmup: the first 10% of messages) and after it".to_string(),
-    ];
-    if broker.is_mock() {
-        v.push(
-            "Apache Kafka's per-request cost: the broker was librdkafka's in-process mock"
-                .to_string(),
-        );
-    }
-    if compression != "none" {
-        v.push(format!(
-            "an uncompressed consumer: the prefill was {compression}-compressed, so the consumer's \
-             broker thread also decompresses"
-        ));
-    }
-    v
-}
-
-/// The consumer's settings for one backoff value; `-X` overrides come after these.
-pub fn consumer_settings(backoff_ms: u64, group: &str, mock: bool) -> Vec<(&'static str, String)> {
-    let mut v = vec![
-        // A fresh group id per run; offsets are never committed (assign, no auto commit), so
-        // the probe leaves no group behind on the cluster.
-        ("group.id", group.to_string()),
-        ("enable.auto.commit", "false".into()),
-        ("enable.auto.offset.store", "false".into()),
-        ("auto.offset.reset", "earliest".into()),
-        ("debug", "fetch".into()),
-        ("statistics.interval.ms", "1000".into()),
-        ("fetch.queue.backoff.ms", backoff_ms.to_string()),
-    ];
-    if mock {
-        v.push(("queued.min.messages", MOCK_QUEUED_MIN_MESSAGES.to_string()));
-    }
-    v
-}
-
-/// What differs from librdkafka's defaults besides the swept knob, said in every output.
-fn notes(broker: &Broker, overrides: &[(String, String)]) -> Vec<String> {
-    let mut v = Vec::new();
-    if broker.is_mock() && !overrides.iter().any(|(k, _)| k == "queued.min.messages") {
-        v.push(format!(
-            "queued.min.messages={MOCK_QUEUED_MIN_MESSAGES} (librdkafka's default is 100000): the \
-             mock keeps only ~100k messages per partition, so the nap threshold is scaled down; \
-             the mechanism is the same. Use --brokers for librdkafka's defaults."
-        ));
-    }
-    for (k, val) in overrides {
-        v.push(format!("-X {k}={val} (applied last to every client)"));
-    }
-    v
-}
-
-/// Fails if the broker did not keep every prefilled message (the mock silently drops old data
-/// beyond 5 MiB per partition).
-fn check_retained(broker: &Broker, topic: &TopicGuard, expected: u64) -> Result<()> {
-    let c = Consumer::new(broker, &[], Arc::new(Sink::default()))?;
-    let mut kept = 0u64;
-    let mut dropped = 0u64;
-    for p in 0..topic.partitions {
-        let (lo, hi) = c
-            .consumer
-            .fetch_watermarks(&topic.name, p, Duration::from_secs(10))
-            .map_err(|e| ProbeError::kafka(format!("watermarks of {} [{p}]", topic.name), e))?;
-        kept += (hi - lo).max(0) as u64;
-        dropped += lo.max(0) as u64;
-    }
-    if kept != expected {
-        let hint = if broker.is_mock() && dropped > 0 {
-            " — librdkafka's mock keeps only 5 MiB per partition and drops older data: \
-             use fewer --messages or more --partitions (or --kind text with --prefill-compression gzip)"
+    fn partitions(&self, broker: &Broker) -> i32 {
+        self.opts.partitions.unwrap_or(if broker.is_mock() {
+            MOCK_PARTITIONS
         } else {
-            ""
+            EXTERNAL_PARTITIONS
+        })
+    }
+
+    fn prefill(&self, broker: &Broker) -> PrefillPlan {
+        consumer_topic::plan(
+            broker.is_mock(),
+            self.partitions(broker),
+            PrefillChoice {
+                messages: self.opts.messages,
+                kind: self.opts.kind,
+                compression: self.opts.prefill_compression.as_deref(),
+            },
+        )
+    }
+}
+
+/// The typed evidence the catalogue's rule takes: the slowest and fastest settings measured.
+pub fn evidence(sweep: &Sweep<FetchBackoff>) -> Option<rule::Evidence> {
+    let measured: Vec<_> = sweep.measured().collect();
+    let slow = measured.iter().max_by_key(|m| m.point.backoff_ms)?;
+    let fast = measured.iter().min_by_key(|m| m.point.backoff_ms)?;
+    let rate = |f: &ConsumerFigures| f.window.msgs_per_s;
+    Some(rule::Evidence {
+        slow_backoff_ms: slow.point.backoff_ms,
+        fast_backoff_ms: fast.point.backoff_ms,
+        slow_msgs_per_s: slow.reps(rate),
+        fast_msgs_per_s: fast.reps(rate),
+        slow_queue_full_backoffs: slow.reps(|f| f.queue_full_backoffs as f64),
+        slow_idle_s: slow.reps(|f| f.window.idle_s),
+        slow_window_s: slow.reps(|f| f.window.window_s),
+        fast_queue_full_backoffs: fast.reps(|f| f.queue_full_backoffs as f64),
+        fast_idle_s: fast.reps(|f| f.window.idle_s),
+    })
+}
+
+impl Probe for FetchBackoff {
+    type Point = Point;
+    type Figures = ConsumerFigures;
+    type Setup<'c> = Setup<'c>;
+    const NAME: &'static str = "probe-fetch-backoff";
+
+    fn common(&self) -> &CommonArgs {
+        &self.opts.common
+    }
+
+    fn points(&self, _broker: &Broker) -> Vec<Point> {
+        self.settings()
+            .into_iter()
+            .map(|backoff_ms| Point { backoff_ms })
+            .collect()
+    }
+
+    fn label(&self, p: &Point) -> String {
+        format!("backoff-{}ms", p.backoff_ms)
+    }
+
+    fn validate(&self, broker: &Broker, points: &[Point]) -> Result<()> {
+        for p in points {
+            broker.validate(&consumer_topic::consumer_settings(
+                p.backoff_ms,
+                "kgap.validate",
+                broker.is_mock(),
+            ))?;
+        }
+        Ok(())
+    }
+
+    fn prepare<'c>(
+        &self,
+        cx: &'c Context,
+        result: &mut ProbeResult<ConsumerFigures>,
+    ) -> Result<Setup<'c>> {
+        let broker = &cx.broker;
+        let plan = self.prefill(broker);
+        let partitions = self.partitions(broker);
+        let pool = Pool::new(self.opts.size as usize, plan.kind);
+        result.payload = Some(PayloadInfo {
+            size_bytes: pool.size(),
+            kind: pool.kind().to_string(),
+            pool_count: pool.count(),
+            sha256: pool.sha256_hex(),
+        });
+        let topic = broker.create_topic(Self::NAME, partitions)?;
+        result.topics.push(topic.name.clone());
+        cx.progress(&format!(
+            "topic {} ({partitions} partitions): prefilling {} × {} B {} messages ({} compression)",
+            topic.name, plan.messages, self.opts.size, plan.kind, plan.compression
+        ));
+        let pre = produce::prefill(
+            broker,
+            &topic.name,
+            partitions,
+            &pool,
+            plan.messages,
+            &plan.compression,
+            &|l| cx.progress(l),
+        )?;
+        consumer_topic::check_retained(broker, &topic, plan.messages)?;
+        cx.progress(&format!("prefill done in {:.1} s", pre.seconds));
+        result.prefill = serde_json::to_value(&pre).ok();
+        Ok(Setup {
+            topic,
+            prefill: plan,
+        })
+    }
+
+    fn run(
+        &self,
+        cx: &Context,
+        setup: &Setup<'_>,
+        client: Client,
+        p: &Point,
+        dir: &Path,
+    ) -> Result<Option<ConsumerFigures>> {
+        if client != Client::Librdkafka {
+            return Err(ProbeError::Usage("probe-fetch-backoff runs librdkafka only".into()));
+        }
+        let run = ConsumeRun {
+            api: ConsumeApi::Poll,
+            settings: consumer_topic::consumer_settings(
+                p.backoff_ms,
+                &crate::broker::topic_name("probe-fetch-backoff-group"),
+                cx.broker.is_mock(),
+            ),
+            backoff_ms: p.backoff_ms,
+            duration: Some(self.opts.duration),
+            expected: setup.prefill.messages,
         };
-        return Err(ProbeError::Kafka(format!(
-            "the topic holds {kept} of the {expected} prefilled messages ({dropped} dropped){hint}"
-        )));
-    }
-    Ok(())
-}
-
-fn wall_s() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs_f64()
-}
-
-/// One consume run: which API takes the messages, with which consumer settings.
-#[derive(Debug, Clone)]
-pub struct ConsumeRun {
-    pub api: ConsumeApi,
-    /// The consumer's settings (see [`consumer_settings`]); `-X` overrides come after them.
-    pub settings: Vec<(&'static str, String)>,
-    /// fetch.queue.backoff.ms of the run: sizes the idle limit, so a nap is never the end.
-    pub backoff_ms: u64,
-    /// Cap on the measured window.
-    pub duration: Option<Duration>,
-    /// Messages in the topic: the run ends when all arrived.
-    pub expected: u64,
-}
-
-/// One run: a fresh consumer, assign() every partition from the beginning, take messages on
-/// a thread of its own (`kgap-app`, so its cores are the application thread's) until every
-/// prefilled message arrived (or the duration, or an idle timeout, or Ctrl-C).
-pub fn consume_once(
-    broker: &Broker,
-    topic: &TopicGuard,
-    run: &ConsumeRun,
-    dir: &Path,
-) -> Result<Option<RunFigures>> {
-    let log_path = dir.join("debug.log");
-    let sink = Arc::new(
-        Sink::to_files(Some(&log_path), Some(&dir.join("stats.jsonl")))
-            .map_err(|e| ProbeError::io(format!("creating files in {}", dir.display()), e))?,
-    );
-    let c = Consumer::new(broker, &run.settings, sink.clone())?;
-    c.assign_from_start(&topic.name, topic.partitions)?;
-
-    let expected = run.expected;
-    let warmup = (expected / 10).max(1);
-    // Longer than any nap the setting can cause, so a nap is never taken for the end.
-    let idle_limit = Duration::from_millis(10_000 + 3 * run.backoff_ms);
-    let origin = Instant::now();
-    let progress = Arc::new(Progress::default());
-    let mut count = 0u64;
-    let mut bytes = 0u64;
-    let mut start: Option<(Edge, f64, Sampler)> = None;
-    // Shared by the message and idle callbacks.
-    let idle_since: Cell<Option<Instant>> = Cell::new(None);
-    let deadline_check = 4096u64;
-    let deadline: Cell<Option<Instant>> = Cell::new(None);
-
-    // The measured loop: counters and relaxed stores only; clock reads every 4096 messages.
-    let (cr, pr) = (&c, &progress);
-    let (errors, count, _bytes, start, end) = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name(measure::APP_THREAD.into())
-            .spawn_scoped(scope, move || {
-                let errors = consume::drive(
-                    cr,
-                    run.api,
-                    Duration::from_millis(100),
-                    |payload| {
-                        count += 1;
-                        bytes += payload.len() as u64;
-                        pr.publish(count, bytes);
-                        if count == warmup {
-                            let edge = Edge::now(origin, count, bytes);
-                            let sampler = Sampler::start(pr.clone(), origin);
-                            deadline.set(run.duration.map(|d| edge.at + d));
-                            start = Some((edge, wall_s(), sampler));
-                        }
-                        if count >= expected {
-                            return Flow::Stop;
-                        }
-                        idle_since.set(None);
-                        if count % deadline_check == 0
-                            && (deadline.get().is_some_and(|d| Instant::now() >= d)
-                                || interrupt::stopped())
-                        {
-                            return Flow::Stop;
-                        }
-                        Flow::Continue
-                    },
-                    || {
-                        if interrupt::stopped()
-                            || deadline.get().is_some_and(|d| Instant::now() >= d)
-                        {
-                            return Flow::Stop;
-                        }
-                        let since = idle_since.get().unwrap_or_else(Instant::now);
-                        idle_since.set(Some(since));
-                        if since.elapsed() > idle_limit {
-                            Flow::Stop
-                        } else {
-                            Flow::Continue
-                        }
-                    },
-                );
-                // The end edge on this thread, while it is still in /proc: its CPU counts.
-                let end = Edge::now(origin, count, bytes);
-                errors.map(|e| (e, count, bytes, start, end))
-            })
-            .expect("spawn kgap-app")
-            .join()
-            .expect("consume thread")
-    })?;
-    let end_wall = wall_s();
-    drop(c);
-    sink.flush();
-
-    let Some((start, start_wall, sampler)) = start else {
-        if interrupt::stopped() {
-            return Ok(None);
+        match consume::measure_window(&cx.broker, &setup.topic, &run, dir)? {
+            Some(w) => ConsumerFigures::of(w).map(Some),
+            None => Ok(None),
         }
-        return Err(ProbeError::Kafka(format!(
-            "the consumer received {count} of {expected} messages before stopping ({errors} errors{}); \
-             nothing was measured",
-            sink.last_error().map(|e| format!("; librdkafka: {e}")).unwrap_or_default()
-        )));
-    };
-    let ticks = sampler.stop();
-    // Keep only ticks inside the window (the sampler may tick once after the end).
-    let ticks: Vec<_> = ticks
-        .into_iter()
-        .filter(|t| t.at_s <= end.at.duration_since(origin).as_secs_f64() + 1e-6)
-        .collect();
-    measure::write_threads_csv(&dir.join("threads.csv"), &ticks);
-    if count < expected && !interrupt::stopped() && run.duration.is_none() {
-        return Err(ProbeError::Kafka(format!(
-            "the consumer stalled at {count} of {expected} messages for {} s ({errors} errors{})",
-            idle_limit.as_secs(),
-            sink.last_error()
-                .map(|e| format!("; librdkafka: {e}"))
-                .unwrap_or_default()
-        )));
     }
-    let window = measure::window_figures(&start, &end, &ticks);
 
-    let report = std::fs::File::open(&log_path)
-        .map_err(|e| ProbeError::io(format!("reading {}", log_path.display()), e))
-        .and_then(|f| {
-            fetch_log::analyze_fetch_log(
-                f,
-                &FetchLogOptions {
-                    window_start: Some(start_wall),
-                    window_end: Some(end_wall),
-                    ..FetchLogOptions::default()
-                },
-            )
-            .map_err(|e| ProbeError::Kafka(format!("analyzing {}: {e}", log_path.display())))
-        })?;
-    let backoffs = report.partitions.iter().map(|p| p.backoffs).sum();
-    let queue_full_backoffs = report
-        .partitions
-        .iter()
-        .map(|p| p.queue_full_backoffs)
-        .sum();
-    let backoff_ms_total = report.partitions.iter().map(|p| p.backoff_ms_total).sum();
-    // Mean over partitions of the share of the window each spent backed off.
-    let fractions: Vec<f64> = report
-        .partitions
-        .iter()
-        .filter_map(|p| p.backoff_fraction)
-        .collect();
-    let backoff_fraction = if fractions.is_empty() {
-        0.0
-    } else {
-        measure::round3(fractions.iter().sum::<f64>() / fractions.len() as f64)
-    };
-    let diagnosis = report
-        .diagnoses
-        .iter()
-        .find(|d| d.id == "fetch-queue-backoff")
-        .map(|d| format!("{} Fix: {}", d.cause, d.fix));
-
-    let mock_cores: f64 = window
-        .threads
-        .iter()
-        .filter(|t| t.name.starts_with("rdk:mock"))
-        .map(|t| t.cores)
-        .sum();
-    let busiest = window
-        .threads
-        .iter()
-        .find(|t| !t.name.starts_with("rdk:mock"))
-        .cloned();
-    Ok(Some(RunFigures {
-        consumer_cores: measure::round3((window.cpu_cores - mock_cores).max(0.0)),
-        mock_cores: measure::round3(mock_cores),
-        busiest_thread: busiest.as_ref().map(|t| t.name.clone()).unwrap_or_default(),
-        busiest_thread_cores: busiest.map_or(0.0, |t| t.cores),
-        backoffs,
-        queue_full_backoffs,
-        backoff_ms_total: measure::round3(backoff_ms_total),
-        backoff_fraction,
-        analyzer_diagnosis: diagnosis,
-        debug_log_lines: sink.lines(),
-        window,
-    }))
-}
-
-/// The post's rule: naps at the slow setting (Queue-full backoffs), and a clear speed-up at
-/// the fast one.
-pub fn verdict(settings: &[SettingResult]) -> Verdict {
-    let backoff_of = |s: &SettingResult| {
-        s.params
-            .get("fetch.queue.backoff.ms")
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    let measured: Vec<&SettingResult> = settings.iter().filter(|s| !s.runs.is_empty()).collect();
-    let (Some(slow), Some(fast)) = (
-        measured.iter().max_by_key(|s| backoff_of(s)),
-        measured.iter().min_by_key(|s| backoff_of(s)),
-    ) else {
-        return Verdict::cannot_tell(FINDING, "nothing was measured", json!({}));
-    };
-    let (bs, bf) = (backoff_of(slow), backoff_of(fast));
-    let m = |s: &SettingResult, k: &str| s.median_of(k).unwrap_or(0.0);
-    let (rs, rf) = (m(slow, "msgs_per_s"), m(fast, "msgs_per_s"));
-    let speedup = if rs > 0.0 { rf / rs } else { 0.0 };
-    let naps = m(slow, "queue_full_backoffs");
-    let stalls = m(slow, "stall_seconds");
-    let idle = m(slow, "idle_s");
-    let reps_with_naps = slow
-        .runs
-        .iter()
-        .filter(|r| r["queue_full_backoffs"].as_f64().unwrap_or(0.0) > 0.0)
-        .count();
-    let evidence = json!({
-        "slow_backoff_ms": bs,
-        "fast_backoff_ms": bf,
-        "slow_msgs_per_s": rs,
-        "fast_msgs_per_s": rf,
-        "speedup": measure::round3(speedup),
-        "slow_queue_full_backoffs": naps,
-        "slow_reps_with_naps": reps_with_naps,
-        "reps": slow.runs.len(),
-        "slow_backoff_s": measure::round3(m(slow, "backoff_ms_total") / 1000.0),
-        "slow_stall_seconds": stalls,
-        "slow_idle_s": idle,
-        "slow_window_s": m(slow, "window_s"),
-        "fast_idle_s": m(fast, "idle_s"),
-        "fast_queue_full_backoffs": m(fast, "queue_full_backoffs"),
-        "fast_stall_seconds": m(fast, "stall_seconds"),
-        "post": {
-            "default_msgs_per_s": POST_DEFAULT_MSGS_PER_S,
-            "backoff_10ms_msgs_per_s": POST_10MS_MSGS_PER_S,
-            "speedup": measure::round3(POST_10MS_MSGS_PER_S / POST_DEFAULT_MSGS_PER_S),
-        },
-    });
-    if bs == bf {
-        return Verdict::cannot_tell(
-            FINDING,
-            format!("only fetch.queue.backoff.ms={bs} was run: nothing to compare"),
-            evidence,
-        );
+    fn describe(&self, f: &ConsumerFigures) -> String {
+        format!(
+            "{}, {} Queue-full backoffs, idle {} of {}",
+            units::msgs_per_s(f.window.msgs_per_s),
+            f.queue_full_backoffs,
+            units::seconds(f.window.idle_s),
+            units::seconds(f.window.window_s)
+        )
     }
-    // The post saw 3.8x; 1.3x is a clear, noise-proof effect on a 2-core machine.
-    let holds = naps > 0.0 && speedup >= 1.3;
-    let summary = if holds {
-        format!(
-            "at fetch.queue.backoff.ms={bs} the fetcher backed off {naps:.0} times on a full local queue \
-             (median; naps in {reps_with_naps} of {} reps) and no message arrived for {idle:.1} s of the \
-             {:.1} s window; at {bf} ms it ran {speedup:.1}x faster \
-             ({} → {} msg/s; the post: 3.8x): a partition's local queue reaches queued.min.messages, \
-             so librdkafka stops fetching it for fetch.queue.backoff.ms. Fix: fetch.queue.backoff.ms={bf} \
-             (10 is the post's choice; 0 spins).",
-            slow.runs.len(),
-            m(slow, "window_s"),
-            result::si(rs),
-            result::si(rf)
-        )
-    } else if naps == 0.0 {
-        format!(
-            "no Queue-full backoffs at fetch.queue.backoff.ms={bs} (median; naps in {reps_with_naps} \
-             of {} reps): the local queue rarely reached queued.min.messages (the application \
-             kept up with the fetcher, or there were too few messages per partition); {bf} ms ran \
-             {speedup:.2}x the rate",
-            slow.runs.len()
-        )
-    } else {
-        format!(
-            "the fetcher backed off {naps:.0} times at {bs} ms, but {bf} ms ran only {speedup:.2}x \
-             the rate ({} → {} msg/s): something else limits this consumer (see the busiest thread)",
-            result::si(rs),
-            result::si(rf)
-        )
-    };
-    Verdict {
-        finding: FINDING.into(),
-        holds,
-        decided: true,
-        summary,
-        evidence,
-    }
-}
 
-/// The human report.
-pub fn render_text(r: &ProbeResult) -> String {
-    let messages = r
-        .settings
-        .first()
-        .and_then(|x| x.runs.first())
-        .and_then(|run| run.get("messages"))
-        .map_or_else(|| "?".to_string(), |v| v.to_string());
-    let mut s = result::render_header(
-        r,
-        &format!(
-            "{messages} × {} B {} messages per run",
-            r.payload.size_bytes, r.payload.kind
-        ),
-    );
-    let mut t = Table::new([
-        "backoff ms",
-        "msg/s median (min–max)",
-        "MB/s",
-        "cores",
-        "busiest thread",
-        "backoffs",
-        "idle s",
-        "window s",
-        "stall s",
-    ]);
-    for set in &r.settings {
-        if set.runs.is_empty() {
-            continue;
-        }
-        let g = |k: &str| set.median_of(k).unwrap_or(0.0);
-        let busiest = set
-            .median
-            .get("threads")
-            .and_then(Value::as_array)
-            .and_then(|ts| {
-                ts.iter()
-                    .find(|t| !t["name"].as_str().unwrap_or("").starts_with("rdk:mock"))
-            })
-            .map(|t| {
-                format!(
-                    "{} {:.2}",
-                    t["name"].as_str().unwrap_or("?"),
-                    t["cores"].as_f64().unwrap_or(0.0)
-                )
-            })
-            .unwrap_or_default();
-        t.row(vec![
-            set.params["fetch.queue.backoff.ms"].to_string(),
-            set.median_range_si("msgs_per_s"),
-            format!("{:.1}", g("mb_per_s")),
-            format!("{:.2}", g("consumer_cores")),
-            busiest,
-            format!("{:.0}", g("queue_full_backoffs")),
-            format!("{:.1}", g("idle_s")),
-            format!("{:.1}", g("window_s")),
-            format!("{:.0}", g("stall_seconds")),
+    fn window_s(&self, f: &ConsumerFigures) -> Option<f64> {
+        Some(f.window.window_s)
+    }
+
+    fn verdicts(&self, sweep: &Sweep<Self>) -> Vec<Verdict> {
+        vec![match evidence(sweep) {
+            Some(e) => rule::decide(&e),
+            None => Verdict::cannot_tell(&rule::FINDING, "nothing was measured"),
+        }]
+    }
+
+    fn headline(&self, sweep: &Sweep<Self>) -> String {
+        let messages = sweep
+            .measured()
+            .next()
+            .and_then(|m| m.runs.first())
+            .map(|f| f.window.messages.to_string())
+            .unwrap_or_else(|| "no".into());
+        let size = sweep.result.payload.as_ref().map_or(0, |p| p.size_bytes);
+        format!("{messages} × {size} B messages measured per run (after a 10% warmup)")
+    }
+
+    fn render(&self, sweep: &Sweep<Self>) -> String {
+        let mut t = Table::new([
+            "backoff ms",
+            "msg/s median (min–max)",
+            "MB/s",
+            "cores",
+            "busiest thread",
+            "backoffs",
+            "idle s",
+            "window s",
         ]);
-    }
-    s.push_str(&t.render());
-    s.push_str("\nmsg/s per second, first rep (k msg/s; a nap shows as a low second):\n");
-    for set in &r.settings {
-        if let Some(tl) = set
-            .runs
-            .first()
-            .and_then(|x| x.get("timeline"))
-            .and_then(Value::as_array)
-        {
-            let mut line: Vec<String> = tl
+        for m in sweep.measured() {
+            let med = |f: fn(&ConsumerFigures) -> f64| m.reps(f).median().unwrap_or(0.0);
+            let busiest = m
+                .runs
                 .iter()
-                .map(|v| format!("{:.0}", v.as_f64().unwrap_or(0.0) / 1000.0))
+                .max_by(|a, b| a.busiest_thread_cores.total_cmp(&b.busiest_thread_cores))
+                .map(|f| format!("{} {:.2}", f.busiest_thread, f.busiest_thread_cores))
+                .unwrap_or_default();
+            t.row(vec![
+                m.point.backoff_ms.to_string(),
+                m.reps(|f| f.window.msgs_per_s).show(units::si),
+                format!("{:.1}", med(|f| f.window.mb_per_s)),
+                format!("{:.2}", med(|f| f.consumer_cores)),
+                busiest,
+                format!("{:.0}", med(|f| f.queue_full_backoffs as f64)),
+                format!("{:.1}", med(|f| f.window.idle_s)),
+                format!("{:.1}", med(|f| f.window.window_s)),
+            ]);
+        }
+        let mut s = t.render();
+        s.push_str("\nmsg/s per second, first rep (k msg/s; a nap shows as a low second):\n");
+        for m in sweep.measured() {
+            let Some(first) = m.runs.first() else { continue };
+            let mut line: Vec<String> = first
+                .window
+                .timeline
+                .iter()
+                .map(|v| format!("{:.0}", *v as f64 / 1000.0))
                 .collect();
             if line.is_empty() {
                 line.push("(window shorter than a second)".into());
             }
-            s.push_str(&format!(
-                "  {:>5} ms: {}\n",
-                set.params["fetch.queue.backoff.ms"],
-                line.join(" ")
+            s.push_str(&format!("  {:>5} ms: {}\n", m.point.backoff_ms, line.join(" ")));
+        }
+        s.push('\n');
+        wrap_into(
+            &mut s,
+            "",
+            "cores: the consumer process without the embedded broker's thread. busiest thread: \
+             its busiest rep. backoffs: 'Fetch backoff … Local: Queue full' lines in the window \
+             (debug=fetch). idle s: 100 ms slots in which no message arrived (naps).",
+        );
+        if let Some(d) = sweep
+            .measured()
+            .flat_map(|m| m.runs.iter())
+            .find_map(|f| f.analyzer_diagnosis.as_deref())
+        {
+            s.push('\n');
+            s.push_str("analyze-fetch-log on the probe's own debug log:\n");
+            wrap_into(&mut s, "  ", d);
+        }
+        s
+    }
+
+    fn not_measured(&self, broker: &Broker) -> Vec<String> {
+        let plan = self.prefill(broker);
+        let mut v = vec![
+            "end-to-end latency (this probe measures consumer throughput only)".to_string(),
+            "fetch.queue.backoff.ms=0 unless swept: the rule says nothing about it".to_string(),
+            "CPU of threads that exited inside the window (in cpu_cores, not per thread)"
+                .to_string(),
+            "backoffs before the window (warmup: the first 10% of messages) and after it"
+                .to_string(),
+        ];
+        if broker.is_mock() {
+            v.push(
+                "Apache Kafka's per-request cost: the broker was librdkafka's in-process mock"
+                    .to_string(),
+            );
+        }
+        if plan.compression != "none" {
+            v.push(format!(
+                "an uncompressed consumer: the prefill was {}-compressed, so the consumer's \
+                 broker thread also decompresses",
+                plan.compression
             ));
         }
+        v
     }
-    s.push_str(
-        "\ncores: the consumer process without the embedded broker's thread. backoffs: 'Fetch \
-         backoff … Local: Queue full' lines in the window (debug=fetch). idle s: 100 ms slots in \
-         which no message arrived (naps). stall s: whole seconds below 20% of the median rate.\n",
-    );
-    let analyzer: Vec<String> = r
-        .settings
-        .iter()
-        .flat_map(|s| s.runs.first())
-        .find_map(|run| run.get("analyzer_diagnosis").and_then(Value::as_str))
-        .map(|d| format!("analyze-fetch-log on the probe's own debug log: {d}"))
-        .into_iter()
-        .collect();
-    s.push_str(&result::render_footer(r, &analyzer));
-    s
+
+    fn notes(&self, broker: &Broker) -> Vec<String> {
+        let mut v = Vec::new();
+        if broker.is_mock() {
+            v.extend(consumer_topic::mock_note(broker.overrides()));
+        }
+        for (k, val) in broker.overrides() {
+            v.push(format!("-X {k}={val} (applied last to every client)"));
+        }
+        v
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
 
-    fn setting(backoff: u64, runs: &[(f64, u64, u32)]) -> SettingResult {
-        let mut p = Map::new();
-        p.insert("fetch.queue.backoff.ms".into(), json!(backoff));
-        let mut s = SettingResult::new(p);
-        for &(rate, naps, stalls) in runs {
-            s.push_run(&json!({
-                "msgs_per_s": rate, "queue_full_backoffs": naps, "stall_seconds": stalls,
-                "backoff_ms_total": naps as f64 * backoff as f64,
-            }));
-        }
-        s
+    fn probe(args: &[&str]) -> FetchBackoff {
+        let mut argv = vec!["probe-fetch-backoff"];
+        argv.extend_from_slice(args);
+        FetchBackoff::new(Options::try_parse_from(argv).unwrap())
     }
 
     #[test]
     fn a_single_value_is_compared_with_the_default() {
-        assert_eq!(Options::settings(&[10]), vec![1000, 10]);
-        assert_eq!(Options::settings(&[1000]), vec![1000]);
+        assert_eq!(probe(&["--backoff-ms", "10"]).settings(), vec![1000, 10]);
+        assert_eq!(probe(&["--backoff-ms", "1000"]).settings(), vec![1000]);
         assert_eq!(
-            Options::settings(&[1000, 100, 10, 0]),
+            probe(&["--backoff-ms", "1000,100,10,0"]).settings(),
             vec![1000, 100, 10, 0]
         );
+        assert_eq!(probe(&["--backoff-ms", "10,10"]).settings(), vec![10]);
     }
 
     #[test]
-    fn verdict_holds_with_naps_and_a_speedup() {
-        let v = verdict(&[
-            setting(1000, &[(230e3, 12, 3), (220e3, 11, 3), (240e3, 12, 4)]),
-            setting(10, &[(1.1e6, 0, 0), (1.2e6, 0, 0), (1.15e6, 0, 0)]),
-        ]);
-        assert!(v.holds, "{v:?}");
-        assert_eq!(v.finding, "fetch-backoff");
-        assert!((v.evidence["speedup"].as_f64().unwrap() - 5.0).abs() < 0.01);
-        assert!(v.summary.contains("queued.min.messages"));
-    }
-
-    #[test]
-    fn verdict_fails_without_naps_or_without_speedup() {
-        let no_naps = verdict(&[setting(1000, &[(1e6, 0, 0)]), setting(10, &[(1.1e6, 0, 0)])]);
-        assert!(!no_naps.holds);
-        assert!(
-            no_naps.summary.contains("rarely reached"),
-            "{}",
-            no_naps.summary
-        );
-        let no_speedup = verdict(&[setting(1000, &[(1e6, 5, 1)]), setting(10, &[(1.1e6, 0, 0)])]);
-        assert!(!no_speedup.holds);
-        let single = verdict(&[setting(1000, &[(1e6, 5, 1)])]);
-        assert!(!single.holds && !single.decided);
-        assert!(single.summary.contains("nothing to compare"));
+    fn bad_lists_are_refused_by_the_parser() {
+        let argv = |a: &str| Options::try_parse_from(["p", "--backoff-ms", a]);
+        assert!(argv("10,,20").is_err());
+        assert!(argv("ten").is_err());
+        assert!(argv("-5").is_err());
+        assert!(Options::try_parse_from(["p", "--messages", "5"]).is_err());
     }
 }

@@ -24,6 +24,8 @@ pub mod broker;
 pub mod capture;
 pub mod cli;
 pub mod consume;
+pub mod consumer_figures;
+pub mod consumer_topic;
 pub mod error;
 pub mod fetch_backoff;
 pub mod gzip_batch;

@@ -144,11 +144,13 @@ fn fetch_backoff_on_the_real_broker_naps_at_1000ms_not_at_10ms_and_touches_nothi
             "--backoff-ms",
             "10",
             "--messages",
-            "100000",
+            "60000",
             "--partitions",
             "2",
             "--reps",
-            "1",
+            "3",
+            "--seed",
+            "5",
             "-X",
             "queued.min.messages=5000",
             "--json",
@@ -159,8 +161,11 @@ fn fetch_backoff_on_the_real_broker_naps_at_1000ms_not_at_10ms_and_touches_nothi
     let r = json_of(&out);
     assert_eq!(r["probe"], "probe-fetch-backoff");
     assert_eq!(r["broker"]["kind"], "external");
-    assert_eq!(r["payload_sha256"].as_str().unwrap().len(), 64);
-    let settings = r["settings"].as_array().unwrap();
+    assert_eq!(r["schema"], "kgap.probe-result");
+    assert_eq!(r["payload"]["sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(r["order"]["seed"], 5);
+    assert_eq!(r["order"]["runs"].as_array().unwrap().len(), 6);
+    let settings = r["points"].as_array().unwrap();
     assert_eq!(settings.len(), 2);
     let slow = &settings[0];
     let fast = &settings[1];
@@ -184,8 +189,13 @@ fn fetch_backoff_on_the_real_broker_naps_at_1000ms_not_at_10ms_and_touches_nothi
     assert_eq!(n(fast_run, "stall_seconds"), 0.0, "{fast_run}");
     assert!(n(fast_run, "longest_idle_s") < 0.5, "{fast_run}");
     assert!(n(fast_run, "msgs_per_s") > n(slow_run, "msgs_per_s"));
-    assert_eq!(r["verdict"]["finding"], "fetch-backoff");
-    assert_eq!(r["verdict"]["holds"], true, "{}", r["verdict"]);
+    let v = &r["verdicts"][0];
+    assert_eq!(v["finding"], "fetch-backoff");
+    assert_eq!(v["outcome"], "holds", "{v}");
+    // The mechanism, not only the number: every check passed, the naps in every rep.
+    assert!(v["checks"].as_array().unwrap().len() >= 3, "{v}");
+    assert!(v["checks"].as_array().unwrap().iter().all(|c| c["state"] == "passed"), "{v}");
+    assert_eq!(v["evidence"]["slow_queue_full_backoffs"]["n"], 3, "{v}");
     // The consume loop runs on its own thread (consume_once), named so its CPU is the app's.
     assert!(slow_run["threads"]
         .as_array()
@@ -196,15 +206,18 @@ fn fetch_backoff_on_the_real_broker_naps_at_1000ms_not_at_10ms_and_touches_nothi
     // Artifacts.
     let root = out_dir.path();
     assert!(root.join("result.json").is_file());
+    assert!(std::fs::read_to_string(root.join("report.txt"))
+        .unwrap()
+        .contains("verdict fetch-backoff: HOLDS"));
     let csv = std::fs::read_to_string(root.join("runs.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert_eq!(csv.lines().count(), 7, "{csv}");
     let log = std::fs::read_to_string(root.join("backoff-1000ms-rep1/debug.log")).unwrap();
     assert!(log.starts_with("%7|"), "librdkafka's stderr format");
     assert!(log.contains("Fetch backoff for 1000ms: Local: Queue full"));
     assert!(root.join("backoff-10ms-rep1/stats.jsonl").is_file());
 
     // The probe's topic is gone; the other one untouched.
-    let topic = r["topic"].as_str().expect("topic in the result");
+    let topic = r["topics"][0].as_str().expect("topic in the result");
     assert!(topic.starts_with("kgap.probe-fetch-backoff."));
     assert!(!topic_exists(topic), "{topic} still exists");
     let after = snapshot_topic(&other, 2);
@@ -243,7 +256,10 @@ fn embedded_broker_is_named_in_every_output() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("mock cluster"), "{text}");
-    assert!(text.contains("verdict (fetch-backoff)"), "{text}");
+    assert!(text.contains("verdict fetch-backoff: "), "{text}");
+    // One rep decides nothing: the rule says so instead of a HOLDS from one sample.
+    assert!(text.contains("verdict fetch-backoff: CANNOT TELL"), "{text}");
+    assert!(text.contains("--reps 3"), "{text}");
 }
 
 #[test]

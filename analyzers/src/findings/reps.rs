@@ -152,12 +152,25 @@ impl Reps {
             .collect()
     }
 
-    /// `1.48M (1.40M–1.52M)`: median with min and max, each through `fmt`; one value alone
-    /// when there is one rep; `not measured` when none.
+    /// `1.48M (1.40M–1.52M) msg/s`: median with min and max, each through `fmt`, the unit
+    /// written once when every value carries the same one; `389k msg/s (1 rep)` for one rep;
+    /// `not measured` when none.
     pub fn show(&self, fmt: impl Fn(f64) -> String) -> String {
         match (self.median(), self.min(), self.max()) {
             (Some(m), Some(lo), Some(hi)) if self.n() > 1 => {
-                format!("{} ({}–{})", fmt(m), fmt(lo), fmt(hi))
+                let (m, lo, hi) = (fmt(m), fmt(lo), fmt(hi));
+                let split = |s: &str| -> (String, String) {
+                    match s.split_once(' ') {
+                        Some((n, u)) => (n.to_string(), format!(" {u}")),
+                        None => (s.to_string(), String::new()),
+                    }
+                };
+                let ((mn, mu), (ln, lu), (hn, hu)) = (split(&m), split(&lo), split(&hi));
+                if mu == lu && lu == hu {
+                    format!("{mn} ({ln}–{hn}){mu}")
+                } else {
+                    format!("{m} ({lo}–{hi})")
+                }
             }
             (Some(m), _, _) => format!("{} (1 rep)", fmt(m)),
             _ => "not measured".to_string(),
@@ -363,6 +376,15 @@ mod tests {
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("rep 5") && w[0].contains("--reps"), "{}", w[0]);
         assert!(r(&[1.0, 1.0, 1.0]).outliers().is_empty());
+    }
+
+    #[test]
+    fn a_range_writes_its_unit_once() {
+        let x = r(&[1.39e6, 1.04e6, 1.74e6]);
+        assert_eq!(x.show(crate::units::msgs_per_s), "1.39M (1.04M–1.74M) msg/s");
+        assert_eq!(r(&[15.6e3, 1.05e6]).show(crate::units::bytes), "532.8 KB (15.6 KB–1.05 MB)");
+        assert_eq!(r(&[3.0]).show(plain), "3 (1 rep)");
+        assert_eq!(Reps::default().show(plain), "not measured");
     }
 
     #[test]

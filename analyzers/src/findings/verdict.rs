@@ -191,11 +191,8 @@ impl Verdict {
     pub fn render(&self) -> String {
         use crate::report::wrap_into;
         let mut out = String::new();
-        wrap_into(
-            &mut out,
-            &format!("verdict {}: {} — ", self.finding, self.outcome.label()),
-            &self.reason,
-        );
+        out.push_str(&format!("verdict {}: {}\n", self.finding, self.outcome.label()));
+        wrap_into(&mut out, "  ", &self.reason);
         for c in &self.checks {
             wrap_into(
                 &mut out,
@@ -276,7 +273,7 @@ mod tests {
             || unreachable!(),
         );
         let text = v.render();
-        assert!(text.starts_with("verdict fetch-backoff: CANNOT TELL — 10 ms reads faster"));
+        assert!(text.starts_with("verdict fetch-backoff: CANNOT TELL\n  10 ms reads faster"));
         assert!(text.contains("  ✓ the fetcher") && text.contains("  ? 10 ms"), "{text}");
         assert!(text.contains("the post: "));
         assert!(!text.contains("fix:"), "a fix is shown only when it holds");

@@ -35,6 +35,10 @@ use serde::Serialize;
 use std::path::Path;
 
 pub use out::OutDir;
+
+/// The shortest window a run should measure: the thread sampler reads /proc once a second,
+/// and a per-second timeline needs seconds.
+pub const MIN_WINDOW_S: f64 = 2.0;
 pub use sweep::{main, run};
 pub use table::Table;
 
@@ -97,6 +101,12 @@ pub trait Probe: Sized {
 
     /// The progress line after a run (`1.48M msg/s, 0 Queue-full backoffs`).
     fn describe(&self, figures: &Self::Figures) -> String;
+
+    /// A run's measured window in seconds, for the kit's check that every window is long
+    /// enough to sample ([`MIN_WINDOW_S`]).
+    fn window_s(&self, _figures: &Self::Figures) -> Option<f64> {
+        None
+    }
 
     /// After the last run, when not interrupted: extra passes that are not part of the
     /// table (a short debug=protocol run for an analyzer).

@@ -184,6 +184,9 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
         probe.after(&cx, &setup, &mut sweep)?;
     }
     drop(setup);
+    if let Some(w) = short_windows(probe, &sweep) {
+        sweep.result.warnings.push(w);
+    }
     sweep.result.verdicts = probe.verdicts(&sweep);
     let report = Report::of(probe, &sweep);
     write(
@@ -192,6 +195,27 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
         &[&export::Json, &export::Csv, &export::Text, &export::Svg],
     )?;
     Ok(sweep)
+}
+
+/// A warning when runs measured windows too short to sample.
+fn short_windows<P: Probe>(probe: &P, sweep: &Sweep<P>) -> Option<String> {
+    let windows: Vec<f64> = sweep
+        .result
+        .points
+        .iter()
+        .flat_map(|p| p.runs.iter())
+        .filter_map(|f| probe.window_s(f))
+        .collect();
+    let short: Vec<f64> = windows.iter().copied().filter(|&w| w < super::MIN_WINDOW_S).collect();
+    let shortest = short.iter().copied().reduce(f64::min)?;
+    Some(format!(
+        "{} of {} runs measured a window shorter than {} s (the shortest {:.2} s): per-second \
+         rates and per-thread samples are thin there; give more --messages or a longer window",
+        short.len(),
+        windows.len(),
+        super::MIN_WINDOW_S,
+        shortest
+    ))
 }
 
 fn write(out: &OutDir, report: &Report, exports: &[&dyn Export]) -> Result<()> {
