@@ -142,6 +142,18 @@ pub enum Client {
     Both,
 }
 
+impl Client {
+    /// The clients the kit runs at every point for this choice (librdkafka first).
+    pub fn clients(self) -> Vec<kgap_analyzers::probe_result::Client> {
+        use kgap_analyzers::probe_result::Client as C;
+        match self {
+            Client::Rust => vec![C::Librdkafka],
+            Client::Java => vec![C::Java],
+            Client::Both => vec![C::Librdkafka, C::Java],
+        }
+    }
+}
+
 /// Whether a setting of a probe's result is the Java companion's (params "client": "java").
 pub fn is_java_setting(s: &crate::result::SettingResult) -> bool {
     s.params.get("client").and_then(serde_json::Value::as_str) == Some("java")
