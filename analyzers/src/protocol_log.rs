@@ -42,6 +42,12 @@ use crate::timeline::{self, Timeline};
 pub const LIBRDKAFKA_DEFAULT_BATCH_SIZE: u64 = 1_000_000;
 /// Fewest ProduceRequests on a connection before its shape is diagnosed.
 pub const MIN_REQUESTS_FOR_DIAGNOSIS: u64 = 100;
+/// In-flight queueing is a window of *small* requests queueing behind each other: at most
+/// this many messages per ProduceRequest (the post: "a message or two").
+pub const INFLIGHT_MAX_MESSAGES_PER_REQUEST: u64 = 4;
+/// Without debug=msg lines (messages per request unknown), requests count as small at
+/// most this size and when they are not full batches (p50 below 0.8 × p99).
+pub const INFLIGHT_MAX_REQUEST_BYTES: u64 = 4096;
 
 /// How to read the log. `Default` reads everything.
 #[derive(Debug, Clone, Default)]
@@ -599,7 +605,13 @@ impl<'w> ProtocolLogAnalyzer<'w> {
             &self.ex_produce_sent,
             &self.ex_produce_recv,
         );
-        diagnose_inflight(&mut diagnoses, &requests, &produce, &self.slowest_produce);
+        diagnose_inflight(
+            &mut diagnoses,
+            &requests,
+            &produce,
+            messages_per_request.as_ref(),
+            &self.slowest_produce,
+        );
         diagnose_timeouts(&mut diagnoses, &self.timeouts, &self.ex_timeouts);
         Ok(ProtocolLogReport {
             tool: "analyze-protocol-log",
@@ -803,10 +815,24 @@ fn diagnose_ceiling(
     }
 }
 
+/// Whether a connection's ProduceRequests are small: a message or a few each (from the
+/// debug=msg MessageSet lines), or, without them, small and not full batches. Full batches
+/// queueing are the per-request ceiling's signature, not the in-flight window's.
+fn small_requests(r: &RequestStats, mpr: Option<&MessagesPerRequest>) -> bool {
+    match (mpr, r.bytes_p50, r.bytes_p99) {
+        (Some(m), _, _) => m.p50 <= INFLIGHT_MAX_MESSAGES_PER_REQUEST,
+        (None, Some(p50), Some(p99)) => {
+            p50 <= INFLIGHT_MAX_REQUEST_BYTES && (p50 as f64) < 0.8 * p99 as f64
+        }
+        _ => false,
+    }
+}
+
 fn diagnose_inflight(
     out: &mut Vec<Diagnosis>,
     requests: &[RequestStats],
     produce: &[ProduceShape],
+    mpr: Option<&MessagesPerRequest>,
     slowest: &Slowest,
 ) {
     for shape in produce {
@@ -816,7 +842,7 @@ fn diagnose_inflight(
         let (Some(p50), Some(depth)) = (r.bytes_p50, shape.inflight_at_send_mean) else {
             continue;
         };
-        if r.count < MIN_REQUESTS_FOR_DIAGNOSIS || p50 > 64 * 1024 || depth <= 5.0 {
+        if r.count < MIN_REQUESTS_FOR_DIAGNOSIS || depth <= 5.0 || !small_requests(r, mpr) {
             continue;
         }
         if r.rate.as_ref().is_some_and(|s| s.per_s_mean < 500.0) {
@@ -869,6 +895,7 @@ fn diagnose_inflight(
                 "rtt_ms_p50": r.rtt_ms_p50,
                 "rtt_ms_p99": r.rtt_ms_p99,
                 "rtt_by_inflight": shape.rtt_by_inflight,
+                "messages_per_request_p50": mpr.map(|m| m.p50),
             }),
             cause: format!(
                 "tiny requests ({p50} B p50) at {rate} with {depth:.1} in flight on average \

@@ -98,7 +98,9 @@ fn fixtures_show_the_expected_gaps_and_only_those() {
         [
             "request-ceiling",
             "fetch-backoff",
-            "inflight-latency",
+            // Not inflight-latency: the producer captures queue full 15-message batches,
+            // the ceiling's signature (analyze-protocol-log's in-flight rule needs small
+            // requests).
             "java-send-buffer",
             "java-receive-buffer",
             "java-gc-collapse"
@@ -499,19 +501,62 @@ fn docs_findings_md_covers_the_catalogue() {
     }
 }
 
+/// A probe result as a probe writes it, with verdicts from the catalogue's own rules.
+fn probe_document(verdicts: Vec<findings::Verdict>, mock: bool) -> Vec<u8> {
+    use kgap_analyzers::probe_result::*;
+    let r: ProbeResult = ProbeResult {
+        schema: SCHEMA.into(),
+        schema_version: SCHEMA_VERSION,
+        probe: "probe-fetch-backoff".into(),
+        kgap_version: "test".into(),
+        librdkafka_version: "2.12.1".into(),
+        broker: BrokerInfo {
+            kind: if mock {
+                BrokerKind::EmbeddedMock
+            } else {
+                BrokerKind::External
+            },
+            bootstrap: "127.0.0.1:9092".into(),
+            note: None,
+        },
+        topics: vec![],
+        prefill: None,
+        payload: None,
+        reps: 3,
+        order: RunOrder::default(),
+        placement: Placement::default(),
+        points: vec![],
+        verdicts,
+        diagnoses: vec![],
+        not_measured: vec![],
+        notes: vec![],
+        warnings: vec![],
+        interrupted: false,
+    };
+    serde_json::to_vec_pretty(&r).unwrap()
+}
+
+/// Gap 2's evidence: the post's figures, with or without the naps.
+fn fetch_backoff_evidence(naps: f64) -> findings::fetch_backoff::Evidence {
+    use findings::Reps;
+    findings::fetch_backoff::Evidence {
+        slow_backoff_ms: 1000,
+        fast_backoff_ms: 10,
+        slow_msgs_per_s: Reps::new([380e3, 389e3, 400e3]),
+        fast_msgs_per_s: Reps::new([1.45e6, 1.48e6, 1.5e6]),
+        slow_queue_full_backoffs: Reps::new([naps; 3]),
+        slow_idle_s: Reps::new([naps / 5.0; 3]),
+        slow_window_s: Reps::new([5.0; 3]),
+        ..Default::default()
+    }
+}
+
 #[test]
 fn a_probe_verdict_that_did_not_hold_is_said_against_the_finding() {
-    let result = br#"{
-  "probe": "probe-fetch-backoff",
-  "payload_sha256": "00",
-  "broker": {"kind": "mock"},
-  "settings": [],
-  "verdict": {"finding": "fetch-backoff", "holds": false,
-              "summary": "no Queue-full backoffs at fetch.queue.backoff.ms=1000", "evidence": {}},
-  "interrupted": false
-}"#;
+    let verdict = findings::fetch_backoff::decide(&fetch_backoff_evidence(0.0));
+    assert_eq!(verdict.outcome, findings::Outcome::DoesNotHold);
     let d = TempDir::new("notheld");
-    d.write("result.json", result);
+    d.write("result.json", &probe_document(vec![verdict], true));
     let r = report(&d.0);
     assert!(r.gaps.is_empty());
     let nf = r
@@ -521,7 +566,7 @@ fn a_probe_verdict_that_did_not_hold_is_said_against_the_finding() {
         .unwrap();
     assert_eq!(nf.checked_in, ["result.json"]);
     assert!(
-        nf.probe_verdicts[0].contains("no Queue-full backoffs"),
+        nf.probe_verdicts[0].contains("DOES NOT HOLD") && nf.probe_verdicts[0].contains("full local queue"),
         "{nf:?}"
     );
     // With a log that shows it, the gap stands, with the verdict against it.
@@ -533,4 +578,47 @@ fn a_probe_verdict_that_did_not_hold_is_said_against_the_finding() {
     assert_eq!(gap_ids(&r), ["fetch-backoff"]);
     assert_eq!(r.gaps[0].confidence, Confidence::Medium);
     assert_eq!(r.gaps[0].against.len(), 1);
+}
+
+#[test]
+fn a_holding_probe_verdict_is_filed_under_its_finding_with_high_confidence() {
+    // Every finding of the catalogue, as a probe that decided it would write it: a HOLDS
+    // lands under that finding, high, and nowhere else.
+    for f in findings::CATALOGUE {
+        let mut v = findings::fetch_backoff::decide(&fetch_backoff_evidence(12.0));
+        assert!(v.holds());
+        v.finding = f.id.to_string();
+        let d = TempDir::new("holds");
+        d.write("result.json", &probe_document(vec![v], false));
+        let r = report(&d.0);
+        assert_eq!(gap_ids(&r), [f.id], "{}", f.id);
+        assert_eq!(r.gaps[0].confidence, Confidence::High, "{}", f.id);
+        assert!(r.other_diagnoses.is_empty(), "{}", f.id);
+    }
+}
+
+#[test]
+fn a_cannot_tell_is_said_with_its_reason_and_finds_nothing() {
+    let mut e = fetch_backoff_evidence(12.0);
+    e.slow_msgs_per_s = findings::Reps::new([389e3]);
+    let v = findings::fetch_backoff::decide(&e);
+    assert_eq!(v.outcome, findings::Outcome::CannotTell);
+    let d = TempDir::new("cannottell");
+    d.write("result.json", &probe_document(vec![v], false));
+    let r = report(&d.0);
+    assert!(r.gaps.is_empty());
+    let nf = r.not_found.iter().find(|n| n.finding == "fetch-backoff").unwrap();
+    assert!(nf.probe_verdicts[0].contains("CANNOT TELL"), "{nf:?}");
+}
+
+#[test]
+fn an_old_probe_result_is_named_and_not_read() {
+    // A result of the kgap before typed verdicts (captured then; its verdict was decided
+    // outside the catalogue).
+    let old = br#"{"probe": "probe-fetch-backoff", "payload_sha256": "00", "verdict": {"holds": true}}"#;
+    let d = TempDir::new("old");
+    d.write("result.json", old);
+    let r = report(&d.0);
+    assert!(r.gaps.is_empty());
+    assert!(r.files[0].reason.as_deref().unwrap().contains("older kgap"), "{:?}", r.files[0]);
 }

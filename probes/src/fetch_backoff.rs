@@ -74,7 +74,7 @@ pub struct Options {
     #[arg(long, value_name = "MS[,MS…]", value_delimiter = ',', default_value = "10")]
     pub backoff_ms: Vec<u64>,
 
-    /// Messages prefilled and consumed per run. Default: 2000000 on a real broker; 90000 per
+    /// Messages prefilled and consumed per run. Default: 4000000 on a real broker; 90000 per
     /// partition on the mock (it keeps only 5 MiB per partition).
     #[arg(long, value_parser = clap::value_parser!(u64).range(10..))]
     pub messages: Option<u64>,

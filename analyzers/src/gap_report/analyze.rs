@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::BufReader;
 use std::path::Path;
 
 use serde_json::{json, Value};
@@ -42,7 +42,7 @@ pub(crate) fn file(path: &Path, rel: &str, finder: &RecordFinder, opts: &Options
         Kind::GcLog => gc_log(path, rel, opts),
         Kind::Jfr | Kind::JfrJson => jfr(path, rel),
         Kind::ThreadCpu => thread_cpu_file(path, rel, opts),
-        Kind::ProbeResult => probe_result(path, rel),
+        Kind::ProbeResult => super::probe::probe_result(path, rel),
         Kind::ProbeRuns => Outcome {
             reason: Some("a probe's runs.csv: the same runs are read from its result.json".into()),
             ..Outcome::default()
@@ -652,95 +652,6 @@ fn thread_cpu_file(path: &Path, rel: &str, opts: &Options) -> Outcome {
             finding: None,
             svg: report.render_svg(6),
         });
-    }
-    o
-}
-
-/// Probe results are small documents (kilobytes): read whole, through serde's reader.
-fn probe_result(path: &Path, rel: &str) -> Outcome {
-    let f = match open(path).and_then(|f| Input::detect(f).map_err(|e| e.to_string())) {
-        Ok(f) => f,
-        Err(e) => return unusable(e),
-    };
-    // A result is kilobytes; a hostile file that only looks like one stops at 64 MiB.
-    let v: Value = match serde_json::from_reader(BufReader::new(f.take(64 << 20))) {
-        Ok(v) => v,
-        Err(e) => return unusable(format!("probe result, but not valid JSON: {e}")),
-    };
-    let probe = v
-        .get("probe")
-        .and_then(Value::as_str)
-        .unwrap_or("probe-?")
-        .to_string();
-    let broker = v
-        .pointer("/broker/kind")
-        .and_then(Value::as_str)
-        .unwrap_or("unknown");
-    let bootstrap = v
-        .pointer("/broker/bootstrap")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let settings = v
-        .get("settings")
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
-    let interrupted = v.get("interrupted").and_then(Value::as_bool) == Some(true);
-    let mut o = Outcome {
-        analyzers: vec![probe.clone()],
-        ..Outcome::default()
-    };
-    let verdict = v.get("verdict").filter(|x| x.is_object());
-    let holds = verdict
-        .and_then(|x| x.get("holds"))
-        .and_then(Value::as_bool);
-    o.summary = format!(
-        "{probe} on a{} {broker} broker {bootstrap}, {settings} settings{}, verdict: {}",
-        if broker.starts_with(['a', 'e', 'i', 'o', 'u']) {
-            "n"
-        } else {
-            ""
-        },
-        if interrupted { " (interrupted)" } else { "" },
-        match holds {
-            Some(true) => "holds",
-            Some(false) => "does not hold",
-            None => "none",
-        }
-    );
-    let Some(verdict) = verdict else { return o };
-    let finding = verdict
-        .get("finding")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let summary = verdict
-        .get("summary")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    if holds == Some(true) {
-        let (cause, fix) = match summary.split_once(" Fix: ") {
-            Some((c, f)) => (c.to_string(), f.to_string()),
-            None => (summary.clone(), String::new()),
-        };
-        let d = Diagnosis {
-            id: finding,
-            title: format!(
-                "{probe}'s verdict holds{}",
-                if broker == "mock" {
-                    " (on librdkafka's mock broker: its per-request cost is not Apache Kafka's)"
-                } else {
-                    ""
-                }
-            ),
-            evidence: verdict.get("evidence").cloned().unwrap_or(Value::Null),
-            cause,
-            fix,
-            examples: Vec::new(),
-        };
-        o.signals.push(signal(rel, &probe, &d, None));
-    } else {
-        o.not_held.push((finding, format!("{rel}: {summary}")));
     }
     o
 }

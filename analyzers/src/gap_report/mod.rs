@@ -18,6 +18,7 @@
 //! ```
 
 mod analyze;
+mod probe;
 mod render;
 pub mod sniff;
 
@@ -429,8 +430,15 @@ fn assemble(
     let mut by_finding: Vec<Vec<Signal>> = vec![Vec::new(); findings::CATALOGUE.len()];
     for s in signals {
         let op = s.evidence.get("op").and_then(|v| v.as_str());
-        match findings::evidence_for(&s.id, op) {
-            Some((f, _)) => {
+        // A probe's verdict names its finding by catalogue id; an analyzer's diagnosis is
+        // mapped by the catalogue's sources.
+        let finding = if s.source.starts_with("probe-") {
+            findings::get(&s.id)
+        } else {
+            findings::evidence_for(&s.id, op).map(|(f, _)| f)
+        };
+        match finding {
+            Some(f) => {
                 let i = findings::CATALOGUE
                     .iter()
                     .position(|c| c.id == f.id)
@@ -444,7 +452,7 @@ fn assemble(
     for (f, sigs) in findings::CATALOGUE.iter().zip(by_finding) {
         let against: Vec<String> = not_held
             .iter()
-            .filter(|(id, _)| findings::for_diagnosis(id, None).is_some_and(|g| g.id == f.id))
+            .filter(|(id, _)| id == f.id)
             .map(|(_, summary)| summary.clone())
             .collect();
         let sources: BTreeSet<&str> = f.sources.iter().map(|e| e.source).collect();
@@ -487,7 +495,10 @@ fn assemble(
         let (mut confidence, mut why) = if let Some(p) = probe {
             (
                 Confidence::High,
-                format!("reproduced: {}'s verdict holds", p.source),
+                format!(
+                    "reproduced: {}'s verdict HOLDS by the catalogue's rule, with its mechanism",
+                    p.source
+                ),
             )
         } else if direct > 0 && files.len() >= 2 {
             (
@@ -508,7 +519,7 @@ fn assemble(
                 "only indirect signs (consistent with it, but other causes look the same)".into(),
             )
         };
-        if !against.is_empty() && confidence == Confidence::High {
+        if !against.is_empty() && confidence == Confidence::High && probe.is_none() {
             confidence = Confidence::Medium;
             why.push_str("; but a probe's verdict did not hold");
         }

@@ -69,7 +69,10 @@ pub fn sniff(head: &[u8], finder: &RecordFinder) -> Kind {
         if contains(opening, b"\"recording\"") && contains(opening, b"\"events\"") {
             return Kind::JfrJson;
         }
-        if contains(head, b"\"probe\"") && contains(head, b"\"payload_sha256\"") {
+        if contains(head, b"\"schema\": \"kgap.probe-result\"")
+            || contains(head, b"\"schema\":\"kgap.probe-result\"")
+            || (contains(head, b"\"probe\"") && contains(head, b"\"payload_sha256\""))
+        {
             return Kind::ProbeResult;
         }
         if contains(first_line, b"\"brokers\"")
