@@ -8,9 +8,11 @@ use std::time::Duration;
 /// Options shared by every probe.
 #[derive(Debug, Clone, Args)]
 pub struct CommonArgs {
-    /// Bootstrap servers of a real cluster (host:port[,…]). Without it the probe starts
-    /// librdkafka's mock cluster in-process and says so in every output.
-    #[arg(long, value_name = "HOST:PORT[,…]")]
+    /// Bootstrap servers of a real cluster (host:port[,…]; -b as kcat, --bootstrap-server as
+    /// Kafka's tools). Without it the probe starts librdkafka's mock cluster in-process and
+    /// says so in every output.
+    #[arg(long, short = 'b', visible_alias = "bootstrap-server", value_name = "HOST:PORT[,…]",
+          value_parser = parse_brokers)]
     pub brokers: Option<String>,
 
     /// librdkafka property for the probe's clients, applied last (repeatable): -X linger.ms=5.
@@ -54,6 +56,31 @@ pub struct CpuList(pub Vec<usize>);
 
 fn parse_cpu_list(s: &str) -> std::result::Result<CpuList, String> {
     crate::kit::placement::parse_cpus(s).map(CpuList)
+}
+
+/// A bootstrap list: `host:port` items (an optional `proto://` prefix, `[v6]:port`), each
+/// port 1–65535. Checked before anything starts, so a typo is a usage error, not an 8 s
+/// wait for a broker that cannot answer.
+pub fn parse_brokers(s: &str) -> std::result::Result<String, String> {
+    if s.trim().is_empty() {
+        return Err("empty: give HOST:PORT[,…] (e.g. 127.0.0.1:9092)".into());
+    }
+    for item in s.split(',') {
+        let item = item.trim();
+        let bare = item.split_once("://").map_or(item, |(_, rest)| rest);
+        let Some((host, port)) = bare.rsplit_once(':') else {
+            return Err(format!("{item:?} has no port: give HOST:PORT (e.g. 127.0.0.1:9092)"));
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host.is_empty() {
+            return Err(format!("{item:?} has no host"));
+        }
+        match port.parse::<u32>() {
+            Ok(p) if (1..=65535).contains(&p) => {}
+            _ => return Err(format!("{item:?}: the port must be 1–65535, got {port:?}")),
+        }
+    }
+    Ok(s.split(',').map(str::trim).collect::<Vec<_>>().join(","))
 }
 
 /// `KEY=VALUE` of -X (and the Java probes' -J): the key trimmed, the value as given.
@@ -170,6 +197,19 @@ mod tests {
         );
         assert!(parse_list_u64("").is_err());
         assert!(parse_list_u64("10,-1").is_err());
+    }
+
+    #[test]
+    fn broker_lists_are_checked_before_anything_starts() {
+        assert_eq!(parse_brokers("127.0.0.1:9092").unwrap(), "127.0.0.1:9092");
+        assert_eq!(parse_brokers("a:1, b:2").unwrap(), "a:1,b:2");
+        assert!(parse_brokers("SASL_SSL://kafka-1:9093,[::1]:9092").is_ok());
+        assert!(parse_brokers("").unwrap_err().contains("empty"));
+        assert!(parse_brokers("127.0.0.1:99999").unwrap_err().contains("1–65535"));
+        assert!(parse_brokers("127.0.0.1:0").is_err());
+        assert!(parse_brokers("kafka-1").unwrap_err().contains("no port"));
+        assert!(parse_brokers(":9092").unwrap_err().contains("no host"));
+        assert!(parse_brokers("a:1,,b:2").is_err());
     }
 
     #[test]

@@ -412,9 +412,6 @@ impl Probe for FetchBackoff {
         if broker.is_mock() {
             v.extend(consumer_topic::mock_note(broker.overrides()));
         }
-        for (k, val) in broker.overrides() {
-            v.push(format!("-X {k}={val} (applied last to every client)"));
-        }
         v
     }
 }

@@ -535,7 +535,12 @@ fn shell_line(java: &Path, args: &[String]) -> String {
     let mut line = q(&java.to_string_lossy());
     for a in args {
         line.push(' ');
-        line.push_str(&q(a));
+        // Client properties go as key=value: a secret's value stays out of the file.
+        let a = match a.split_once('=') {
+            Some((k, v)) => crate::redact::pair(k, v),
+            None => a.clone(),
+        };
+        line.push_str(&q(&a));
     }
     line.push('\n');
     line
@@ -613,5 +618,11 @@ mod tests {
     fn shell_line_quotes_what_needs_it() {
         let l = shell_line(Path::new("java"), &["-Xmx1g".into(), "a b".into()]);
         assert_eq!(l, "java -Xmx1g 'a b'\n");
+    }
+
+    #[test]
+    fn shell_line_never_writes_a_secret() {
+        let l = shell_line(Path::new("java"), &["sasl.jaas.config=x password=\"p\"".into()]);
+        assert_eq!(l, "java 'sasl.jaas.config=[redacted]'\n");
     }
 }

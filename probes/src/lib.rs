@@ -39,5 +39,6 @@ pub mod measure;
 pub mod paced;
 pub mod payload;
 pub mod produce;
+pub mod redact;
 pub mod request_ceiling;
 pub mod result;

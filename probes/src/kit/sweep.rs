@@ -73,6 +73,22 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
     } else {
         None
     };
+    if let Some((k, _)) = common
+        .property
+        .iter()
+        .find(|(k, _)| k == "bootstrap.servers" || k == "metadata.broker.list")
+    {
+        return Err(ProbeError::Usage(format!(
+            "-X {k} would send the clients somewhere other than every output names: give \
+             the cluster with --brokers HOST:PORT instead"
+        )));
+    }
+    if let Some(b) = &common.brokers {
+        progress(&format!(
+            "waiting up to {} s for {b} to answer a Metadata request",
+            crate::broker::REACH_TIMEOUT.as_secs()
+        ));
+    }
     let broker = Broker::start(common.brokers.as_deref(), &common.property)?;
     let params = probe.points(&broker);
     if params.is_empty() {
@@ -131,7 +147,13 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
         verdicts: Vec::new(),
         diagnoses: Vec::new(),
         not_measured: probe.not_measured(&broker),
-        notes: probe.notes(&broker),
+        notes: probe
+            .notes(&broker)
+            .into_iter()
+            .chain(broker.overrides().iter().map(|(k, v)| {
+                format!("-X {} (applied last to every client)", crate::redact::pair(k, v))
+            }))
+            .collect(),
         warnings,
         interrupted: false,
     };
