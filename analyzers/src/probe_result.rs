@@ -179,7 +179,27 @@ pub struct ProbeResult<F = Value> {
     pub notes: Vec<String>,
     /// Things that weaken the figures: outliers, shared cores, short windows.
     pub warnings: Vec<String>,
+    /// Runs set aside, with why (the broker stalled during them): they are in no point's
+    /// runs and no verdict.
+    #[serde(default = "Vec::new", skip_serializing_if = "Vec::is_empty")]
+    pub discarded: Vec<DiscardedRun<F>>,
     pub interrupted: bool,
+    /// Why the sweep ended before its last run, when it failed (the broker gone): what it
+    /// measured until then is all here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
+}
+
+/// A run the kit set aside.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiscardedRun<F = Value> {
+    /// Index into [`ProbeResult::points`].
+    pub point: usize,
+    pub rep: u32,
+    pub reason: String,
+    /// Its figures, when it finished (absent when it failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub figures: Option<F>,
 }
 
 impl<F> ProbeResult<F> {
@@ -331,7 +351,9 @@ mod tests {
             not_measured: vec![],
             notes: vec![],
             warnings: vec![],
+            discarded: vec![],
             interrupted: false,
+            failed: None,
         };
         let text = serde_json::to_string(&r).unwrap();
         let back: ProbeResult = serde_json::from_str(&text).unwrap();

@@ -531,7 +531,9 @@ fn probe_document(verdicts: Vec<findings::Verdict>, mock: bool) -> Vec<u8> {
         not_measured: vec![],
         notes: vec![],
         warnings: vec![],
+        discarded: vec![],
         interrupted: false,
+        failed: None,
     };
     serde_json::to_vec_pretty(&r).unwrap()
 }

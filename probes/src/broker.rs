@@ -13,7 +13,7 @@ use rdkafka::config::{ClientConfig, FromClientConfigAndContext, RDKafkaLogLevel}
 use rdkafka::consumer::{BaseConsumer, Consumer as _};
 use rdkafka::mocking::MockCluster;
 use rdkafka::producer::{BaseProducer, DefaultProducerContext, Producer as _};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -32,6 +32,9 @@ pub struct Broker {
     mock: Option<MockCluster<'static, DefaultProducerContext>>,
     bootstrap: String,
     overrides: Vec<(String, String)>,
+    /// Set by the kit's watchdog when the cluster stopped answering: nothing more is asked
+    /// of it (a topic deletion would only wait out its timeout).
+    lost: Arc<AtomicBool>,
 }
 
 impl Broker {
@@ -47,12 +50,14 @@ impl Broker {
                     bootstrap: mock.bootstrap_servers(),
                     mock: Some(mock),
                     overrides: overrides.to_vec(),
+                    lost: Arc::default(),
                 }
             }
             Some(b) => Broker {
                 mock: None,
                 bootstrap: b.to_string(),
                 overrides: overrides.to_vec(),
+                lost: Arc::default(),
             },
         };
         broker.check_reachable()?;
@@ -61,6 +66,16 @@ impl Broker {
 
     pub fn is_mock(&self) -> bool {
         self.mock.is_some()
+    }
+
+    /// The flag the watchdog sets when the cluster is gone.
+    pub fn lost_flag(&self) -> Arc<AtomicBool> {
+        self.lost.clone()
+    }
+
+    /// True once the watchdog found the cluster gone.
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::SeqCst)
     }
 
     pub fn bootstrap(&self) -> &str {
@@ -278,6 +293,11 @@ impl TopicGuard<'_> {
     fn delete_inner(&self) -> Result<()> {
         if self.name.is_empty() || self.broker.is_mock() {
             return Ok(());
+        }
+        if self.broker.is_lost() {
+            return Err(ProbeError::Kafka(
+                "the broker stopped answering, so it was not asked".into(),
+            ));
         }
         let admin = self.broker.admin()?;
         let results = futures_executor::block_on(

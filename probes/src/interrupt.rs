@@ -1,25 +1,48 @@
-//! Ctrl-C: the first stops the sweep after printing what was measured (and deleting the
-//! run's topic); a second exits at once.
+//! Stopping a sweep between runs: Ctrl-C or SIGTERM (the first stops the sweep after
+//! printing what was measured and deleting the run's topic; a second exits at once), or
+//! the kit itself when the broker is gone ([`abort`]). Every measurement loop checks
+//! [`stopped`], so one flag stops them all.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 static STOP: AtomicBool = AtomicBool::new(false);
+static ABORT: Mutex<Option<String>> = Mutex::new(None);
 
-/// Installs the handler (once per process; later calls are no-ops).
+/// Installs the handler for SIGINT, SIGTERM and SIGHUP (once per process; later calls are
+/// no-ops).
 pub fn install() {
     let _ = ctrlc::set_handler(|| {
         if STOP.swap(true, Ordering::SeqCst) {
-            eprintln!("kgap: second Ctrl-C, exiting now (this run's topic may remain: its name starts with kgap.)");
+            eprintln!(
+                "kgap: second signal, exiting now (this run's topic may remain: its name \
+                 starts with kgap.)"
+            );
             std::process::exit(crate::error::exit::INTERRUPTED);
         }
-        eprintln!("kgap: Ctrl-C, stopping; printing what was measured so far (Ctrl-C again to quit at once)");
+        eprintln!(
+            "kgap: signal received, stopping; printing what was measured so far (again to \
+             quit at once)"
+        );
     });
 }
 
-/// True once Ctrl-C was pressed. A relaxed load: cheap enough for a hot loop.
+/// True once a signal came or the sweep was aborted. A relaxed load: cheap enough for a
+/// hot loop.
 #[inline]
 pub fn stopped() -> bool {
     STOP.load(Ordering::Relaxed)
+}
+
+/// Stops every loop, as a signal would, and records why (the broker stopped answering).
+pub fn abort(reason: String) {
+    *ABORT.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason);
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// Why the sweep was aborted, when it was (not by a signal).
+pub fn abort_reason() -> Option<String> {
+    ABORT.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// Names the calling thread in /proc (`comm`, at most 15 bytes), so per-thread CPU can say

@@ -23,6 +23,7 @@ pub mod out;
 pub mod placement;
 pub mod sweep;
 pub mod table;
+pub mod watchdog;
 
 use crate::broker::Broker;
 use crate::cli::CommonArgs;

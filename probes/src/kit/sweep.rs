@@ -6,12 +6,13 @@
 //! runs with what was measured. The verdicts come last, from the catalogue.
 
 use super::export::{self, Export, Report};
+use super::watchdog::Watchdog;
 use super::{order, placement, Context, OutDir, Probe, Sweep};
 use crate::broker::Broker;
 use crate::error::{exit, ProbeError, Result};
 use crate::interrupt;
 use kgap_analyzers::probe_result::{
-    Client, Point, ProbeResult, SCHEMA, SCHEMA_VERSION,
+    Client, DiscardedRun, Point, ProbeResult, SCHEMA, SCHEMA_VERSION,
 };
 
 /// Runs a probe as its binary does, prints its report (text, or JSON with `--json`) and
@@ -90,6 +91,7 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
         ));
     }
     let broker = Broker::start(common.brokers.as_deref(), &common.property)?;
+    let watchdog = Watchdog::start(&broker);
     let params = probe.points(&broker);
     if params.is_empty() {
         return Err(ProbeError::Usage("nothing to sweep: no points".into()));
@@ -155,7 +157,9 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
             }))
             .collect(),
         warnings,
+        discarded: Vec::new(),
         interrupted: false,
+        failed: None,
     };
     let cx = Context {
         broker,
@@ -181,11 +185,56 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
             (p.client, p.label.clone())
         };
         let dir = cx.out.run_dir(&label, slot.rep)?;
-        let figures = probe.run(&cx, &setup, client, &sweep.params[slot.point], &dir)?;
-        let Some(figures) = figures else {
-            sweep.result.interrupted = true;
-            break;
+        let started = std::time::Instant::now();
+        let outcome = probe.run(&cx, &setup, client, &sweep.params[slot.point], &dir);
+        let stalls = watchdog
+            .as_ref()
+            .map(|w| w.stalls_between(started, std::time::Instant::now()))
+            .unwrap_or_default();
+        if let Some(reason) = interrupt::abort_reason() {
+            return Err(broker_lost(&cx, &mut sweep, &reason, k, total));
+        }
+        let stall_note = |what: &str| {
+            let (secs, at) = stalls[0];
+            format!(
+                "{label} rep {} set aside: the broker did not answer for {secs:.1} s, {at:.1} s \
+                 into the run, so it measured the stall, not the client{what}",
+                slot.rep
+            )
         };
+        let figures = match outcome {
+            Err(e) if !stalls.is_empty() => {
+                let why = stall_note(&format!(" (the run failed: {e})"));
+                cx.progress(&why);
+                sweep.result.warnings.push(why.clone());
+                sweep.result.discarded.push(DiscardedRun {
+                    point: slot.point,
+                    rep: slot.rep,
+                    reason: why,
+                    figures: None,
+                });
+                continue;
+            }
+            Err(e) => return Err(e),
+            Ok(None) => {
+                sweep.result.interrupted = true;
+                break;
+            }
+            Ok(Some(f)) => f,
+        };
+        if !stalls.is_empty() {
+            let why = stall_note("");
+            cx.progress(&why);
+            sweep.result.warnings.push(why.clone());
+            sweep.result.discarded.push(DiscardedRun {
+                point: slot.point,
+                rep: slot.rep,
+                reason: why,
+                figures: Some(figures),
+            });
+            write(&cx.out, &Report::document_only(&sweep), &[&export::Json, &export::Csv])?;
+            continue;
+        }
         cx.progress(&format!(
             "[{}/{total}] {label} rep {}/{}: {}",
             k + 1,
@@ -217,6 +266,36 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
         &[&export::Json, &export::Csv, &export::Text, &export::Svg],
     )?;
     Ok(sweep)
+}
+
+/// The broker is gone: keep what was measured (verdicts on it, the documents written), and
+/// say which topics may remain on the cluster.
+fn broker_lost<P: Probe>(
+    cx: &Context,
+    sweep: &mut Sweep<P>,
+    reason: &str,
+    done: usize,
+    total: usize,
+) -> ProbeError {
+    sweep.result.failed = Some(reason.to_string());
+    sweep.result.verdicts = Vec::new();
+    let _ = write(&cx.out, &Report::document_only(sweep), &[&export::Json, &export::Csv]);
+    let kept = if cx.out.is_temporary() {
+        String::new()
+    } else {
+        format!(" (result.json in {})", cx.out.root.display())
+    };
+    let topics = if sweep.result.topics.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; this sweep's topic(s) {} may remain on the cluster: delete them once it is back",
+            sweep.result.topics.join(", ")
+        )
+    };
+    ProbeError::Kafka(format!(
+        "{reason}; the sweep stopped after {done} of {total} runs{kept}{topics}"
+    ))
 }
 
 /// A warning when runs measured windows too short to sample.
