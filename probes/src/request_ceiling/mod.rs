@@ -65,7 +65,7 @@ usage or a configuration librdkafka refused, 130 interrupted (what was measured 
 examples:
   probe-request-ceiling                          # 1,6 partitions × 16K-1M, mock
   probe-request-ceiling --brokers 127.0.0.1:9092 --out rc   # Kafka; files kept
-  probe-request-ceiling --partitions 6 --batch-size 16384,65536,262144,1048576
+  probe-request-ceiling --batch-size 16384,131072,1048576   # three sizes
   probe-request-ceiling --profile matched        # the seed's Java-like values
   probe-request-ceiling -X linger.ms=50 -X acks=all   # knobs that did not help
   probe-request-ceiling --brokers 127.0.0.1:9092 --client both   # and Java";

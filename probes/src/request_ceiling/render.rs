@@ -29,7 +29,8 @@ pub fn headline(p: &RequestCeiling, sweep: &Sweep<RequestCeiling>) -> String {
             (x.size_bytes, x.kind.clone())
         });
     format!(
-        "{size} B {kind} messages, a {:.1} s window per run after {} acknowledged",
+        "{size} B {kind} messages, a {:.1} s window per run after a warmup of {} \
+         acknowledged",
         p.opts.duration.as_secs_f64(),
         p.opts.warmup_messages
     )
