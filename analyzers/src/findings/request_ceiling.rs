@@ -74,6 +74,11 @@ fn median(r: &Reps) -> f64 {
     r.median().unwrap_or(0.0)
 }
 
+/// `1 partition`, `6 partitions`.
+fn partitions(n: i32) -> String {
+    format!("{n} partition{}", if n == 1 { "" } else { "s" })
+}
+
 /// batch.size as the post writes it: `16K`, `1M`.
 fn size(b: u64) -> String {
     crate::svg::bytes_label(b as f64)
@@ -140,9 +145,9 @@ fn saturated(points: &[&PointEvidence]) -> Option<String> {
         for (name, cores) in threads {
             if let Some(max) = cores.max().filter(|&c| c >= SATURATED_CORES) {
                 return Some(format!(
-                    "{name} reached {} at {} partitions, batch.size {}",
+                    "{name} reached {} at {}, batch.size {}",
                     units::cores(max),
-                    p.partitions,
+                    partitions(p.partitions),
                     size(p.batch_size)
                 ));
             }
@@ -188,9 +193,9 @@ fn check_full_batches(s: &Shape) -> Check {
     check_every_rep(
         format!(
             "each ProduceRequest carries a full batch ({MIN_REQUEST_FILL}–{MAX_REQUEST_FILL} × \
-             batch.size {} bytes per request at {} partitions)",
+             batch.size {} bytes per request at {})",
             size(s.smallest),
-            s.ceiling.partitions
+            partitions(s.ceiling.partitions)
         ),
         &s.ceiling.bytes_per_request,
         |b| b >= MIN_REQUEST_FILL * bs && b <= MAX_REQUEST_FILL * bs,
@@ -201,8 +206,8 @@ fn check_full_batches(s: &Shape) -> Check {
 fn check_one_batch(s: &Shape, log: Option<f64>) -> Check {
     let condition = format!(
         "each ProduceRequest carries one partition's batch ({MIN_BATCHES_PER_REQUEST}–\
-         {MAX_BATCHES_PER_REQUEST} batches per request at {} partitions)",
-        s.ceiling.partitions
+         {MAX_BATCHES_PER_REQUEST} batches per request at {})",
+        partitions(s.ceiling.partitions)
     );
     let within = |x: f64| (MIN_BATCHES_PER_REQUEST..=MAX_BATCHES_PER_REQUEST).contains(&x);
     let stats = &s.ceiling.batches_per_request;
@@ -239,17 +244,17 @@ fn best<'e>(s: &Shape<'e>) -> Option<&'e PointEvidence> {
 fn check_batch_gain(s: &Shape) -> Check {
     let base = s.curve[0];
     let condition = format!(
-        "a larger batch.size raises the rate at least {MIN_BATCH_GAIN}x at {} partitions",
-        base.partitions
+        "a larger batch.size raises the rate at least {MIN_BATCH_GAIN}x at {}",
+        partitions(base.partitions)
     );
     let Some(best) = best(s) else {
         return Check::undecided(
             condition,
             format!(
-                "only batch.size {} was run at {} partitions: the rule compares batch.size values \
+                "only batch.size {} was run at {}: the rule compares batch.size values \
                  (sweep two or more, e.g. --batch-size 16384,1048576)",
                 size(s.smallest),
-                base.partitions
+                partitions(base.partitions)
             ),
         );
     };
@@ -355,8 +360,8 @@ pub fn decide(e: &Evidence) -> Verdict {
     for p in &e.points {
         warnings.extend(p.msgs_per_s.outlier_warnings(
             &format!(
-                "msg/s at {} partitions, batch.size {}",
-                p.partitions,
+                "msg/s at {}, batch.size {}",
+                partitions(p.partitions),
                 size(p.batch_size)
             ),
             units::msgs_per_s,
@@ -375,8 +380,8 @@ pub fn decide(e: &Evidence) -> Verdict {
             "bound by the broker's cost per request: at batch.size {} librdkafka sent {} \
              ProduceRequests/s of {}, one partition's batch each, ≈ {:.0} µs per request \
              (the post: ~65 µs); {} partitions ran {} the rate of {} (partitions only add \
-             requests); at {} partitions batch.size {} gave {} ({} → {} msg/s) and throughput stops \
-             rising after {}; no client thread was near a full core",
+             requests); at {} batch.size {} gave {} ({} → {} msg/s) and throughput \
+             stops rising after {}; no client thread was near a full core",
             size(s.smallest),
             units::si(rps),
             units::bytes(median(&c.bytes_per_request)),
@@ -384,7 +389,7 @@ pub fn decide(e: &Evidence) -> Verdict {
             c.partitions,
             units::times(median(&c.msgs_per_s) / median(&fewest.msgs_per_s)),
             fewest.partitions,
-            base.partitions,
+            partitions(base.partitions),
             size(best.batch_size),
             units::times(median(&best.msgs_per_s) / median(&base.msgs_per_s)),
             units::si(median(&base.msgs_per_s)),

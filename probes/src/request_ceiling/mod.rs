@@ -416,7 +416,8 @@ impl Probe for RequestCeiling {
             let spec = librdkafka::RunSpec {
                 profile: self.opts.profile,
                 warmup_messages: self.opts.warmup_messages.min(20_000),
-                window: Duration::from_millis(1500),
+                // Two seconds: analyze-protocol-log's rate needs a complete second of log.
+                window: Duration::from_secs(2),
                 debug_protocol: true,
             };
             let pass = librdkafka::protocol_pass(cx, &setup.pool, &spec, &p, &dir)?;
