@@ -345,21 +345,6 @@ fn help_teaches_with_examples() {
 // The catalogue's rules, both ways, with the post's numbers.
 
 #[test]
-fn rule_request_ceiling() {
-    // 6 partitions ≈ 1 partition at 16 KB (~240k), 15.6 KB requests, 233k → 991k at 1 MB.
-    assert!(rules::request_ceiling(
-        1.0,
-        15_621.0 / 16_384.0,
-        991.0 / 233.0
-    ));
-    // Java at 16 KB: 570k → 653k with 12 partitions is still flat, but half-empty
-    // requests or no batch.size gain break it.
-    assert!(!rules::request_ceiling(2.3, 0.95, 4.2));
-    assert!(!rules::request_ceiling(1.0, 0.2, 4.2));
-    assert!(!rules::request_ceiling(1.0, 0.95, 1.1));
-}
-
-#[test]
 fn rule_batch_consume() {
     assert!(rules::batch_consume(1_480_000.0, 2_022_000.0, 0.94));
     assert!(!rules::batch_consume(1_480_000.0, 1_500_000.0, 0.94));

@@ -519,6 +519,25 @@ pub fn stats_figures(emits: &[Stats]) -> StatsFigures {
     }
 }
 
+/// Partition batches per ProduceRequest over a window's emits: batches built (each emit's
+/// topics[].batchsize window holds one sample per ProduceRequest librdkafka built from one
+/// partition's batch, over the interval before it) over requests sent (brokers[].req.Produce,
+/// cumulative). The first emit's window lies before the span, so it is not counted. None
+/// with fewer than two emits or no request sent. librdkafka 2.12.1 builds every request
+/// from one partition, so this is 1 give or take the requests built but not yet sent.
+pub fn batches_per_request(emits: &[Stats]) -> Option<f64> {
+    let (first, last) = (emits.first()?, emits.last()?);
+    let requests = last
+        .requests("Produce")
+        .saturating_sub(first.requests("Produce"));
+    let batches: i64 = emits[1..]
+        .iter()
+        .flat_map(|s| s.topics.values())
+        .map(|t| t.batchsize.cnt)
+        .sum();
+    (requests > 0).then(|| crate::measure::round3(batches as f64 / requests as f64))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -538,6 +557,32 @@ mod tests {
         assert_eq!(f.produce_requests_per_s, Some(0.0));
         assert!(f.rtt_ms_p50.unwrap() > 0.0 && f.rtt_ms_p99.unwrap() >= f.rtt_ms_p50.unwrap());
         assert_eq!(stats_figures(&[]), StatsFigures::default());
+    }
+
+    fn fixture(name: &str) -> Vec<Stats> {
+        let path = format!(
+            "{}/../fixtures/librdkafka/{name}/stats.jsonl",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|l| stats::parse(l.as_bytes()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn one_partition_batch_per_request_in_a_real_capture() {
+        // probe-request-ceiling's debug pass on Kafka 4.3.1, 6 partitions × 16 KB: 2,429
+        // batches built in the second interval, 2,429 requests sent.
+        let e = fixture("producer-kafka431-batch16k-6p-protocol");
+        assert_eq!(batches_per_request(&e), Some(1.0));
+        let e = fixture("producer-kafka431-linger0-window-default-protocol");
+        let b = batches_per_request(&e).unwrap();
+        assert!((0.99..=1.01).contains(&b), "{b}");
+        // One emit is no span; a consumer sends no ProduceRequest.
+        assert_eq!(batches_per_request(&e[..1]), None);
+        assert_eq!(batches_per_request(&fixture("consumer-kafka431-backoff-1000ms")), None);
     }
 
     #[test]

@@ -427,11 +427,14 @@ fn request_ceiling_on_the_real_broker_reads_requests_from_statistics() {
     let r = json_of(&out);
     assert_eq!(r["probe"], "probe-request-ceiling");
     assert_eq!(r["broker"]["kind"], "external");
-    let settings = r["settings"].as_array().unwrap();
-    assert_eq!(settings.len(), 4);
-    for s in settings {
-        let run = &s["runs"][0];
-        let batch = s["params"]["batch.size"].as_f64().unwrap();
+    assert_eq!(r["payload"]["sha256"].as_str().unwrap().len(), 64);
+    let points = r["points"].as_array().unwrap();
+    assert_eq!(points.len(), 4);
+    for p in points {
+        assert_eq!(p["client"], "librdkafka");
+        let run = &p["runs"][0];
+        let batch = p["params"]["batch.size"].as_f64().unwrap();
+        assert!(p["params"]["partitions"].as_i64().unwrap() >= 1);
         assert!(run["msgs_per_s"].as_f64().unwrap() > 1000.0, "{run}");
         assert!(
             run["produce_requests_per_s"].as_f64().unwrap() > 0.0,
@@ -439,8 +442,14 @@ fn request_ceiling_on_the_real_broker_reads_requests_from_statistics() {
         );
         assert!(run["stats_emits"].as_u64().unwrap() >= 2, "{run}");
         assert_eq!(run["delivery_errors"], 0);
-        // One partition's batch per ProduceRequest: requests are at most a batch (plus the
-        // request's own framing) and, at 16 KB under full load, close to one.
+        // One partition's batch per ProduceRequest, measured: batches built over requests
+        // sent. Requests are at most a batch (plus the request's own framing) and, at 16 KB
+        // under full load, close to one.
+        let per_req = run["batches_per_request"].as_f64().unwrap();
+        assert!(
+            (0.9..=1.1).contains(&per_req),
+            "{per_req} batches per request"
+        );
         let bpr = run["bytes_per_request"].as_f64().unwrap();
         assert!(
             bpr <= batch * 1.05 + 512.0,
@@ -449,23 +458,40 @@ fn request_ceiling_on_the_real_broker_reads_requests_from_statistics() {
         if batch == 16384.0 {
             assert!(bpr >= 8192.0, "{bpr} B per request at batch.size {batch}");
         }
-        assert!(run["threads"]
-            .as_array()
+        assert!(run["app_cores"].as_f64().unwrap() > 0.0, "{run}");
+        assert!(run["busiest_broker_thread"]
+            .as_str()
             .unwrap()
-            .iter()
-            .any(|t| t["name"] == "app"));
+            .starts_with("rdk:broker"));
+        assert!(run["topic"]
+            .as_str()
+            .unwrap()
+            .starts_with("kgap.probe-request-ceiling."));
     }
-    let v = &r["verdict"];
+    // The catalogue's verdict: one rep decides nothing, and it says so; every check of the
+    // mechanism is there with what was measured.
+    let v = &r["verdicts"][0];
     assert_eq!(v["finding"], "request-ceiling");
+    assert_eq!(v["outcome"], "cannot-tell", "{v}");
+    assert!(v["reason"].as_str().unwrap().contains("--reps 3"), "{v}");
+    let checks = v["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 5, "{v}");
     assert!(
-        v["evidence"]["broker_cost_per_request_us"]
-            .as_f64()
-            .unwrap()
-            > 0.0,
+        checks
+            .iter()
+            .any(|c| c["detail"].as_str().unwrap().contains("statistics: 1.00")),
         "{v}"
     );
-    // The probe analyzed its own debug=protocol capture.
-    assert_eq!(r["diagnosis"]["tool"], "analyze-protocol-log");
+    assert_eq!(v["evidence"]["points"].as_array().unwrap().len(), 4);
+    // The probe analyzed its own debug=protocol capture: one MessageSet per request there too.
+    let d = &r["diagnoses"][0];
+    assert_eq!(d["tool"], "analyze-protocol-log");
+    let per_req = d["batches_per_request"].as_f64().unwrap();
+    assert!((0.9..=1.1).contains(&per_req), "{d}");
+    // Every run's topic (and the pass's) is listed, and was deleted.
+    let topics = r["topics"].as_array().unwrap();
+    assert_eq!(topics.len(), 5, "{topics:?}");
+    assert_eq!(topics_with_prefix("kgap.probe-request-ceiling."), before);
     let root = out_dir.path();
     let svg = std::fs::read_to_string(root.join("request-ceiling.svg")).unwrap();
     assert_eq!(
@@ -478,8 +504,45 @@ fn request_ceiling_on_the_real_broker_reads_requests_from_statistics() {
         log.contains("Sent ProduceRequest (v"),
         "debug=protocol captured"
     );
-    // Every run's topic was deleted.
-    assert_eq!(topics_with_prefix("kgap.probe-request-ceiling."), before);
+    assert!(root.join("runs.csv").is_file() && root.join("report.txt").is_file());
+}
+
+#[test]
+fn request_ceiling_with_one_partition_count_cannot_tell_on_the_mock() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (out, _) = probe(
+        "probe-request-ceiling",
+        &[
+            "--batch-size",
+            "16384,262144",
+            "--partitions",
+            "2",
+            "--reps",
+            "1",
+            "--duration",
+            "1s",
+            "--warmup-messages",
+            "5000",
+            "--no-diagnose",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    // "Flat across partitions" with one partition count is true by construction.
+    assert!(
+        text.contains("verdict request-ceiling: CANNOT TELL"),
+        "{text}"
+    );
+    assert!(text.contains("by construction"), "{text}");
+    // The mock's caveat is part of the verdict.
+    assert!(
+        text.contains("warning: this ran on librdkafka's embedded mock"),
+        "{text}"
+    );
 }
 
 #[test]

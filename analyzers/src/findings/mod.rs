@@ -175,18 +175,6 @@ pub const ALL_CLEAR_IDS: &[&str] = &["no-gc-problem", "no-saturated-thread"];
 
 /// The rules: pure functions over given numbers, one per finding.
 pub mod rules {
-    /// Gap 1 (the probe's rule): `partition_gain` = throughput at the most partitions over
-    /// the fewest at the smallest batch.size; `bytes_per_request_share` = bytes per
-    /// ProduceRequest over batch.size; `batch_gain` = the best batch.size's throughput over
-    /// the smallest's.
-    pub fn request_ceiling(
-        partition_gain: f64,
-        bytes_per_request_share: f64,
-        batch_gain: f64,
-    ) -> bool {
-        partition_gain <= 1.25 && bytes_per_request_share >= 0.5 && batch_gain >= 1.5
-    }
-
     /// Batch consume: the batch API at least 1.2x poll() (the post: 1.48M → 2.02M, 1.37x)
     /// and librdkafka's broker thread near a core under it (the post: 0.94).
     pub fn batch_consume(

@@ -1,0 +1,470 @@
+//! `probe-request-ceiling`: Gap 1 of the post, the producer that would not go faster.
+//!
+//! librdkafka 2.12.1 puts exactly one partition's batch in each ProduceRequest, and a Kafka
+//! broker serves one connection's requests one at a time. So a producer with small batches is
+//! bound by the broker's fixed cost per request, whatever the partitions, linger or window:
+//! the post saw ~240k × 1 KB msg/s in 15.6 KB requests, ~15.4k requests/s ≈ 65 µs each. The
+//! probe sweeps partitions × batch.size, each run on a topic of its own, and reads
+//! ProduceRequests/s, bytes and partition batches per request from librdkafka's statistics and
+//! the cores of the producing thread and of rdk:broker from /proc. A last short run with
+//! debug=protocol,msg is handed to analyze-protocol-log. The catalogue's rule
+//! ([`kgap_analyzers::findings::request_ceiling`]) decides; `--client java|both` adds the
+//! Java companion's rows, which never enter it.
+
+mod java_side;
+mod librdkafka;
+mod options;
+mod render;
+
+pub use java_side::JavaFigures;
+pub use librdkafka::{producer_settings, LibrdkafkaFigures, ProtocolPass};
+pub use options::{Options, Profile};
+
+use crate::broker::Broker;
+use crate::cli::CommonArgs;
+use crate::error::{ProbeError, Result};
+use crate::kit::{Context, Probe, Sweep};
+use crate::payload::Pool;
+use kgap_analyzers::findings::request_ceiling::{self as rule, PointEvidence};
+use kgap_analyzers::findings::Verdict;
+use kgap_analyzers::probe_result::{Client, PayloadInfo, ProbeResult};
+use kgap_analyzers::svg::LineChart;
+use kgap_analyzers::units;
+use serde::Serialize;
+use std::path::Path;
+use std::time::Duration;
+
+/// The probe.
+pub struct RequestCeiling {
+    pub opts: Options,
+}
+
+/// One point: a partition count and a batch.size.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct Point {
+    pub partitions: i32,
+    #[serde(rename = "batch.size")]
+    pub batch_size: u64,
+}
+
+/// One run's figures: librdkafka's, or the Java companion's.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Figures {
+    // Boxed: librdkafka's figures are four times Java's.
+    Librdkafka(Box<LibrdkafkaFigures>),
+    Java(JavaFigures),
+}
+
+impl Figures {
+    pub fn librdkafka(&self) -> Option<&LibrdkafkaFigures> {
+        match self {
+            Figures::Librdkafka(f) => Some(f.as_ref()),
+            Figures::Java(_) => None,
+        }
+    }
+
+    pub fn java(&self) -> Option<&JavaFigures> {
+        match self {
+            Figures::Java(f) => Some(f),
+            Figures::Librdkafka(_) => None,
+        }
+    }
+
+    pub fn msgs_per_s(&self) -> f64 {
+        match self {
+            Figures::Librdkafka(f) => f.window.msgs_per_s,
+            Figures::Java(f) => f.msgs_per_s,
+        }
+    }
+
+    pub fn mb_per_s(&self) -> f64 {
+        match self {
+            Figures::Librdkafka(f) => f.window.mb_per_s,
+            Figures::Java(f) => f.mb_per_s,
+        }
+    }
+
+    pub fn cpu_s_per_million(&self) -> f64 {
+        match self {
+            Figures::Librdkafka(f) => f.window.cpu_s_per_million,
+            Figures::Java(f) => f.cpu_s_per_million,
+        }
+    }
+
+    /// The run's own topic (created for it, deleted after it).
+    pub fn topic(&self) -> &str {
+        match self {
+            Figures::Librdkafka(f) => &f.topic,
+            Figures::Java(f) => &f.topic,
+        }
+    }
+}
+
+/// What every run shares: the payload pool (and its digest, which the Java side checks).
+pub struct Setup {
+    pool: Pool,
+    sha256: String,
+}
+
+impl RequestCeiling {
+    pub fn new(opts: Options) -> RequestCeiling {
+        RequestCeiling { opts }
+    }
+
+    fn dedup<T: PartialEq + Copy>(v: &[T]) -> Vec<T> {
+        let mut out = Vec::new();
+        for &x in v {
+            if !out.contains(&x) {
+                out.push(x);
+            }
+        }
+        out
+    }
+
+    /// The smallest batch.size and the most partitions: where the ceiling shows, and where
+    /// the debug=protocol pass runs.
+    fn ceiling_point(&self) -> Point {
+        Point {
+            partitions: self.opts.partitions.iter().copied().max().unwrap_or(1),
+            batch_size: self.opts.batch_size.iter().copied().min().unwrap_or(16384),
+        }
+    }
+}
+
+/// The typed evidence the catalogue's rule takes: every measured librdkafka point.
+pub fn evidence(sweep: &Sweep<RequestCeiling>) -> rule::Evidence {
+    let mock = sweep.result.broker.is_mock();
+    let points = sweep
+        .of(Client::Librdkafka)
+        .map(|m| {
+            let rdk = |f: &Figures| f.librdkafka().cloned();
+            // The busiest broker thread's name: the one most reps had busiest.
+            let mut names: Vec<String> = m
+                .runs
+                .iter()
+                .filter_map(|f| f.librdkafka()?.busiest_broker_thread.clone())
+                .collect();
+            names.sort();
+            let broker_thread = names
+                .iter()
+                .max_by_key(|n| names.iter().filter(|x| x == n).count())
+                .cloned()
+                .unwrap_or_else(|| "rdk:broker".into());
+            PointEvidence {
+                partitions: m.point.partitions,
+                batch_size: m.point.batch_size,
+                msgs_per_s: m.reps_of(|f| Some(rdk(f)?.window.msgs_per_s)),
+                produce_requests_per_s: m.reps_of(|f| rdk(f)?.produce_requests_per_s),
+                bytes_per_request: m.reps_of(|f| rdk(f)?.bytes_per_request),
+                batches_per_request: m.reps_of(|f| rdk(f)?.batches_per_request),
+                app_cores: m.reps_of(|f| rdk(f)?.app_cores),
+                broker_thread,
+                broker_thread_cores: m.reps_of(|f| rdk(f)?.busiest_broker_thread_cores),
+                mock_thread_cores: if mock {
+                    m.reps_of(|f| Some(rdk(f)?.mock_cores))
+                } else {
+                    Default::default()
+                },
+            }
+        })
+        .collect();
+    let log_batches_per_request = sweep
+        .result
+        .diagnoses
+        .iter()
+        .filter_map(|d| serde_json::from_value::<ProtocolPass>(d.clone()).ok())
+        .find_map(|p| p.batches_per_request);
+    rule::Evidence {
+        broker_is_mock: mock,
+        points,
+        log_batches_per_request,
+    }
+}
+
+impl Probe for RequestCeiling {
+    type Point = Point;
+    type Figures = Figures;
+    type Setup<'c> = Setup;
+    const NAME: &'static str = "probe-request-ceiling";
+
+    fn common(&self) -> &CommonArgs {
+        &self.opts.common
+    }
+
+    fn clients(&self) -> Vec<Client> {
+        self.opts.client.clients()
+    }
+
+    fn check(&self) -> Result<()> {
+        if self.opts.pool_messages.is_some() && self.clients().contains(&Client::Java) {
+            return Err(ProbeError::Usage(
+                "--pool-messages is for --client rust: the Java companion always builds the \
+                 seed's pool, and both clients must send the same bytes"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn points(&self, _broker: &Broker) -> Vec<Point> {
+        let batch_sizes = Self::dedup(&self.opts.batch_size);
+        Self::dedup(&self.opts.partitions)
+            .into_iter()
+            .flat_map(|partitions| {
+                batch_sizes.iter().map(move |&batch_size| Point {
+                    partitions,
+                    batch_size,
+                })
+            })
+            .collect()
+    }
+
+    fn label(&self, p: &Point) -> String {
+        format!("p{}-batch{}", p.partitions, p.batch_size)
+    }
+
+    fn validate(&self, broker: &Broker, points: &[Point]) -> Result<()> {
+        if self.clients().contains(&Client::Librdkafka) {
+            for b in Self::dedup(&points.iter().map(|p| p.batch_size).collect::<Vec<_>>()) {
+                broker.validate(&producer_settings(self.opts.profile, b))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn prepare(&self, _cx: &Context, result: &mut ProbeResult<Figures>) -> Result<Setup> {
+        let size = self.opts.size as usize;
+        let pool = match self.opts.pool_messages {
+            None => Pool::new(size, self.opts.kind),
+            Some(n) => Pool::with_count(size, self.opts.kind, n as usize),
+        };
+        let sha256 = pool.sha256_hex();
+        result.payload = Some(PayloadInfo {
+            size_bytes: pool.size(),
+            kind: pool.kind().to_string(),
+            pool_count: pool.count(),
+            sha256: sha256.clone(),
+        });
+        Ok(Setup { pool, sha256 })
+    }
+
+    fn run(
+        &self,
+        cx: &Context,
+        setup: &Setup,
+        client: Client,
+        p: &Point,
+        dir: &Path,
+    ) -> Result<Option<Figures>> {
+        match client {
+            Client::Librdkafka => {
+                let spec = librdkafka::RunSpec {
+                    profile: self.opts.profile,
+                    warmup_messages: self.opts.warmup_messages,
+                    window: self.opts.duration,
+                    debug_protocol: false,
+                };
+                librdkafka::run_once(&cx.broker, &setup.pool, &spec, p, dir)
+                    .map(|f| Some(Figures::Librdkafka(Box::new(f))))
+            }
+            Client::Java => java_side::run_once(cx, &self.opts, &setup.sha256, p, dir)
+                .map(|f| f.map(Figures::Java)),
+        }
+    }
+
+    fn describe(&self, f: &Figures) -> String {
+        match f {
+            Figures::Librdkafka(f) => format!(
+                "{}, {} ProduceRequests/s of {}",
+                units::msgs_per_s(f.window.msgs_per_s),
+                f.produce_requests_per_s.map_or("?".into(), units::si),
+                f.bytes_per_request.map_or("?".into(), units::bytes),
+            ),
+            Figures::Java(f) => format!("{} (Java)", units::msgs_per_s(f.msgs_per_s)),
+        }
+    }
+
+    fn window_s(&self, f: &Figures) -> Option<f64> {
+        Some(match f {
+            Figures::Librdkafka(f) => f.window.window_s,
+            Figures::Java(f) => f.window_s,
+        })
+    }
+
+    fn after(&self, cx: &Context, setup: &Setup, sweep: &mut Sweep<Self>) -> Result<()> {
+        // Every run's own topic, in the order they ran.
+        let mut topics: Vec<String> = Vec::new();
+        for slot in &sweep.result.order.runs {
+            let runs = &sweep.result.points[slot.point].runs;
+            if let Some(f) = runs.get(slot.rep as usize - 1) {
+                topics.push(f.topic().to_string());
+            }
+        }
+        if !self.opts.no_diagnose && self.clients().contains(&Client::Librdkafka) {
+            let p = self.ceiling_point();
+            let dir = cx.out.run_dir(
+                &format!("diagnose-p{}-batch{}", p.partitions, p.batch_size),
+                1,
+            )?;
+            cx.progress("a short debug=protocol run for analyze-protocol-log (not in the table)");
+            let spec = librdkafka::RunSpec {
+                profile: self.opts.profile,
+                warmup_messages: self.opts.warmup_messages.min(20_000),
+                // Two seconds: analyze-protocol-log's rate needs a complete second of log.
+                window: Duration::from_secs(2),
+                debug_protocol: true,
+            };
+            let pass = librdkafka::protocol_pass(cx, &setup.pool, &spec, &p, &dir)?;
+            topics.push(pass.topic.clone());
+            sweep
+                .result
+                .diagnoses
+                .push(serde_json::to_value(&pass).expect("the protocol pass serializes"));
+        }
+        sweep.result.topics = topics;
+        Ok(())
+    }
+
+    fn verdicts(&self, sweep: &Sweep<Self>) -> Vec<Verdict> {
+        if !self.clients().contains(&Client::Librdkafka) {
+            return vec![Verdict::cannot_tell(
+                &rule::FINDING,
+                "librdkafka did not run (--client java): the finding is librdkafka's, and Java's \
+                 rows never enter its rule",
+            )];
+        }
+        vec![rule::decide(&evidence(sweep))]
+    }
+
+    fn headline(&self, sweep: &Sweep<Self>) -> String {
+        render::headline(self, sweep)
+    }
+
+    fn render(&self, sweep: &Sweep<Self>) -> String {
+        render::body(sweep)
+    }
+
+    fn charts(&self, sweep: &Sweep<Self>) -> Vec<(String, LineChart)> {
+        vec![("request-ceiling.svg".into(), render::chart(sweep))]
+    }
+
+    fn not_measured(&self, broker: &Broker) -> Vec<String> {
+        let mut v = vec![
+            "latency (throughput runs measure how fast acks return, not how long a message waits)"
+                .to_string(),
+            "the broker's own CPU (only this process's threads are sampled)".to_string(),
+            "messages still unacknowledged when the window closed (they are not counted)"
+                .to_string(),
+        ];
+        if broker.is_mock() {
+            v.push(
+                "Apache Kafka's per-request cost: the broker was librdkafka's in-process mock, \
+                 whose rdk:mock thread shares this machine's cores"
+                    .to_string(),
+            );
+        }
+        if self.clients().contains(&Client::Java) {
+            v.push(
+                "the Java companion's requests (it reports records per request, not bytes): \
+                 its rows are throughput beside librdkafka's, outside the rule"
+                    .to_string(),
+            );
+        }
+        v
+    }
+
+    fn notes(&self, _broker: &Broker) -> Vec<String> {
+        let mut v = vec![format!(
+            "profile {}",
+            match self.opts.profile {
+                Profile::Native =>
+                    "native: librdkafka's defaults for every knob not swept (acks=1 as the \
+                     post's scenario)",
+                Profile::Matched =>
+                    "matched: the seed's Java-like values: linger.ms=5, max.in.flight=5, \
+                     batch.num.messages=1000000, queue.buffering.max.kbytes=32768, \
+                     socket.nagle.disable=true",
+            }
+        )];
+        v.push(format!(
+            "each run has its own topic (deleted after it), a warmup of {} messages fully \
+             acknowledged, then a {:.1} s window counting acknowledged messages",
+            self.opts.warmup_messages,
+            self.opts.duration.as_secs_f64()
+        ));
+        for (k, val) in &self.opts.common.property {
+            v.push(format!(
+                "-X {k}={val} (applied last to librdkafka's producer)"
+            ));
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn probe(args: &[&str]) -> RequestCeiling {
+        let mut argv = vec!["probe-request-ceiling"];
+        argv.extend_from_slice(args);
+        RequestCeiling::new(Options::try_parse_from(argv).unwrap())
+    }
+
+    #[test]
+    fn the_grid_is_partitions_by_batch_size_without_repeats() {
+        let p = probe(&["--partitions", "1,6,6", "--batch-size", "16384,1048576"]);
+        let broker = Broker::start(None, &[]).unwrap();
+        let pts: Vec<(i32, u64)> = p
+            .points(&broker)
+            .iter()
+            .map(|p| (p.partitions, p.batch_size))
+            .collect();
+        assert_eq!(pts, [(1, 16384), (1, 1048576), (6, 16384), (6, 1048576)]);
+        assert_eq!(
+            p.ceiling_point(),
+            Point {
+                partitions: 6,
+                batch_size: 16384
+            }
+        );
+    }
+
+    #[test]
+    fn bad_lists_are_refused_by_the_parser() {
+        let argv = |k: &str, a: &str| Options::try_parse_from(["p", k, a]);
+        assert!(argv("--batch-size", "16384,,65536").is_err());
+        assert!(argv("--batch-size", "0").is_err());
+        assert!(argv("--batch-size", "3000000000").is_err());
+        assert!(argv("--partitions", "0").is_err());
+        assert!(argv("--partitions", "six").is_err());
+        assert!(argv("--client", "go").is_err());
+    }
+
+    #[test]
+    fn a_java_pool_of_its_own_is_refused() {
+        let p = probe(&["--client", "both", "--pool-messages", "1"]);
+        assert!(matches!(p.check(), Err(ProbeError::Usage(_))));
+        assert!(probe(&["--pool-messages", "1"]).check().is_ok());
+    }
+
+    #[test]
+    fn figures_serialize_flat_for_the_csv_and_the_bench() {
+        let j = Figures::Java(JavaFigures {
+            messages: 10,
+            window_s: 1.0,
+            msgs_per_s: 10.0,
+            mb_per_s: 0.01,
+            cpu_s_per_million: 1.0,
+            gc_time_ms: 0,
+            records_per_request_avg: None,
+            topic: "t".into(),
+        });
+        let v = serde_json::to_value(&j).unwrap();
+        assert_eq!(v["msgs_per_s"], 10.0);
+        assert_eq!(j.topic(), "t");
+        assert!(j.librdkafka().is_none());
+    }
+}

@@ -1,0 +1,275 @@
+//! The probe's part of the text report (librdkafka's throughput and threads, its requests,
+//! Java's rows, what analyze-protocol-log read) and its chart.
+
+use super::{Figures, ProtocolPass, RequestCeiling};
+use crate::kit::{Measured, Sweep, Table};
+use kgap_analyzers::findings::Reps;
+use kgap_analyzers::probe_result::Client;
+use kgap_analyzers::report::wrap_into;
+use kgap_analyzers::svg::{self, LineChart, Scale, Series};
+use kgap_analyzers::units;
+
+type M<'a> = Measured<'a, RequestCeiling>;
+
+fn batch(b: u64) -> String {
+    svg::bytes_label(b as f64)
+}
+
+/// The median of a figure some reps may not have, `-` when none did.
+fn med(m: &M, f: impl Fn(&Figures) -> Option<f64>, show: impl Fn(f64) -> String) -> String {
+    m.reps_of(f).median().map_or("-".into(), show)
+}
+
+pub fn headline(p: &RequestCeiling, sweep: &Sweep<RequestCeiling>) -> String {
+    let (size, kind) = sweep
+        .result
+        .payload
+        .as_ref()
+        .map_or((p.opts.size as usize, p.opts.kind.to_string()), |x| {
+            (x.size_bytes, x.kind.clone())
+        });
+    format!(
+        "{size} B {kind} messages, a {:.1} s window per run after a warmup of {} \
+         acknowledged",
+        p.opts.duration.as_secs_f64(),
+        p.opts.warmup_messages
+    )
+}
+
+fn librdkafka_tables(sweep: &Sweep<RequestCeiling>) -> String {
+    let mock = sweep.result.broker.is_mock();
+    let mut head = vec![
+        "partitions",
+        "batch.size",
+        "msg/s median (min–max)",
+        "MB/s",
+        "CPU s/M",
+        "app",
+        "rdk:broker",
+    ];
+    if mock {
+        head.push("rdk:mock");
+    }
+    let mut rate = Table::new(head);
+    let mut reqs = Table::new([
+        "partitions",
+        "batch.size",
+        "requests/s",
+        "B/request",
+        "batches/req",
+        "µs/req",
+        "rtt p50/p99 ms",
+    ]);
+    for m in sweep.of(Client::Librdkafka) {
+        let r = |f: &Figures| f.librdkafka().cloned();
+        let cores = |x: f64| format!("{x:.2}");
+        let mut row = vec![
+            m.point.partitions.to_string(),
+            batch(m.point.batch_size),
+            m.reps(Figures::msgs_per_s).show(units::si),
+            med(&m, |f| Some(f.mb_per_s()), |x| format!("{x:.0}")),
+            med(&m, |f| Some(f.cpu_s_per_million()), cores),
+            med(&m, |f| r(f)?.app_cores, cores),
+            med(&m, |f| r(f)?.busiest_broker_thread_cores, cores),
+        ];
+        if mock {
+            row.push(med(&m, |f| Some(r(f)?.mock_cores), cores));
+        }
+        rate.row(row);
+        let rps = m.reps_of(|f| r(f)?.produce_requests_per_s);
+        reqs.row(vec![
+            m.point.partitions.to_string(),
+            batch(m.point.batch_size),
+            rps.median().map_or("-".into(), units::si),
+            med(&m, |f| r(f)?.bytes_per_request, |x| format!("{x:.0}")),
+            med(&m, |f| r(f)?.batches_per_request, |x| format!("{x:.2}")),
+            rps.median()
+                .filter(|&x| x > 0.0)
+                .map_or("-".into(), |x| format!("{:.0}", 1e6 / x)),
+            format!(
+                "{}/{}",
+                med(&m, |f| r(f)?.rtt_ms_p50, |x| format!("{x:.2}")),
+                med(&m, |f| r(f)?.rtt_ms_p99, |x| format!("{x:.1}"))
+            ),
+        ]);
+    }
+    if rate.is_empty() {
+        return String::new();
+    }
+    let mut s = rate.render();
+    s.push('\n');
+    wrap_into(
+        &mut s,
+        "",
+        "CPU s/M: process CPU seconds per million messages; app, rdk:broker: cores of the \
+         producing thread and of librdkafka's busiest broker thread (medians over reps).",
+    );
+    s.push('\n');
+    s.push_str(&reqs.render());
+    s.push('\n');
+    wrap_into(
+        &mut s,
+        "",
+        "From librdkafka's statistics over each window: requests/s (req.Produce), bytes per \
+         request (txbytes over requests), partition batches per request (topics[].batchsize.cnt \
+         over req.Produce), µs/req (1 s over requests/s: the broker's time per request when \
+         it is the limit), rtt (the median per-second p50 and the worst p99).",
+    );
+    s
+}
+
+fn java_table(sweep: &Sweep<RequestCeiling>) -> String {
+    let rdk_rate = |p: &super::Point| {
+        sweep
+            .of(Client::Librdkafka)
+            .find(|m| m.point == p)
+            .and_then(|m| m.reps(Figures::msgs_per_s).median())
+    };
+    let mut t = Table::new([
+        "partitions",
+        "batch.size",
+        "Java msg/s median (min–max)",
+        "MB/s",
+        "CPU s/M",
+        "records/req",
+        "Java / librdkafka",
+    ]);
+    for m in sweep.of(Client::Java) {
+        let j = m.reps(Figures::msgs_per_s);
+        t.row(vec![
+            m.point.partitions.to_string(),
+            batch(m.point.batch_size),
+            j.show(units::si),
+            med(&m, |f| Some(f.mb_per_s()), |x| format!("{x:.0}")),
+            med(&m, |f| Some(f.cpu_s_per_million()), |x| format!("{x:.2}")),
+            med(
+                &m,
+                |f| f.java()?.records_per_request_avg,
+                |x| format!("{x:.0}"),
+            ),
+            match (j.median(), rdk_rate(m.point)) {
+                (Some(j), Some(r)) if r > 0.0 => units::times(j / r),
+                _ => "-".into(),
+            },
+        ]);
+    }
+    if t.is_empty() {
+        return String::new();
+    }
+    let mut s = String::new();
+    wrap_into(
+        &mut s,
+        "",
+        "Java (kafka-clients 4.3.1, the kgap companion, one KafkaProducer, acks=1, idempotence \
+         off, its other defaults) at the same points, same payloads, warmup and window:",
+    );
+    s.push_str(&t.render());
+    s.push('\n');
+    wrap_into(
+        &mut s,
+        "",
+        "CPU s/M: the JVM's CPU seconds per million messages. kafka-clients puts every ready \
+         partition's batch in one ProduceRequest, so partitions help it where they do not help \
+         librdkafka. Java's rows never enter the rule.",
+    );
+    s
+}
+
+fn protocol_pass(sweep: &Sweep<RequestCeiling>) -> String {
+    let mut s = String::new();
+    for p in sweep
+        .result
+        .diagnoses
+        .iter()
+        .filter_map(|d| serde_json::from_value::<ProtocolPass>(d.clone()).ok())
+    {
+        wrap_into(
+            &mut s,
+            "",
+            &format!(
+                "the debug=protocol,msg pass ({} partitions, batch.size {}): {} ProduceRequests, \
+                 {} partition MessageSets{}",
+                p.partitions,
+                batch(p.batch_size),
+                p.produce_requests,
+                p.messagesets,
+                p.batches_per_request
+                    .map(|x| format!(" ({x:.2} per request)"))
+                    .unwrap_or_default()
+            ),
+        );
+        if p.diagnoses.is_empty() {
+            s.push_str("analyze-protocol-log on it: no diagnosis\n");
+        }
+        for d in &p.diagnoses {
+            wrap_into(
+                &mut s,
+                "  ",
+                &format!(
+                    "analyze-protocol-log ({}): {} Fix: {}",
+                    d.id, d.cause, d.fix
+                ),
+            );
+        }
+    }
+    s
+}
+
+pub fn body(sweep: &Sweep<RequestCeiling>) -> String {
+    let parts = [
+        librdkafka_tables(sweep),
+        java_table(sweep),
+        protocol_pass(sweep),
+    ];
+    parts
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// msg/s against batch.size, one line per client and partition count.
+pub fn chart(sweep: &Sweep<RequestCeiling>) -> LineChart {
+    let mut series: Vec<Series> = Vec::new();
+    for client in [Client::Librdkafka, Client::Java] {
+        let mut parts: Vec<i32> = sweep.of(client).map(|m| m.point.partitions).collect();
+        parts.sort_unstable();
+        parts.dedup();
+        for p in parts {
+            let mut points: Vec<(f64, f64)> = sweep
+                .of(client)
+                .filter(|m| m.point.partitions == p)
+                .filter_map(|m| {
+                    let r: Reps = m.reps(Figures::msgs_per_s);
+                    Some((m.point.batch_size as f64, r.median()?))
+                })
+                .collect();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let who = match client {
+                Client::Librdkafka => "librdkafka",
+                Client::Java => "Java",
+            };
+            series.push(Series {
+                label: format!("{who}, {p} partition{}", if p == 1 { "" } else { "s" }),
+                points,
+            });
+        }
+    }
+    let size = sweep.result.payload.as_ref().map_or(0, |p| p.size_bytes);
+    LineChart {
+        title: format!(
+            "msg/s against batch.size, {size} B messages, {}",
+            if sweep.result.broker.is_mock() {
+                "embedded mock broker"
+            } else {
+                "external broker"
+            }
+        ),
+        x_label: "batch.size (bytes, log scale)".into(),
+        y_label: "acknowledged msg/s (median)".into(),
+        x_scale: Scale::Log(2.0),
+        x_format: svg::bytes_label,
+        y_format: svg::si_label,
+        series,
+    }
+}
