@@ -191,7 +191,7 @@ fn faults_mid_run_each_end_in_a_clear_outcome() {
     // 3. SIGTERM: as Ctrl-C, what was measured, exit 130, the topic deleted.
     let broker = OwnBroker::up();
     let dir = tempfile::tempdir().unwrap();
-    let (mut child, rx) = start_probe(dir.path(), "5");
+    let (child, rx) = start_probe(dir.path(), "5");
     let mut seen = Vec::new();
     wait_for(&rx, "] backoff-", &mut seen);
     nix::sys::signal::kill(

@@ -172,7 +172,7 @@ pub fn text(rep: &Report) -> String {
     wrap_into(&mut s, "broker: ", &broker_line(r));
     if let Some(p) = &r.payload {
         s.push_str(&format!(
-            "payload pool: {} × {} B {}, sha256 {}\n",
+            "payload pool: {} × {} B {} (the seed benchmark's bytes)\n              sha256 {}\n",
             p.pool_count, p.size_bytes, p.kind, p.sha256
         ));
     }
