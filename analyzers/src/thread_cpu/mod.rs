@@ -8,6 +8,12 @@
 //! bounded timeline (memory does not follow the recording's length), finds threads that stay
 //! saturated, and says what that means for each thread's role.
 //!
+//! [`snapshot`] reads what users paste instead of a recording (`top -H`, `ps -L`, `pidstat
+//! -t`, gdb backtraces, JVM thread dumps); [`analyze_from`] tells the two apart by content.
+//! The jobs, one file each: [`roles`](classify) from names and frames, the interval
+//! analyzer, the report and its text, the diagnoses, recordings, live sampling, and the
+//! [`stall`] watcher that speaks up when `--from` reads a FIFO nobody writes to.
+//!
 //! ```
 //! use kgap_analyzers::thread_cpu::{Analyzer, Options, SnapshotIntervals, Source};
 //! use kgap_analyzers::threads::{Snapshot, ThreadTicks};
@@ -31,16 +37,20 @@
 
 mod analyzer;
 mod diagnose;
+mod from;
 mod recording;
 mod render;
 mod report;
 mod roles;
 mod sample;
+pub mod snapshot;
+pub mod stall;
 #[cfg(test)]
 mod tests;
 
 pub use analyzer::{Analyzer, IntervalCores, Options, SnapshotIntervals};
 pub use diagnose::{diagnose, GC_DOMINATES_MIN_CORES};
+pub use from::{analyze_from, FromError, FromReport};
 pub use recording::{
     read_recording, RecordingError, RecordingHeader, RecordingInfo, RecordingWriter,
 };
@@ -48,5 +58,5 @@ pub use report::{
     CommandOutcome, GroupSummary, SaturatedThread, Source, ThreadCpuReport, ThreadSummary,
     TimelineRow,
 };
-pub use roles::{classify, collapse_name, ProcessKind, Role};
+pub use roles::{classify, classify_cut, classify_frames, collapse_name, ProcessKind, Role};
 pub use sample::{sample, SampleError, SampleInfo, SampleOptions, Target};

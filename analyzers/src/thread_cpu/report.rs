@@ -14,6 +14,8 @@ pub enum Source {
     Pid(i32),
     Command(Vec<String>),
     Recording(String),
+    /// A paste of thread snapshots (top, ps, pidstat, gdb, jstack).
+    Snapshot(String),
 }
 
 impl std::fmt::Display for Source {
@@ -37,6 +39,7 @@ impl std::fmt::Display for Source {
                 write!(f, "command `{}`", quoted.join(" "))
             }
             Source::Recording(n) => write!(f, "recording {n}"),
+            Source::Snapshot(n) => write!(f, "snapshot {n}"),
         }
     }
 }

@@ -21,6 +21,9 @@ pub enum Role {
     JavaProducerNetwork,
     /// Java `kafka-coordinator-heartbeat-thread | <group>`.
     JavaHeartbeat,
+    /// The application thread a JVM dump shows inside `KafkaConsumer.poll()` (the consumer's
+    /// poll thread; known from a thread dump only, never from a name).
+    JavaConsumerPoll,
     /// Java's new consumer (group.protocol=consumer) background thread.
     JavaConsumerBackground,
     /// JVM garbage collector threads (`GC Thread#*`, `G1 Conc#*`, `G1 Refine#*`, …).
@@ -42,6 +45,7 @@ impl Role {
             Role::RdkOther => "rdk-other",
             Role::JavaProducerNetwork => "java-producer-network",
             Role::JavaHeartbeat => "java-heartbeat",
+            Role::JavaConsumerPoll => "java-consumer-poll",
             Role::JavaConsumerBackground => "java-consumer-background",
             Role::JvmGc => "jvm-gc",
             Role::JvmJit => "jvm-jit",
@@ -118,6 +122,52 @@ pub fn classify(name: &str) -> Role {
         return Role::JvmOther;
     }
     Role::App
+}
+
+/// The role of a thread whose name the tool cut (top's `kafka-pro+`, `rdk:broke+`): the
+/// known name that the head begins, or that begins with the head.
+pub fn classify_cut(head: &str) -> Role {
+    let whole = classify(head);
+    if whole != Role::App && whole != Role::RdkOther {
+        return whole;
+    }
+    const KNOWN: &[(&str, Role)] = &[
+        ("rdk:broker", Role::RdkBroker),
+        ("rdk:main", Role::RdkMain),
+        ("rdk:mock", Role::RdkMock),
+        ("kafka-producer-", Role::JavaProducerNetwork),
+        ("kafka-coordinat", Role::JavaHeartbeat),
+        ("consumer_backgr", Role::JavaConsumerBackground),
+        ("GC Thread", Role::JvmGc),
+        ("C1 CompilerThre", Role::JvmJit),
+        ("C2 CompilerThre", Role::JvmJit),
+    ];
+    if head.chars().count() >= 4 {
+        for (name, role) in KNOWN {
+            if name.starts_with(head) {
+                return *role;
+            }
+        }
+        for name in JVM_OTHER {
+            if name.starts_with(head) {
+                return Role::JvmOther;
+            }
+        }
+    }
+    whole
+}
+
+/// The role a native backtrace shows, whatever the thread is called: the start function of
+/// each of librdkafka's threads (rdkafka_broker.c, rdkafka.c, rdkafka_mock.c,
+/// rdkafka_background.c).
+pub fn classify_frames(frames: &[String]) -> Option<Role> {
+    frames.iter().find_map(|f| match f.as_str() {
+        "rd_kafka_broker_thread_main" => Some(Role::RdkBroker),
+        "rd_kafka_thread_main" => Some(Role::RdkMain),
+        "rd_kafka_mock_cluster_thread_main" => Some(Role::RdkMock),
+        "rd_kafka_background_thread_main" => Some(Role::RdkOther),
+        _ => None,
+    })
 }
 
 /// The name with its trailing number collapsed to `*`, for the "by role" view:
