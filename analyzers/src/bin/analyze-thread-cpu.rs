@@ -228,20 +228,37 @@ fn run(args: &Args) -> i32 {
 /// --from: a recording or a snapshot paste, from a file, a FIFO or stdin, plain or gzip.
 fn from(args: &Args, path: &std::path::Path, analyzer: Analyzer) -> i32 {
     let name = cli::input_name(Some(path));
-    let input = match cli::open_input(Some(path)) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{TOOL}: {e}");
-            return EXIT_UNUSABLE;
+    let stdin = path == std::path::Path::new("-");
+    // A FIFO is opened inside the stall watch: open() itself waits for a writer.
+    let input: Box<dyn std::io::Read + Send> = if stdin {
+        match cli::open_input(None) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("{TOOL}: {e}");
+                return EXIT_UNUSABLE;
+            }
+        }
+    } else {
+        match std::fs::metadata(path) {
+            Ok(m) => {
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::FileTypeExt;
+                    if m.file_type().is_fifo() {
+                        eprintln!(
+                            "{TOOL}: {name}: a FIFO: reading what is written to it, to its end"
+                        );
+                    }
+                }
+                let _ = m;
+                Box::new(stall::OpenOnRead::new(path))
+            }
+            Err(e) => {
+                eprintln!("{TOOL}: {name}: {e}");
+                return EXIT_UNUSABLE;
+            }
         }
     };
-    #[cfg(unix)]
-    if let Ok(m) = std::fs::metadata(path) {
-        use std::os::unix::fs::FileTypeExt;
-        if m.file_type().is_fifo() {
-            eprintln!("{TOOL}: {name}: a FIFO: reading what is written to it, to its end");
-        }
-    }
     let stalled = name.clone();
     let input = stall::watch(input, STALL_AFTER, move |idle| {
         eprintln!(

@@ -94,6 +94,7 @@ pub fn analyze_from<R: Read>(
     paste: &PasteOptions,
 ) -> Result<FromReport, FromError> {
     let mut input = Input::detect(input).map_err(FromError::Read)?;
+    let gzip = input.is_gzip();
     let head = peek(&mut input).map_err(FromError::Read)?;
     let whole = Cursor::new(head.clone()).chain(input);
     if is_recording(&head) {
@@ -107,7 +108,7 @@ pub fn analyze_from<R: Read>(
         r.warnings = info.warnings;
         return Ok(FromReport::Recording(Box::new(r)));
     }
-    Ok(FromReport::Snapshot(Box::new(read_paste(
-        whole, name, paste,
-    )?)))
+    let mut report = read_paste(whole, name, paste)?;
+    report.input.gzip |= gzip;
+    Ok(FromReport::Snapshot(Box::new(report)))
 }

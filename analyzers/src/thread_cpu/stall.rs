@@ -66,6 +66,31 @@ impl<R: Read> Read for Watched<R> {
     }
 }
 
+/// A file opened at its first read: opening a FIFO blocks until a writer comes, and that wait
+/// must be inside [`watch`] to be told.
+pub struct OpenOnRead {
+    path: std::path::PathBuf,
+    file: Option<std::fs::File>,
+}
+
+impl OpenOnRead {
+    pub fn new(path: &std::path::Path) -> Self {
+        OpenOnRead {
+            path: path.to_path_buf(),
+            file: None,
+        }
+    }
+}
+
+impl Read for OpenOnRead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.file.is_none() {
+            self.file = Some(std::fs::File::open(&self.path)?);
+        }
+        self.file.as_mut().expect("opened").read(buf)
+    }
+}
+
 impl<R> Drop for Watched<R> {
     fn drop(&mut self) {
         self.done.store(true, Ordering::Relaxed);

@@ -878,7 +878,7 @@ fn build(o: Obs, n_iter: usize) -> SnapshotThread {
         elapsed_s: o.elapsed_s.map(round3),
         state: o.state,
         command: o.command,
-        backtrace: (o.backtraces > 0).then(|| BacktraceSummary {
+        backtrace: (o.backtraces > 0).then_some(BacktraceSummary {
             samples: o.backtraces,
             waiting: o.backtraces_waiting,
             frames: o.native_frames,

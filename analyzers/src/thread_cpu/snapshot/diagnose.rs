@@ -17,6 +17,9 @@ use crate::thread_cpu::GC_DOMINATES_MIN_CORES;
 
 /// Evidence lines per diagnosis.
 const MAX_EXAMPLES: usize = 6;
+/// A broker thread whose backtraces wait is spinning only at (nearly) a whole core, whatever
+/// --saturated-cores says.
+const SPIN_MIN_CORES: f64 = 0.9;
 
 /// A heartbeat thread waiting for a lock that another thread holds, in one dump.
 #[derive(Debug, Clone)]
@@ -107,14 +110,14 @@ pub fn lock_waits(d: &Dump, index: u32) -> Vec<LockWait> {
 /// How busy a hot thread is, and what kind of figure that is, for a cause.
 fn how_busy(t: &SnapshotThread) -> String {
     let c = t.cores_mean.unwrap_or(0.0);
-    let of = match t.sources.first() {
-        Some(super::Format::Pidstat) if !t.sources.contains(&super::Format::Top) => "pidstat's",
-        _ => "top's",
+    let (of, unit) = if t.sources.contains(&super::Format::Top) {
+        ("top's", "frames")
+    } else {
+        ("pidstat's", "reports")
     };
     match t.figure {
         Some(Figure::Interval) if t.iterations > 1 => format!(
-            "at {c:.2} cores ({of} %CPU, the mean of {} frames or reports, {} of them at the \
-             threshold)",
+            "at {c:.2} cores ({of} %CPU, the mean of {} {unit}, {} of them at the threshold)",
             t.iterations, t.iterations_at_threshold
         ),
         Some(Figure::Interval) => format!("at {c:.2} cores ({of} %CPU over its refresh interval)"),
@@ -214,8 +217,12 @@ fn kinds(r: &SnapshotReport) -> BTreeMap<Option<i32>, ProcessKind> {
         .collect()
 }
 
+/// The stack is in the Kafka client: librdkafka's C functions, or rust-rdkafka's wrappers
+/// around them (`rdkafka::…`, `rdkafka_sys::…`).
 fn in_librdkafka(frames: &[String]) -> bool {
-    frames.iter().any(|f| f.starts_with("rd_kafka"))
+    frames.iter().any(|f| {
+        f.starts_with("rd_kafka") || f.contains("rdkafka::") || f.contains("rdkafka_sys::")
+    })
 }
 
 /// The diagnoses of a finished snapshot report.
@@ -237,7 +244,10 @@ pub fn diagnose(r: &SnapshotReport, waits: &[LockWait]) -> Vec<Diagnosis> {
         let bt = t.backtrace.as_ref();
         match t.role {
             Role::RdkBroker => {
-                if bt.is_some_and(|b| b.waiting * 2 > b.samples) {
+                // A thread at half a core waits half the time: only a thread at a full core
+                // whose backtraces wait is waking over and over.
+                let full = t.rate().is_some_and(|c| c >= SPIN_MIN_CORES);
+                if full && bt.is_some_and(|b| b.waiting * 2 > b.samples) {
                     brokers_spinning.push(t)
                 } else {
                     brokers_working.push(t)

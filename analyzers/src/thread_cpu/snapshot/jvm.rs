@@ -283,7 +283,10 @@ impl JvmReader {
             }
             // `- None`, `- waiting on <no object reference available>`, and other lock lines
             // with nothing to join.
-            if t.starts_with("- ") || t.starts_with("No compile task") || t.starts_with("Compiling:") {
+            if t.starts_with("- ")
+                || t.starts_with("No compile task")
+                || t.starts_with("Compiling:")
+            {
                 return true;
             }
         }
@@ -312,6 +315,14 @@ impl JvmReader {
     }
 
     pub fn end(&mut self, c: &mut Collector) {
+        // A whole dump ends with `JNI global refs`: without it the paste stops inside one.
+        if let Some(d) = &self.dump {
+            c.warn(format!(
+                "lines {}-{}: the dump has no `JNI global refs` line at its end: cut? (its last \
+                 thread may be partial)",
+                d.first_line, d.last_line
+            ));
+        }
         self.close(c);
         self.pending_pid = None;
         self.pending_time = None;

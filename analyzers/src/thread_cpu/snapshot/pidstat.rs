@@ -86,12 +86,14 @@ impl PidstatReader {
         if self.table.is_none() && line.starts_with("Linux ") && line.ends_with("CPU)") {
             return true;
         }
-        if let Some((layout, table)) = self.table.as_mut() {
+        if self.table.is_some() {
             if line.trim().is_empty() {
                 self.end(c);
                 return true;
             }
             if let Some((clock, skip)) = prefix(&t) {
+                self.next_report(no, clock, c);
+                let (layout, table) = self.table.as_mut().expect("inside a table");
                 let f = &t[skip..];
                 if f.len() >= layout.labels && (clock.is_some() != layout.average) {
                     let (tgid, tid_s) = (f[layout.tgid].1, f[layout.tid].1);
@@ -154,6 +156,22 @@ impl PidstatReader {
                 true
             }
             None => false,
+        }
+    }
+
+    /// One header serves every report of a run (`pidstat -t 1 3`): a row with a new time
+    /// starts the next report.
+    fn next_report(&mut self, no: u64, clock: Option<u32>, c: &mut Collector) {
+        let Some((layout, table)) = self.table.as_mut() else {
+            return;
+        };
+        if let (Some(now), Some(prev), false) = (clock, table.clock, layout.average) {
+            if now != prev {
+                let mut next = Table::new(Format::Pidstat, no, Figure::Interval);
+                next.clock = Some(now);
+                next.over_s = Some(((now + 86400 - prev) % 86400) as f64);
+                c.table(std::mem::replace(table, next));
+            }
         }
     }
 

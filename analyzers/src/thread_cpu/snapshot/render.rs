@@ -89,8 +89,8 @@ impl SnapshotReport {
         );
         let _ = writeln!(
             out,
-            "  {:>7}  {:<15}  {:<21}  {:>5}  {:>5}  {:<9}  {}",
-            "tid", "thread", "role", "cores", "max", "figure", "state"
+            "  {:>7}  {:<15}  {:<21}  {:>5}  {:>5}  {:<9}  state",
+            "tid", "thread", "role", "cores", "max", "figure"
         );
         for t in self.threads.iter().take(self.top) {
             let _ = writeln!(
