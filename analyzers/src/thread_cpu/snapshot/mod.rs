@@ -19,6 +19,8 @@ mod pidstat;
 mod ps;
 mod render;
 mod table;
+#[cfg(test)]
+mod tests;
 mod text;
 mod top;
 
