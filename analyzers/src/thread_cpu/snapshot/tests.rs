@@ -245,3 +245,54 @@ fn a_paste_is_told_from_a_log() {
         "{some_log:?}"
     );
 }
+
+/// Every fixture cut after every line, and cut mid-line at a few bytes, and with bytes
+/// flipped: a report or an error, never a panic.
+#[test]
+fn every_cut_of_every_fixture_is_an_outcome_not_a_panic() {
+    let dir = format!("{}/../fixtures/threads", env!("CARGO_MANIFEST_DIR"));
+    let tsv = std::fs::read_to_string(format!("{dir}/SOURCES.tsv")).unwrap();
+    for f in tsv.lines().skip(1).map(|l| l.split('\t').next().unwrap()) {
+        let bytes = std::fs::read(format!("{dir}/{f}")).unwrap();
+        let ends: Vec<usize> = bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .map(|(i, _)| i + 1)
+            .collect();
+        for &end in &ends {
+            let _ = read_paste(&bytes[..end], f, &PasteOptions::default());
+        }
+        for end in (0..bytes.len()).step_by(bytes.len() / 37 + 1) {
+            let _ = read_paste(&bytes[..end], f, &PasteOptions::default());
+        }
+        let mut flipped = bytes.clone();
+        for i in (0..flipped.len()).step_by(97) {
+            flipped[i] ^= 0x5a;
+        }
+        let _ = read_paste(&flipped[..], f, &PasteOptions::default());
+    }
+}
+
+#[test]
+fn a_top_table_without_its_summary_block_is_still_top() {
+    let path = format!(
+        "{}/../fixtures/threads/spin-top-batch.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    // The column header and the rows of the first frame only (a paste of just the table).
+    let table: String = text
+        .lines()
+        .skip(6)
+        .take(4)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(table.starts_with("  PID USER"), "{table}");
+    let r = read_paste(table.as_bytes(), "t", &PasteOptions::default()).unwrap();
+    assert_eq!(r.sections[0].format, Format::Top);
+    assert!(r
+        .threads
+        .iter()
+        .any(|t| t.name == "spinner" && t.figure == Some(Figure::Interval)));
+}
