@@ -297,6 +297,8 @@ pub struct Collector {
     process_total_rows: u64,
     maybe_total_warned: bool,
     unusable: Vec<(Format, u64, String)>,
+    /// (tool, tid) of the rows read as the process's total.
+    total_rows: BTreeSet<(Format, i32)>,
 }
 
 impl Collector {
@@ -323,6 +325,7 @@ impl Collector {
             process_total_rows: 0,
             maybe_total_warned: false,
             unusable: Vec::new(),
+            total_rows: BTreeSet::new(),
         }
     }
 
@@ -415,9 +418,16 @@ impl Collector {
         }
         // procps shows the main thread's row with the whole process's CPU.
         if t.format != Format::Pidstat {
-            match main_row(&t.rows) {
+            // Once a row is the process's total, it is in every table of that tool.
+            let known = t
+                .rows
+                .iter()
+                .position(|r| self.total_rows.contains(&(t.format, r.tid)))
+                .map(MainRow::Total);
+            match known.or_else(|| main_row(&t.rows)) {
                 Some(MainRow::Total(i)) => {
                     let r = t.rows.remove(i);
+                    self.total_rows.insert((t.format, r.tid));
                     self.process_total_rows += 1;
                     if self.process_total_rows == 1 {
                         self.warn(format!(
