@@ -963,3 +963,18 @@ fn a_fifo_nobody_writes_to_is_named_after_10_s_then_read_when_written() {
     assert_eq!(thread(&v, "spinner")["figure"], "interval");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_snapshot_has_no_timeline_and_says_so() {
+    let d = tmp("no-timeline");
+    let tl = d.join("t.csv");
+    let (code, _, err) = run(bin()
+        .arg("--from")
+        .arg(fixture("spin-top-batch.txt"))
+        .arg("--timeline")
+        .arg(&tl));
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("a snapshot has no timeline"), "{err}");
+    assert!(!tl.exists(), "no empty timeline left behind");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -285,6 +285,10 @@ fn from(args: &Args, path: &std::path::Path, analyzer: Analyzer) -> i32 {
             }
         }
     } else if args.svg.is_some() || args.timeline.is_some() {
+        // The --timeline file was opened before the input said what it is: not left empty.
+        if let Some(t) = &args.timeline {
+            let _ = std::fs::remove_file(t);
+        }
         eprintln!(
             "{TOOL}: {name}: a snapshot has no timeline: --timeline and --svg are for \
              recordings and live runs"
