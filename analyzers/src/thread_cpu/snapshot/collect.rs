@@ -22,6 +22,8 @@ const MAX_FRAMES: usize = 12;
 const MAX_EVIDENCE: usize = 6;
 /// Warnings kept (the rest are counted).
 const MAX_WARNINGS: usize = 40;
+/// Heartbeat lock waits kept across dumps.
+const MAX_LOCK_WAITS: usize = 256;
 
 /// A name's source, best last: a JVM dump has the whole name, the kernel's `comm` 15 bytes,
 /// top may cut that further to its column.
@@ -361,13 +363,17 @@ impl Collector {
         if self.unusable.is_empty() {
             self.warn(format!("line {line}: {reason}: skipped"));
         }
-        self.unusable.push((format, line, reason.to_string()));
+        if self.unusable.len() < MAX_WARNINGS {
+            self.unusable.push((format, line, reason.to_string()));
+        }
         self.lines = self.lines.max(line);
     }
 
     /// A column header with no row under it.
     pub fn header_without_rows(&mut self, format: Format, line: u64) {
-        self.headers_without_rows.push((format, line));
+        if self.headers_without_rows.len() < MAX_WARNINGS {
+            self.headers_without_rows.push((format, line));
+        }
         self.warn(format!(
             "line {line}: {} column header with no row under it (a cut paste?)",
             format.as_str()
@@ -670,7 +676,10 @@ impl Collector {
                 d.first_line, d.last_line
             ));
         }
-        self.lock_waits.extend(diagnose::lock_waits(&d, index));
+        // Memory must not follow the number of dumps: the first waits tell.
+        let room = MAX_LOCK_WAITS.saturating_sub(self.lock_waits.len());
+        self.lock_waits
+            .extend(diagnose::lock_waits(&d, index).into_iter().take(room));
         let threads = d.threads.len() as u32;
         let figure = d
             .threads
