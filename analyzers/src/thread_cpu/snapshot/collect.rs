@@ -389,14 +389,18 @@ impl Collector {
         figure: Option<Figure>,
     ) {
         self.lines = self.lines.max(last);
-        if let Some(s) = self.sections.last_mut() {
-            // The frames of one top -b run, the threads of one dump: one section.
-            if s.format == format && s.figure == figure {
-                s.last_line = last;
-                s.parts += 1;
-                s.threads += threads;
-                return;
-            }
+        // One section per tool and figure: the frames of a top -b run, the dumps of a series,
+        // and (bounded) the parts of a paste that alternates top and gdb.
+        if let Some(s) = self
+            .sections
+            .iter_mut()
+            .find(|s| s.format == format && s.figure == figure)
+        {
+            s.first_line = s.first_line.min(first);
+            s.last_line = s.last_line.max(last);
+            s.parts += 1;
+            s.threads += threads;
+            return;
         }
         self.sections.push(Section {
             format,

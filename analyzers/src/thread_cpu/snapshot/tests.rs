@@ -296,3 +296,17 @@ fn a_top_table_without_its_summary_block_is_still_top() {
         .iter()
         .any(|t| t.name == "spinner" && t.figure == Some(Figure::Interval)));
 }
+
+#[test]
+fn a_paste_that_alternates_tools_keeps_one_section_per_tool() {
+    let path = format!(
+        "{}/../fixtures/threads/probe-top-then-gdb.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let one = std::fs::read(path).unwrap();
+    let many: Vec<u8> = one.iter().copied().cycle().take(one.len() * 50).collect();
+    let r = read_paste(&many[..], "t", &PasteOptions::default()).unwrap();
+    assert_eq!(r.sections.len(), 2, "{:?}", r.sections);
+    assert_eq!(r.sections[0].parts, 50);
+    assert_eq!(r.iterations.len(), 50);
+}
