@@ -310,3 +310,32 @@ fn a_paste_that_alternates_tools_keeps_one_section_per_tool() {
     assert_eq!(r.sections[0].parts, 50);
     assert_eq!(r.iterations.len(), 50);
 }
+
+#[test]
+fn a_table_of_several_processes_diagnoses_each_by_its_own_kind() {
+    // ps -eLf of a whole machine: a librdkafka client (pid 100) and another program (300).
+    let mut t = Table::new(Format::Ps, 1, Figure::Lifetime);
+    for (i, (pid, tid, name, cores)) in [
+        (100, 100, "consumer", 0.96),
+        (100, 101, "rdk:broker1", 0.3),
+        (300, 300, "worker", 0.97),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        t.rows.push(Row {
+            tid,
+            pid: Some(pid),
+            name: Some(name.into()),
+            cores: Some(cores),
+            line: 2 + i as u64,
+            text: format!("{pid} {tid} {name}"),
+            ..Row::default()
+        });
+    }
+    let r = report(0.9, |c| c.table(t));
+    assert_eq!(r.pids, [100, 300]);
+    assert_eq!(ids(&r), ["app-thread-saturated", "saturated-thread"]);
+    assert_eq!(r.diagnoses[0].evidence["pid"], 100);
+    assert_eq!(r.diagnoses[1].evidence["thread"], "worker");
+}
