@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::collect::{example, is_consumer_poll, SnapshotReport, SnapshotThread};
+use super::collect::{example, is_consumer_poll};
 use super::jvm::{Dump, Lock};
+use super::report::{SnapshotReport, SnapshotThread};
 use super::Figure;
 use crate::report::{round3, Diagnosis, ExampleLine};
 use crate::thread_cpu::diagnose as text;

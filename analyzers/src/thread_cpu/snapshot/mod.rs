@@ -18,6 +18,7 @@ mod jvm;
 mod pidstat;
 mod ps;
 mod render;
+mod report;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -31,7 +32,7 @@ use serde::Serialize;
 use crate::error::AnalyzeError;
 use crate::input::{self, InputSummary};
 
-pub use collect::{
+pub use report::{
     BacktraceSummary, Iteration, JavaSummary, RoleCores, Section, SnapshotReport, SnapshotThread,
 };
 

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::collect::{SnapshotReport, SnapshotThread};
+use super::report::{SnapshotReport, SnapshotThread};
 use super::{Figure, Format};
 use crate::report::{render_diagnosis, Diagnosis};
 use crate::thread_cpu::ProcessKind;
