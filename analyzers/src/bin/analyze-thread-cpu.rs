@@ -1,16 +1,18 @@
 //! analyze-thread-cpu: cores per thread over time, and which thread is the limit.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
 use kgap_analyzers::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
+use kgap_analyzers::thread_cpu::snapshot::PasteOptions;
+use kgap_analyzers::thread_cpu::stall::{self, STALL_AFTER};
 use kgap_analyzers::thread_cpu::{
-    read_recording, sample, Analyzer, Options, RecordingHeader, RecordingWriter, SampleOptions,
-    Source, Target,
+    analyze_from, sample, Analyzer, FromReport, Options, RecordingHeader, RecordingWriter,
+    SampleOptions, Source, Target,
 };
 use kgap_analyzers::threads;
 
@@ -23,22 +25,30 @@ examples:
   analyze-thread-cpu --pid 4242 --save rec.jsonl   # record on the production host...
   analyze-thread-cpu --from rec.jsonl --json       # ...and analyse it elsewhere
   analyze-thread-cpu --from runs/x/threads.csv     # a kgap probe's per-second threads.csv
+  top -b -H -n 3 -d 1 -p 4242 | analyze-thread-cpu --from -   # a snapshot, from stdin
+  analyze-thread-cpu --from paste.txt              # top/ps/pidstat rows + gdb or jstack
   analyze-thread-cpu --pid 4242 --timeline t.csv --svg t.svg  # every thread, and a chart";
 
 /// Sample /proc/<pid>/task/*/stat of a running process (--pid) or of a command it
 /// runs (-- cmd args…), or read a saved recording (--from), and report cores per thread
 /// over time, the top threads, the threads that stayed saturated, and what that means
 /// for each thread's role (librdkafka rdk:broker*/rdk:main, the Java client's network
-/// and consumer threads, JVM GC and JIT threads, the application's own). Exit status:
-/// 0 analysed, 2 unusable input or usage (the command's own exit status is reported,
-/// not returned).
+/// and consumer threads, JVM GC and JIT threads, the application's own). --from also
+/// reads the snapshots users already have, alone or mixed in one paste and joined by
+/// thread id: top -H (batch or interactive, any locale), ps -L/-T/-eLf, pidstat -t,
+/// gdb/pstack backtraces, jstack/jcmd Thread.print/kill -3 dumps; the report says what
+/// kind of figure each thread's cores are (now, between two snapshots, or over its
+/// life). Exit status: 0 analysed, 2 unusable input or usage (the command's own exit
+/// status is reported, not returned).
 #[derive(Parser, Debug)]
 #[command(name = "analyze-thread-cpu", version, after_help = EXAMPLES)]
 struct Args {
     /// Sample this running process.
     #[arg(long, value_name = "PID", conflicts_with_all = ["from", "command"])]
     pid: Option<i32>,
-    /// Analyse a recording made with --save (or a probe's threads.csv) instead of sampling.
+    /// Analyse a recording made with --save (or a probe's threads.csv), or a paste of
+    /// thread snapshots (top, ps, pidstat, gdb, jstack), instead of sampling; plain or gzip,
+    /// `-` reads stdin.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["command", "save"])]
     from: Option<PathBuf>,
     /// Seconds between samples.
@@ -59,10 +69,11 @@ struct Args {
     /// Also write an SVG chart of the busiest threads over time to FILE.
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
-    /// A thread at or above this many cores ...
+    /// A thread at or above this many cores (in a snapshot: "at a full core") ...
     #[arg(long, value_name = "CORES", default_value_t = 0.9)]
     saturated_cores: f64,
-    /// ... for at least this many consecutive seconds is saturated.
+    /// ... for at least this many consecutive seconds is saturated (recordings and live
+    /// runs).
     #[arg(long, value_name = "SECS", default_value_t = 3.0)]
     saturated_seconds: f64,
     /// Threads and groups listed in the text report.
@@ -115,35 +126,10 @@ fn run(args: &Args) -> i32 {
         }
     }
 
-    let report = if let Some(path) = &args.from {
-        let name = path.display().to_string();
-        let file = match File::open(path) {
-            Ok(f) => f,
-            Err(e) => {
-                eprintln!("{TOOL}: {name}: {e}");
-                return EXIT_UNUSABLE;
-            }
-        };
-        let info = match read_recording(
-            BufReader::new(file),
-            &mut analyzer,
-            threads::ticks_per_second(),
-        ) {
-            Ok(i) => i,
-            Err(e) => {
-                eprintln!("{TOOL}: {name}: {e}");
-                return EXIT_UNUSABLE;
-            }
-        };
-        let ticks = info
-            .header
-            .as_ref()
-            .map_or(threads::ticks_per_second(), |h| h.ticks_per_s);
-        let mut r = analyzer.finish(Source::Recording(name), ticks);
-        r.ended = "end of recording".into();
-        r.warnings = info.warnings;
-        r
-    } else {
+    if let Some(path) = &args.from {
+        return from(args, path, analyzer);
+    }
+    let report = {
         let (target, source) = match (args.pid, args.command.is_empty()) {
             (Some(pid), true) => (Target::Pid(pid), Source::Pid(pid)),
             (None, false) => (
@@ -223,16 +209,8 @@ fn run(args: &Args) -> i32 {
     };
 
     if let Some(path) = &args.svg {
-        let svg = report.render_svg(6);
-        if let Err(e) = create(path).and_then(|mut w| {
-            w.write_all(svg.as_bytes())
-                .and_then(|_| w.flush())
-                .map_err(|e| {
-                    eprintln!("{TOOL}: {}: {e}", path.display());
-                    EXIT_UNUSABLE
-                })
-        }) {
-            return e;
+        if let Err(code) = write_svg(path, &report.render_svg(6)) {
+            return code;
         }
     }
     let text = if args.json {
@@ -245,6 +223,98 @@ fn run(args: &Args) -> i32 {
         return EXIT_UNUSABLE;
     }
     EXIT_ANALYZED
+}
+
+/// --from: a recording or a snapshot paste, from a file, a FIFO or stdin, plain or gzip.
+fn from(args: &Args, path: &std::path::Path, analyzer: Analyzer) -> i32 {
+    let name = cli::input_name(Some(path));
+    let stdin = path == std::path::Path::new("-");
+    // A FIFO is opened inside the stall watch: open() itself waits for a writer.
+    let input: Box<dyn std::io::Read + Send> = if stdin {
+        match cli::open_input(None) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("{TOOL}: {e}");
+                return EXIT_UNUSABLE;
+            }
+        }
+    } else {
+        match std::fs::metadata(path) {
+            Ok(m) => {
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::FileTypeExt;
+                    if m.file_type().is_fifo() {
+                        eprintln!(
+                            "{TOOL}: {name}: a FIFO: reading what is written to it, to its end"
+                        );
+                    }
+                }
+                let _ = m;
+                Box::new(stall::OpenOnRead::new(path))
+            }
+            Err(e) => {
+                eprintln!("{TOOL}: {name}: {e}");
+                return EXIT_UNUSABLE;
+            }
+        }
+    };
+    let stalled = name.clone();
+    let input = stall::watch(input, STALL_AFTER, move |idle| {
+        eprintln!(
+            "{TOOL}: {stalled}: nothing read for {} s (a FIFO or pipe nobody writes to?): \
+             still waiting; Ctrl-C stops",
+            idle.as_secs()
+        );
+    });
+    let paste = PasteOptions {
+        saturated_cores: args.saturated_cores,
+        top: args.top,
+    };
+    let report = match analyze_from(input, &name, analyzer, threads::ticks_per_second(), &paste) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{TOOL}: {name}: {e}");
+            return EXIT_UNUSABLE;
+        }
+    };
+    if let FromReport::Recording(r) = &report {
+        if let Some(path) = &args.svg {
+            if let Err(code) = write_svg(path, &r.render_svg(6)) {
+                return code;
+            }
+        }
+    } else if args.svg.is_some() || args.timeline.is_some() {
+        // The --timeline file was opened before the input said what it is: not left empty.
+        if let Some(t) = &args.timeline {
+            let _ = std::fs::remove_file(t);
+        }
+        eprintln!(
+            "{TOOL}: {name}: a snapshot has no timeline: --timeline and --svg are for \
+             recordings and live runs"
+        );
+    }
+    let text = if args.json {
+        report.to_json()
+    } else {
+        report.render_text()
+    };
+    if let Err(e) = cli::print_stdout(&text) {
+        eprintln!("{TOOL}: stdout: {e}");
+        return EXIT_UNUSABLE;
+    }
+    EXIT_ANALYZED
+}
+
+fn write_svg(path: &PathBuf, svg: &str) -> Result<(), i32> {
+    create(path).and_then(|mut w| {
+        w.write_all(svg.as_bytes())
+            .and_then(|_| w.flush())
+            .map_err(|e| {
+                eprintln!("{TOOL}: {}: {e}", path.display());
+                EXIT_UNUSABLE
+            })
+    })
 }
 
 fn describe(c: &kgap_analyzers::thread_cpu::CommandOutcome) -> String {

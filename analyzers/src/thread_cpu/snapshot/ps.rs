@@ -1,0 +1,205 @@
+//! `ps -L` / `-T`, with or without `-o`, and `ps -eLf`: ps's column names are not translated,
+//! so its columns are found by name (LWP/TID/SPID, PID, %CPU or C, TIME, ELAPSED, the
+//! command). %CPU and C are shares over each thread's life (CPU time / time alive); two
+//! outputs with TIME and ELAPSED give the rate between them.
+
+use super::collect::Collector;
+use super::table::{Row, Table};
+use super::text::{decimal, duration, tid, tokens};
+use super::{Figure, Format};
+
+/// ps's column labels (procps-ng): a header is made of these.
+const LABELS: &[&str] = &[
+    "PID", "TID", "LWP", "SPID", "TGID", "PPID", "PGID", "SID", "UID", "USER", "RUSER", "GID",
+    "GROUP", "%CPU", "C", "CP", "%MEM", "TIME", "ELAPSED", "STIME", "START", "STARTED", "TTY",
+    "TT", "STAT", "S", "NLWP", "PSR", "PRI", "PR", "NI", "CLS", "POL", "RTPRIO", "RSS", "RSZ",
+    "VSZ", "SZ", "WCHAN", "F", "ADDR", "CMD", "COMMAND", "COMM", "CPU", "THCNT", "LABEL",
+];
+
+#[derive(Debug, Clone)]
+struct Layout {
+    labels: Vec<String>,
+    tid: usize,
+    pid: Option<usize>,
+    cpu: Option<(usize, bool)>,
+    time: Option<usize>,
+    elapsed: Option<usize>,
+    state: Option<usize>,
+    name: Option<usize>,
+    /// `-f`: the command column is the process's command line, not the thread's name.
+    full: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct PsReader {
+    table: Option<(Layout, Table)>,
+    /// Inside a process table (no thread column): its rows are skipped.
+    skip_rows: bool,
+}
+
+impl Layout {
+    fn from_header(line: &str) -> Option<Result<Layout, ()>> {
+        let t = tokens(line);
+        if t.len() < 2 {
+            return None;
+        }
+        let labels: Vec<String> = t.iter().map(|(_, w)| w.to_string()).collect();
+        if !labels.iter().all(|l| LABELS.contains(&l.as_str())) {
+            return None;
+        }
+        let find = |names: &[&str]| labels.iter().position(|l| names.contains(&l.as_str()));
+        let Some(tid) = find(&["LWP", "TID", "SPID"]) else {
+            // A table of processes (`ps aux`, `ps -ef`) when it has a PID column.
+            return find(&["PID"]).map(|_| Err(()));
+        };
+        let cpu = find(&["%CPU"])
+            .map(|i| (i, true))
+            .or_else(|| find(&["C"]).map(|i| (i, false)));
+        let name = find(&["COMMAND", "CMD", "COMM"]);
+        Some(Ok(Layout {
+            tid,
+            pid: find(&["PID", "TGID"]),
+            cpu,
+            time: find(&["TIME"]),
+            elapsed: find(&["ELAPSED"]),
+            state: find(&["STAT", "S"]),
+            full: labels.iter().any(|l| l == "STIME") && labels.iter().any(|l| l == "C"),
+            name,
+            labels,
+        }))
+    }
+
+    /// The row's fields: the name column may hold spaces (`GC Thread#0`), so fields left of
+    /// it are taken from the left and fields right of it from the right.
+    fn row(&self, no: u64, line: &str) -> Option<Row> {
+        let t = tokens(line);
+        let k = self.labels.len();
+        if t.len() < k {
+            return None;
+        }
+        let mut fields: Vec<&str> = Vec::with_capacity(k);
+        let mut name = None;
+        match self.name {
+            Some(j) => {
+                let right = k - 1 - j;
+                fields.extend(t[..j].iter().map(|(_, w)| *w));
+                let end = if right == 0 {
+                    line.len()
+                } else {
+                    let first_right = t.len() - right;
+                    t[first_right].0
+                };
+                name = Some(line[t[j].0..end].trim_end().to_string());
+                fields.push("");
+                fields.extend(t[t.len() - right..].iter().map(|(_, w)| *w));
+            }
+            None => {
+                if t.len() != k {
+                    return None;
+                }
+                fields.extend(t.iter().map(|(_, w)| *w));
+            }
+        }
+        let tid = tid(fields[self.tid])?;
+        let cores = match self.cpu {
+            Some((i, _)) => Some(decimal(fields[i])? / 100.0),
+            None => None,
+        };
+        let (name, command) = if self.full {
+            (None, name)
+        } else {
+            (name, None)
+        };
+        Some(Row {
+            tid,
+            pid: self.pid.and_then(|i| tid_or_none(fields[i])),
+            name,
+            name_cut: false,
+            command,
+            state: self.state.map(|i| fields[i].to_string()),
+            cores,
+            cpu_s: self.time.and_then(|i| duration(fields[i])),
+            elapsed_s: self.elapsed.and_then(|i| duration(fields[i])),
+            line: no,
+            text: line.to_string(),
+        })
+    }
+}
+
+fn tid_or_none(s: &str) -> Option<i32> {
+    tid(s)
+}
+
+impl PsReader {
+    pub fn feed(&mut self, no: u64, line: &str, c: &mut Collector) -> bool {
+        if let Some((layout, table)) = self.table.as_mut() {
+            if let Some(r) = layout.row(no, line) {
+                table.rows.push(r);
+                table.last_line = no;
+                return true;
+            }
+            let t = tokens(line);
+            if t.first().is_some_and(|(_, w)| tid(w).is_some()) && t.len() < layout.labels.len() {
+                table.last_line = no;
+                c.warn(format!(
+                    "line {no}: a cut ps row (fewer columns than the header): skipped"
+                ));
+                return true;
+            }
+            self.end(c);
+            return false;
+        }
+        if self.skip_rows {
+            if tokens(line).first().is_some_and(|(_, w)| tid(w).is_some()) {
+                return true;
+            }
+            self.skip_rows = false;
+        }
+        match Layout::from_header(line) {
+            Some(Ok(layout)) => {
+                let figure = Figure::Lifetime;
+                self.table = Some((layout, Table::new(Format::Ps, no, figure)));
+                true
+            }
+            Some(Err(())) => {
+                c.unusable(
+                    Format::Ps,
+                    no,
+                    "ps without -L or -T lists processes, not threads (no LWP, TID or SPID \
+                     column): run `ps -L -o tid,pcpu,time,etime,comm -p PID`",
+                );
+                self.skip_rows = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn end(&mut self, c: &mut Collector) {
+        self.skip_rows = false;
+        let Some((layout, mut table)) = self.table.take() else {
+            return;
+        };
+        // `-o args` (or `-o cmd`) names every thread after the process's command line: when
+        // all rows of a multi-row table share one command with an argument, it is that.
+        if !layout.full && table.rows.len() >= 3 {
+            let first = table.rows[0].name.clone();
+            if first
+                .as_deref()
+                .is_some_and(|n| n.contains(" -") || n.starts_with('/'))
+                && table.rows.iter().all(|r| r.name == first)
+            {
+                for r in &mut table.rows {
+                    r.command = r.name.take();
+                }
+            }
+        }
+        if layout.cpu.is_none() && layout.time.is_none() {
+            c.warn(format!(
+                "line {}: this ps table has neither %CPU, C nor TIME: only names are read",
+                table.header_line
+            ));
+        }
+        c.table(table);
+    }
+}
