@@ -3,8 +3,10 @@
 
 Sends ApiVersions (v0) to learn which Metadata versions the broker speaks, then a
 Metadata request (a non-flexible version, v4..v8) for no topics, or for all topics
-with --topics. Succeeds when the response lists at least one broker, and with
---expect-node N when it lists node N at the address that was asked.
+with --topics. Succeeds when the response lists at least one broker, with
+--expect-node N when it lists node N at the address that was asked, and with
+--expect-brokers N when it lists N brokers or more (every node of a cluster has joined).
+--leaders adds how many of each topic's partitions each node leads (node -1: no leader).
 
 Exit codes: 0 the broker answered and is listed; 1 no answer, a bad answer, or the
 broker is not (yet) listed; 2 usage.
@@ -158,6 +160,8 @@ def main():
         "  kafka-ping.py                          # ask 127.0.0.1:9092\n"
         "  kafka-ping.py -b 127.0.0.1:9192 -n 1   # and require node 1 at that address\n"
         "  kafka-ping.py --topics                 # also list topics and partitions\n"
+        "  kafka-ping.py -b 127.0.0.1:9700 -n 1 --expect-brokers 3   # a 3-node cluster, all joined\n"
+        "  kafka-ping.py --topics --leaders       # and which node leads each partition\n"
         "  kafka-ping.py -q -t 1 && echo up       # silent check for scripts",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -167,9 +171,17 @@ def main():
                     help="connect and read timeout (default 2)")
     ap.add_argument("-n", "--expect-node", type=int, metavar="ID",
                     help="require this node id listed at HOST:PORT")
+    ap.add_argument("--expect-brokers", type=int, metavar="N",
+                    help="require at least N brokers listed (all nodes of a cluster joined)")
     ap.add_argument("--topics", action="store_true", help="ask for all topics and list them")
+    ap.add_argument("--leaders", action="store_true",
+                    help="with --topics: partitions led by each node, as node:count (-1: none)")
     ap.add_argument("-q", "--quiet", action="store_true", help="print nothing; exit code only")
     args = ap.parse_args()
+    if args.expect_brokers is not None and args.expect_brokers < 1:
+        ap.error("--expect-brokers must be 1 or more")
+    if args.leaders and not args.topics:
+        ap.error("--leaders needs --topics")
     host, port = args.bootstrap
     where = "%s:%d" % (host, port)
 
@@ -200,6 +212,9 @@ def main():
     if args.expect_node is not None and (args.expect_node, host, port) not in brokers:
         listed = ", ".join("%d@%s:%d" % b for b in brokers)
         return fail("node %d not listed at %s (listed: %s)" % (args.expect_node, where, listed))
+    if args.expect_brokers is not None and len(brokers) < args.expect_brokers:
+        listed = ", ".join("%d@%s:%d" % b for b in brokers)
+        return fail("%d of %d brokers listed (%s)" % (len(brokers), args.expect_brokers, listed))
     if args.quiet:
         return 0
     listed = ",".join("%d@%s:%d" % b for b in brokers)
@@ -207,11 +222,23 @@ def main():
           % (where, cluster, controller, listed, version, ms))
     for name, error, internal, parts in sorted(topics or [], key=lambda t: t[0] or ""):
         bad = sum(1 for p in parts if p[2] != 0) if parts else 0
-        print("  topic %s partitions=%d%s%s" % (
+        leaders = ""
+        if args.leaders and parts:
+            count = {}
+            for _, leader, _ in parts:
+                count[leader] = count.get(leader, 0) + 1
+            leaders = " leaders=" + ",".join("%d:%d" % kv for kv in sorted(count.items()))
+        print("  topic %s partitions=%d%s%s%s" % (
             name, len(parts or []), " internal" if internal else "",
-            " error=%d" % error if error else (" partition-errors=%d" % bad if bad else "")))
+            " error=%d" % error if error else (" partition-errors=%d" % bad if bad else ""),
+            leaders))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:
+        # A reader that stopped early (status pipes the topic list through head): not an error.
+        sys.stderr.close()
+        sys.exit(0)
