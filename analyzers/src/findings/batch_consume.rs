@@ -125,9 +125,7 @@ pub fn check_thread_limit(condition: impl Into<String>, t: &ThreadLimit) -> Chec
 pub fn decide(e: &Evidence) -> Verdict {
     let checks = vec![
         check_thread_limit(
-            format!(
-                "under poll() the application thread is the limit (≥ {SATURATED_CORES} cores)"
-            ),
+            format!("under poll() the application thread is the limit (≥ {SATURATED_CORES} cores)"),
             &ThreadLimit {
                 thread: APP_THREAD,
                 cores: &e.poll_app_cores,
@@ -259,11 +257,19 @@ mod tests {
         let v = decide(&recorded_2026_11_30());
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
         // The reason is the measured one: no thread was saturated on this machine.
-        assert!(v.reason.contains("kgap-app 0.25 (0.25–0.25) cores"), "{}", v.reason);
+        assert!(
+            v.reason.contains("kgap-app 0.25 (0.25–0.25) cores"),
+            "{}",
+            v.reason
+        );
         assert!(v.reason.contains("2-core machine"), "{}", v.reason);
         // And its gain was inside the noise as well.
         assert_eq!(v.checks[1].state, CheckState::Undecided);
-        assert!(v.checks[1].detail.contains("overlap"), "{}", v.checks[1].detail);
+        assert!(
+            v.checks[1].detail.contains("overlap"),
+            "{}",
+            v.checks[1].detail
+        );
     }
 
     #[test]

@@ -67,7 +67,10 @@ fn sustained(condition: String, achieved: &Reps, target: f64) -> Check {
         // The machine could not pace the rate: the arithmetic is about another rate.
         return Check::undecided(
             c.condition,
-            format!("{}: this machine could not pace the rate; try a lower --rate", c.detail),
+            format!(
+                "{}: this machine could not pace the rate; try a lower --rate",
+                c.detail
+            ),
         );
     }
     c
@@ -118,7 +121,10 @@ pub fn decide(e: &Evidence) -> Verdict {
     });
     let (lo, hi) = P99_BAND;
     checks.push(check_every_rep(
-        format!("the naive wrapper's p99 sits at the wait, {}, in every rep ({lo}x–{hi}x)", units::ms(wait)),
+        format!(
+            "the naive wrapper's p99 sits at the wait, {}, in every rep ({lo}x–{hi}x)",
+            units::ms(wait)
+        ),
         &e.naive_e2e_ms_p99,
         |p| p >= lo * wait && p <= hi * wait,
         units::ms,
@@ -151,7 +157,8 @@ pub fn decide(e: &Evidence) -> Verdict {
         for c in &mut checks[2..] {
             if c.state == CheckState::Failed {
                 c.state = CheckState::Undecided;
-                c.detail.push_str(" (not judged: the rate was not sustained)");
+                c.detail
+                    .push_str(" (not judged: the rate was not sustained)");
             }
         }
     }
@@ -178,7 +185,12 @@ pub fn decide(e: &Evidence) -> Verdict {
 /// transport is faster than the fixed wrapper (else the machine is the floor).
 fn fixed_check(e: &Evidence) -> Check {
     let condition = format!("the fixed wrapper's p99 is under {FIXED_P99_MAX_MS} ms in every rep");
-    let c = check_every_rep(condition.clone(), &e.fixed_e2e_ms_p99, |p| p < FIXED_P99_MAX_MS, units::ms);
+    let c = check_every_rep(
+        condition.clone(),
+        &e.fixed_e2e_ms_p99,
+        |p| p < FIXED_P99_MAX_MS,
+        units::ms,
+    );
     if c.state != CheckState::Failed {
         return c;
     }
@@ -309,10 +321,22 @@ mod tests {
         };
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        assert!(v.reason.contains("transport on this machine"), "{}", v.reason);
+        assert!(
+            v.reason.contains("transport on this machine"),
+            "{}",
+            v.reason
+        );
         // The naive half did match the arithmetic.
-        assert!(v.checks[3].state == CheckState::Passed, "{:#?}", v.checks[3]);
-        assert!(v.checks[4].state == CheckState::Passed, "{:#?}", v.checks[4]);
+        assert!(
+            v.checks[3].state == CheckState::Passed,
+            "{:#?}",
+            v.checks[3]
+        );
+        assert!(
+            v.checks[4].state == CheckState::Passed,
+            "{:#?}",
+            v.checks[4]
+        );
     }
 
     #[test]

@@ -174,7 +174,11 @@ mod tests {
         let v = decide(&post());
         assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
         assert_eq!(v.finding, "librdkafka-broker-thread-limit");
-        assert!(v.reason.contains("rdk:broker1 sat at 0.94 cores"), "{}", v.reason);
+        assert!(
+            v.reason.contains("rdk:broker1 sat at 0.94 cores"),
+            "{}",
+            v.reason
+        );
         assert!(!v.reason.contains("Java"), "Java's half is not this rule's");
     }
 
@@ -182,7 +186,11 @@ mod tests {
     fn the_busiest_thread_below_a_core_cannot_tell() {
         let v = decide(&recorded_2026_11_30());
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        assert!(v.reason.contains("rdk:broker1 0.22 (0.22–0.22) cores"), "{}", v.reason);
+        assert!(
+            v.reason.contains("rdk:broker1 0.22 (0.22–0.22) cores"),
+            "{}",
+            v.reason
+        );
         assert!(v.reason.contains("held back from outside"), "{}", v.reason);
     }
 
@@ -206,7 +214,11 @@ mod tests {
         };
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        assert!(v.reason.contains("two threads were saturated"), "{}", v.reason);
+        assert!(
+            v.reason.contains("two threads were saturated"),
+            "{}",
+            v.reason
+        );
     }
 
     #[test]
