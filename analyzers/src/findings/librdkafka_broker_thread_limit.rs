@@ -46,10 +46,13 @@ pub fn decide(e: &Evidence) -> Verdict {
         e.broker_thread.as_str()
     };
     let mut alone = check_every_rep(
-        format!("no other consumer thread is saturated beside {thread}"),
+        format!(
+            "no other consumer thread ({}) is saturated beside {thread}",
+            e.other_thread
+        ),
         &e.other_cores,
         |x| x < SATURATED_CORES,
-        |x| format!("{} {}", e.other_thread, units::cores(x)),
+        units::cores,
     );
     if alone.state == CheckState::Failed {
         // Both saturated: two limits at once, and cores alone do not say which binds.
