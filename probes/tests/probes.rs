@@ -665,7 +665,13 @@ fn batch_consume_on_the_mock_says_so_and_refuses_bad_usage() {
         text.contains("verdict librdkafka-broker-thread-limit: CANNOT TELL"),
         "{text}"
     );
-    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+    // The probe's own lines within 100 columns (the kit's payload line carries a 64-digit hash).
+    assert!(
+        text.lines()
+            .filter(|l| !l.starts_with("payload pool:"))
+            .all(|l| l.chars().count() <= 100),
+        "{text}"
+    );
     for args in [
         &["--api", "poll,bogus"][..],
         &["--api", "poll,,fixed"][..],
