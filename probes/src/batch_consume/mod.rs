@@ -153,8 +153,8 @@ pub struct Options {
     #[arg(long, value_parser = parse_duration, default_value = "3s")]
     pub window: Duration,
 
-    /// Harness mode: librdkafka's examples/rdkafka_performance (scripts/build-rdkafka-
-    /// performance builds it from the same librdkafka) against the probe's batch loop.
+    /// Harness mode: librdkafka's examples/rdkafka_performance against the probe's batch
+    /// loop, like for like (scripts/build-rdkafka-performance builds it).
     #[arg(long, value_name = "PATH", conflicts_with = "rate")]
     pub rdkafka_performance: Option<PathBuf>,
 
