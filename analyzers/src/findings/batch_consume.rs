@@ -334,4 +334,18 @@ mod tests {
     fn nothing_measured_cannot_tell() {
         assert_eq!(decide(&Evidence::default()).outcome, Outcome::CannotTell);
     }
+
+    #[test]
+    fn the_probes_verdict_id_files_under_this_finding() {
+        let f = crate::findings::for_diagnosis(FINDING.id, None).expect("a source");
+        assert_eq!(f.id, FINDING.id);
+        assert!(FINDING
+            .sources
+            .iter()
+            .any(|s| s.source == "probe-batch-consume"));
+        assert_eq!(
+            crate::findings::get(FINDING.id).map(|f| f.rule_fn),
+            Some(FINDING.rule_fn)
+        );
+    }
 }
