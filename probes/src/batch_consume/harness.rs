@@ -15,7 +15,8 @@
 
 use super::rdkafka_performance::{self as rkp};
 use super::subscribed;
-use super::throughput::{self, prefilled};
+use super::throughput;
+use super::topic::{self, prefilled};
 use super::{override_notes, Options, NAME};
 use crate::batch::WaitPolicy;
 use crate::broker::{Broker, TopicGuard};
@@ -158,7 +159,7 @@ impl Harness {
                 size: p.batch,
                 policy: WaitPolicy::Fixed,
             },
-            settings: throughput::settings(p.backoff_ms, cx.broker.is_mock()),
+            settings: topic::settings(p.backoff_ms, cx.broker.is_mock()),
             backoff_ms: p.backoff_ms,
             duration: Some(self.opts.duration),
             expected: setup.prefilled,
@@ -264,7 +265,7 @@ impl Probe for Harness {
             let mut s = pair_settings(p.backoff_ms);
             s.push(("group.id", "kgap.validate".into()));
             broker.validate(&s)?;
-            broker.validate(&throughput::settings(p.backoff_ms, broker.is_mock()))?;
+            broker.validate(&topic::settings(p.backoff_ms, broker.is_mock()))?;
         }
         Ok(())
     }

@@ -17,6 +17,7 @@ pub mod latency;
 pub mod rdkafka_performance;
 pub mod subscribed;
 pub mod throughput;
+pub mod topic;
 
 use crate::batch::{WaitPolicy, DEFAULT_BATCH};
 use crate::cli::{parse_duration, CommonArgs};
