@@ -647,13 +647,17 @@ fn batch_consume_on_the_real_broker_takes_every_message_and_names_the_threads() 
     );
     let r = json_of(&out);
     assert_eq!(r["probe"], "probe-batch-consume");
+    assert_eq!(r["schema"], "kgap.probe-result");
     assert_eq!(r["prefill"]["messages"], 200000);
-    let settings = r["settings"].as_array().unwrap();
-    assert_eq!(settings.len(), 2);
-    for s in settings {
-        let run = &s["runs"][0];
+    assert_eq!(r["payload"]["sha256"].as_str().unwrap().len(), 64);
+    let points = r["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    for p in points {
+        assert_eq!(p["client"], "librdkafka");
+        assert_eq!(p["params"]["fetch.queue.backoff.ms"], 10);
+        let run = &p["runs"][0];
         // Exact accounting: the window holds every message after the 10% warmup, once.
-        assert_eq!(run["messages"], 180000, "{}: {run}", s["params"]["api"]);
+        assert_eq!(run["messages"], 180000, "{}: {run}", p["params"]["api"]);
         let names: Vec<&str> = run["threads"]
             .as_array()
             .unwrap()
@@ -670,16 +674,102 @@ fn batch_consume_on_the_real_broker_takes_every_message_and_names_the_threads() 
         );
         assert!(run["app_cores"].as_f64().unwrap() > 0.0, "{run}");
     }
-    assert_eq!(settings[1]["params"]["api"], "batch-fixed");
-    assert_eq!(r["verdict"]["finding"], "batch-consume");
-    assert_eq!(r["verdict"]["decided"], true);
+    assert_eq!(points[0]["params"]["api"], "poll");
+    assert_eq!(points[1]["params"]["api"], "batch-fixed");
+    assert_eq!(points[1]["params"]["batch"], 500);
+    // Both findings, decided by the catalogue; one rep decides nothing.
+    let verdicts = r["verdicts"].as_array().unwrap();
+    let ids: Vec<&str> = verdicts
+        .iter()
+        .filter_map(|v| v["finding"].as_str())
+        .collect();
+    assert_eq!(ids, ["batch-consume", "librdkafka-broker-thread-limit"]);
+    for v in verdicts {
+        assert_eq!(v["outcome"], "cannot-tell", "{v}");
+        assert!(v["reason"].as_str().unwrap().contains("--reps 3"), "{v}");
+        assert!(v["checks"].as_array().unwrap().len() >= 2, "{v}");
+    }
+    let topic = r["topics"][0].as_str().unwrap();
+    assert!(topic.starts_with("kgap.probe-batch-consume."), "{topic}");
+    assert!(!topic_exists(topic), "{topic} still exists");
     assert_eq!(topics_with_prefix("kgap.probe-batch-consume."), before);
+}
+
+#[test]
+fn batch_consume_on_the_mock_says_so_and_refuses_bad_usage() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (out, _) = probe(
+        "probe-batch-consume",
+        &[
+            "--api",
+            "poll,fixed",
+            "--backoff-ms",
+            "10",
+            "--messages",
+            "40000",
+            "--partitions",
+            "2",
+            "--reps",
+            "1",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("mock cluster"), "{text}");
+    assert!(
+        text.contains("verdict batch-consume: CANNOT TELL"),
+        "{text}"
+    );
+    assert!(
+        text.contains("verdict librdkafka-broker-thread-limit: CANNOT TELL"),
+        "{text}"
+    );
+    // The probe's own lines within 100 columns (the kit's payload line carries a 64-digit hash).
+    assert!(
+        text.lines()
+            .filter(|l| !l.starts_with("payload pool:"))
+            .all(|l| l.chars().count() <= 100),
+        "{text}"
+    );
+    for args in [
+        &["--api", "poll,bogus"][..],
+        &["--api", "poll,,fixed"][..],
+        &["--rate", "0"][..],
+        &["--rate", "1000", "--rdkafka-performance", "/bin/true"][..],
+        &["--rdkafka-performance", "/no/such/rdkafka_performance"][..],
+        &["--rate", "1000", "--size", "4"][..],
+    ] {
+        let (out, _) = probe("probe-batch-consume", args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.stderr.is_empty());
+    }
+    let (out, _) = probe("probe-batch-consume", &["--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("librdkafka-broker-thread-limit"), "{help}");
+    let examples = help.split("examples:").nth(1).unwrap();
+    assert!(
+        examples
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .all(|l| l.chars().count() <= 80 && l.contains('#')),
+        "{examples}"
+    );
 }
 
 #[test]
 fn batch_consume_naive_wrapper_waits_as_the_arithmetic_says_and_fixed_does_not() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     require_broker();
+    let before = topics_with_prefix("kgap.probe-batch-consume.");
     let b = brokers();
     let (out, _) = probe(
         "probe-batch-consume",
@@ -701,12 +791,12 @@ fn batch_consume_naive_wrapper_waits_as_the_arithmetic_says_and_fixed_does_not()
     );
     let r = json_of(&out);
     let at = |api: &str| {
-        r["settings"]
+        r["points"]
             .as_array()
             .unwrap()
             .iter()
-            .find(|s| s["params"]["api"] == api)
-            .map(|s| s["runs"][0].clone())
+            .find(|p| p["params"]["api"] == api)
+            .map(|p| p["runs"][0].clone())
             .unwrap()
     };
     let (naive, fixed) = (at("batch-naive"), at("batch-fixed"));
@@ -719,5 +809,9 @@ fn batch_consume_naive_wrapper_waits_as_the_arithmetic_says_and_fixed_does_not()
     assert!(p99 >= 80.0, "naive p99 {p99} ms");
     let fixed_p50 = fixed["e2e_ms_p50"].as_f64().unwrap();
     assert!(fixed_p50 < 20.0, "fixed p50 {fixed_p50} ms");
-    assert_eq!(r["verdict"]["finding"], "batch-wrapper-latency");
+    assert!(naive["e2e_count"].as_u64().unwrap() >= 1000, "{naive}");
+    let v = &r["verdicts"][0];
+    assert_eq!(v["finding"], "batch-wrapper-latency");
+    assert_eq!(v["outcome"], "cannot-tell", "one rep decides nothing: {v}");
+    assert_eq!(topics_with_prefix("kgap.probe-batch-consume."), before);
 }

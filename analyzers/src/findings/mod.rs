@@ -30,6 +30,7 @@ pub mod verdict;
 pub mod request_ceiling;
 pub mod fetch_backoff;
 pub mod batch_consume;
+pub mod librdkafka_broker_thread_limit;
 pub mod batch_wrapper_latency;
 pub mod inflight_latency;
 pub mod per_partition_linger;
@@ -140,6 +141,7 @@ pub const CATALOGUE: &[Finding] = &[
     request_ceiling::FINDING,
     fetch_backoff::FINDING,
     batch_consume::FINDING,
+    librdkafka_broker_thread_limit::FINDING,
     batch_wrapper_latency::FINDING,
     inflight_latency::FINDING,
     per_partition_linger::FINDING,
@@ -175,38 +177,6 @@ pub const ALL_CLEAR_IDS: &[&str] = &["no-gc-problem", "no-saturated-thread"];
 
 /// The rules: pure functions over given numbers, one per finding.
 pub mod rules {
-    /// Batch consume: the batch API at least 1.2x poll() (the post: 1.48M → 2.02M, 1.37x)
-    /// and librdkafka's broker thread near a core under it (the post: 0.94).
-    pub fn batch_consume(
-        poll_msgs_per_s: f64,
-        batch_msgs_per_s: f64,
-        broker_thread_cores: f64,
-    ) -> bool {
-        poll_msgs_per_s > 0.0
-            && batch_msgs_per_s / poll_msgs_per_s >= 1.2
-            && broker_thread_cores >= 0.9
-    }
-
-    /// The wait a batch call that returns at `batch_messages` or `timeout_ms` adds at most.
-    pub fn batch_wait_ms(rate_per_s: f64, batch_messages: f64, timeout_ms: f64) -> f64 {
-        if rate_per_s <= 0.0 {
-            return timeout_ms;
-        }
-        (batch_messages / rate_per_s * 1000.0).min(timeout_ms)
-    }
-
-    /// The batch wrapper's latency bug: the expected wait is long enough to matter
-    /// (≥ 10 ms) and the measured p99 sits at it (0.5x–1.5x).
-    pub fn batch_wrapper_latency(
-        rate_per_s: f64,
-        batch_messages: f64,
-        timeout_ms: f64,
-        p99_ms: f64,
-    ) -> bool {
-        let wait = batch_wait_ms(rate_per_s, batch_messages, timeout_ms);
-        wait >= 10.0 && p99_ms >= 0.5 * wait && p99_ms <= 1.5 * wait
-    }
-
     /// In-flight latency (the probe's rule): p99 with the default window at least 3x the
     /// p99 with max.in.flight=5 (the post: 26.4 vs 1.28 ms, 20.6x).
     pub fn inflight_latency(p99_default_window_ms: f64, p99_inflight5_ms: f64) -> bool {
@@ -302,7 +272,7 @@ mod tests {
             assert!(f.rule_fn.starts_with("rules::") || f.rule_fn.starts_with("findings::"));
             assert!(f.reproduce.exists || f.reproduce.command.contains("(planned)"));
         }
-        assert_eq!(CATALOGUE.len(), 10);
+        assert_eq!(CATALOGUE.len(), 11);
     }
 
     #[test]

@@ -1,0 +1,251 @@
+//! `librdkafka-broker-thread-limit`: with the batch API, librdkafka's broker thread is the
+//! consumer's limit.
+//!
+//! The mechanism: once the application takes 500 messages a call, the next limit is inside
+//! librdkafka: its broker thread (`rdk:broker<id>`) builds an internal queue entry for every
+//! fetched message and saturates a core (the post: 0.94 cores at ~2.1M msg/s, 100 B). The
+//! rule asks for that thread at ≥ [`SATURATED_CORES`] in every batch-API rep, and for no
+//! other consumer thread saturated beside it. Where no consumer thread is saturated, the
+//! consumer never reached its own limit and the rule says CANNOT TELL with the cores it
+//! measured. (The post's other half, Java reading 100 B faster, is another probe's claim.)
+
+use super::batch_consume::{check_thread_limit, ThreadLimit, SATURATED_CORES};
+use super::reps::{check_every_rep, Reps};
+use super::verdict::{Check, CheckState, Verdict};
+use super::{direct, indirect, Finding, Reproduce, Side};
+use crate::units;
+use serde::{Deserialize, Serialize};
+
+/// What a probe measured under the batch API, per rep.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// fetch.queue.backoff.ms of the runs (the post's fix, 10).
+    pub backoff_ms: u64,
+    /// Messages per batch call (the post: 500).
+    pub batch_size: u64,
+    /// Payload bytes per message (the post: 100).
+    pub size_bytes: u64,
+    pub batch_msgs_per_s: Reps,
+    /// The busiest of librdkafka's broker threads (`rdk:broker1`) and its cores per rep.
+    pub broker_thread: String,
+    pub broker_thread_cores: Reps,
+    /// The busiest consumer thread that is not a broker thread (the mock's excluded).
+    pub other_thread: String,
+    pub other_cores: Reps,
+    /// Cores of the whole consumer (the mock's thread excluded).
+    pub consumer_cores: Reps,
+    pub machine_cores: usize,
+}
+
+/// The rule: under the batch API rdk:broker is saturated in every rep, and no other consumer
+/// thread is (the broker thread is *the* limit).
+pub fn decide(e: &Evidence) -> Verdict {
+    let thread = if e.broker_thread.is_empty() {
+        "rdk:broker"
+    } else {
+        e.broker_thread.as_str()
+    };
+    let mut alone = check_every_rep(
+        format!(
+            "no other consumer thread ({}) is saturated beside {thread}",
+            e.other_thread
+        ),
+        &e.other_cores,
+        |x| x < SATURATED_CORES,
+        units::cores,
+    );
+    if alone.state == CheckState::Failed {
+        // Both saturated: two limits at once, and cores alone do not say which binds.
+        alone = Check::undecided(
+            alone.condition,
+            format!(
+                "{}: two threads were saturated, so which one is the limit cannot be told \
+                 from their cores",
+                alone.detail
+            ),
+        );
+    }
+    let checks = vec![
+        check_thread_limit(
+            format!(
+                "with the batch API ({} per call) librdkafka's broker thread is saturated \
+                 (≥ {SATURATED_CORES} cores)",
+                e.batch_size
+            ),
+            &ThreadLimit {
+                thread,
+                cores: &e.broker_thread_cores,
+                other: &e.other_thread,
+                other_cores: &e.other_cores,
+                consumer_cores: &e.consumer_cores,
+                machine_cores: e.machine_cores,
+            },
+        ),
+        alone,
+    ];
+    let warnings = e
+        .broker_thread_cores
+        .outlier_warnings(&format!("{thread} cores"), units::cores);
+    Verdict::from_checks(&FINDING, checks, e, || {
+        let m = |r: &Reps| r.median().unwrap_or(0.0);
+        format!(
+            "with the batch API at {} ({} B messages) {thread} sat at {} while {} was at {}: \
+             librdkafka's broker thread builds an internal entry for every fetched message, \
+             and that one thread per broker connection is now the limit",
+            units::msgs_per_s(m(&e.batch_msgs_per_s)),
+            e.size_bytes,
+            units::cores(m(&e.broker_thread_cores)),
+            e.other_thread,
+            units::cores(m(&e.other_cores)),
+        )
+    })
+    .with_warnings(warnings)
+}
+
+pub const FINDING: Finding = Finding {
+    id: "librdkafka-broker-thread-limit",
+    title: "With the batch API, librdkafka's broker thread is the consumer's limit",
+    side: Side::Librdkafka,
+    post: "batch API at 100 B: rdk:broker saturated, 0.94 cores at ~2.1M msg/s",
+    claim: "With rd_kafka_consume_batch_queue the next limit is inside librdkafka: its \
+            broker thread builds an internal entry for every fetched message and saturates \
+            a core (0.94 cores, about 2.1M msg/s at 100 B). The batch API only saves work \
+            on the application side.",
+    cause: "librdkafka's broker thread parses every fetched message into its own queue \
+            entry; one such thread serves each broker connection",
+    fix: "none inside one consumer (the post: how librdkafka is built); more consumer \
+          instances, or larger messages",
+    reproduce: Reproduce {
+        probe: "probe-batch-consume",
+        exists: true,
+        command: "probe-batch-consume --brokers 127.0.0.1:9092 --api poll,fixed --backoff-ms 10",
+    },
+    expected_shape: "under the batch API rdk:broker near one core, the application thread \
+                     well below it",
+    rule: "with the batch API, rdk:broker at ≥ 0.9 cores in every rep (≥ 3 reps) and no \
+           other consumer thread at ≥ 0.9 cores; no consumer thread saturated: CANNOT TELL \
+           (held back from outside); the application thread saturated instead: DOES NOT \
+           HOLD",
+    rule_fn: "findings::librdkafka_broker_thread_limit::decide",
+    sources: &[
+        direct("librdkafka-broker-thread-limit", "probe-batch-consume"),
+        indirect("rdk-broker-saturated", "analyze-thread-cpu"),
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::findings::Outcome;
+
+    fn reps(v: &[f64]) -> Reps {
+        Reps::new(v.iter().copied())
+    }
+
+    /// The post: 0.94 cores at ~2.1M msg/s with the batch API, 100 B.
+    fn post() -> Evidence {
+        Evidence {
+            backoff_ms: 10,
+            batch_size: 500,
+            size_bytes: 100,
+            batch_msgs_per_s: reps(&[2.10e6, 2.12e6, 2.14e6]),
+            broker_thread: "rdk:broker1".into(),
+            broker_thread_cores: reps(&[0.93, 0.94, 0.95]),
+            other_thread: "kgap-app".into(),
+            other_cores: reps(&[0.40, 0.42, 0.45]),
+            consumer_cores: reps(&[1.5, 1.55, 1.6]),
+            machine_cores: 32,
+        }
+    }
+
+    /// The project's recorded run (docs/probe-batch-consume.md, Kafka 4.3.1, 2 cores at load
+    /// 5–6): batch-fixed 1.11M (972k–1.32M), rdk:broker 0.22 cores, the app thread 0.11.
+    /// The old probe rule counted "rdk:broker busiest" as the limit having moved there.
+    fn recorded_2026_11_30() -> Evidence {
+        Evidence {
+            batch_msgs_per_s: reps(&[972e3, 1.11e6, 1.32e6]),
+            broker_thread_cores: reps(&[0.22, 0.22, 0.22]),
+            other_cores: reps(&[0.11, 0.11, 0.11]),
+            consumer_cores: reps(&[0.4, 0.5, 0.6]),
+            machine_cores: 2,
+            ..post()
+        }
+    }
+
+    #[test]
+    fn the_posts_figures_hold() {
+        let v = decide(&post());
+        assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
+        assert_eq!(v.finding, "librdkafka-broker-thread-limit");
+        assert!(
+            v.reason.contains("rdk:broker1 sat at 0.94 cores"),
+            "{}",
+            v.reason
+        );
+        assert!(!v.reason.contains("Java"), "Java's half is not this rule's");
+    }
+
+    #[test]
+    fn the_busiest_thread_below_a_core_cannot_tell() {
+        let v = decide(&recorded_2026_11_30());
+        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+        assert!(
+            v.reason.contains("rdk:broker1 0.22 (0.22–0.22) cores"),
+            "{}",
+            v.reason
+        );
+        assert!(v.reason.contains("held back from outside"), "{}", v.reason);
+    }
+
+    #[test]
+    fn the_application_thread_still_saturated_does_not_hold() {
+        let e = Evidence {
+            broker_thread_cores: reps(&[0.6, 0.62, 0.65]),
+            other_cores: reps(&[0.95, 0.97, 0.96]),
+            ..post()
+        };
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
+        assert!(v.reason.contains("kgap-app"), "{}", v.reason);
+    }
+
+    #[test]
+    fn two_saturated_threads_cannot_tell_which_binds() {
+        let e = Evidence {
+            other_cores: reps(&[0.92, 0.95, 0.93]),
+            ..post()
+        };
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+        assert!(
+            v.reason.contains("two threads were saturated"),
+            "{}",
+            v.reason
+        );
+    }
+
+    #[test]
+    fn one_rep_cannot_tell() {
+        let e = Evidence {
+            broker_thread_cores: reps(&[0.95]),
+            other_cores: reps(&[0.4]),
+            batch_msgs_per_s: reps(&[2.1e6]),
+            ..post()
+        };
+        assert_eq!(decide(&e).outcome, Outcome::CannotTell);
+    }
+
+    #[test]
+    fn the_probes_verdict_id_files_under_this_finding() {
+        let f = crate::findings::for_diagnosis(FINDING.id, None).expect("a source");
+        assert_eq!(f.id, FINDING.id);
+        assert!(FINDING
+            .sources
+            .iter()
+            .any(|s| s.source == "probe-batch-consume"));
+        assert_eq!(
+            crate::findings::get(FINDING.id).map(|f| f.rule_fn),
+            Some(FINDING.rule_fn)
+        );
+    }
+}
