@@ -143,8 +143,9 @@ pub(crate) struct Diagnoser {
     timeouts: Vec<BrokerHeld>,
     unavailable: Vec<BrokerHeld>,
     fetch_full: Held,
-    fetcher_bound: Held,
-    fetcher_rx: Stat,
+    starved: Held,
+    /// Receive rates of the starved intervals (naps are the ones near zero).
+    starved_rx: Stat,
 }
 
 fn slot(v: &mut Vec<BrokerHeld>, i: usize) -> &mut BrokerHeld {
@@ -219,10 +220,10 @@ impl Diagnoser {
                 .filter_map(|p| rules::fetch_queue_full(p, c, t))
                 .reduce(|a, b| a || b);
             self.fetch_full.observe(any_full, iv);
-            let r = rules::fetcher_bound(iv, c, t);
-            self.fetcher_bound.observe(r, iv);
+            let r = rules::starved(iv, c, t);
+            self.starved.observe(r, iv);
             if r == Some(true) {
-                opt(&mut self.fetcher_rx, ts, iv.rx_msgs_per_s);
+                opt(&mut self.starved_rx, ts, iv.rx_msgs_per_s);
             }
         }
         for b in &iv.brokers {
@@ -637,14 +638,15 @@ impl Diagnoser {
                 .map(|(i, _)| acc.brokers.get(*i).map_or(0.0, |b| b.retries_total()))
                 .sum();
             let rtt_max = hits.iter().filter_map(|(_, h)| h.c.max()).fold(0.0, f64::max);
-            let mut d = cx.base(
-                "request-timeouts",
+            let title = if timeouts + retries > 0.0 {
                 format!(
                     "requests time out or are retried: {timeouts:.0} timeouts, {retries:.0} \
                      retries, rtt up to {rtt_max:.0} ms"
-                ),
-                &held,
-            );
+                )
+            } else {
+                format!("round trips took seconds: rtt up to {rtt_max:.0} ms (no timeouts yet)")
+            };
+            let mut d = cx.base("request-timeouts", title, &held);
             d.brokers = hits.iter().map(|(i, _)| cx.broker(*i).to_string()).collect();
             d.evidence = json!({
                 "timeouts": timeouts,
@@ -652,9 +654,9 @@ impl Diagnoser {
                 "rtt_max_ms": round_sig(rtt_max),
                 "per_broker": per_broker,
             });
-            d.cause = "Requests waited longer than request.timeout.ms (or socket.timeout.ms) \
-                       for their response and were retried: the broker or the network stalled. \
-                       A timed-out request blocks the partitions behind it (head-of-line), and \
+            d.cause = "Responses took seconds (and past request.timeout.ms the requests time \
+                       out and are retried): the broker or the network stalled. A slow or \
+                       timed-out request blocks the partitions behind it (head-of-line), and \
                        retries re-send whole batches."
                 .into();
             d.fix = "Find the stall on the broker side (GC, disk, a partition leader moving, \
@@ -679,7 +681,8 @@ impl Diagnoser {
                     let track = cx.track.brokers.get(*i);
                     let disconnects = acc.brokers.get(*i).map_or(0.0, |b| b.disconnects());
                     let changes = track.map_or(0, |b| b.state_changes_total);
-                    if rules::flapping(disconnects, changes, t) {
+                    let episodes = track.map_or(0, |b| b.down_episodes);
+                    if rules::flapping(disconnects, episodes, t) {
                         flapping.push(cx.broker(*i).to_string());
                     }
                     json!({
@@ -688,6 +691,7 @@ impl Diagnoser {
                         "intervals_not_up": h.b.mean().map(|m| (m * h.b.count() as f64).round()),
                         "disconnects": disconnects,
                         "state_changes": changes,
+                        "down_episodes": episodes,
                         "states": track.map(|b| b.states.clone()).unwrap_or_default(),
                     })
                 })
@@ -730,23 +734,29 @@ impl Diagnoser {
             out.push(d);
         }
 
-        // --- consumer: fetch-queue naps ----------------------------------------------------------
+        // --- consumer: naps, fetcher-bound, application-bound ---------------------------------
         let idle = acc.idle_intervals(t.burst_idle_share);
         let cv = acc.rx_msgs_per_s.cv();
-        let idle_share = if acc.rx_msgs_per_s.count() > 0 {
-            idle as f64 / acc.rx_msgs_per_s.count() as f64
+        let rx_mean = acc.rx_msgs_per_s.mean().unwrap_or(0.0);
+        // Naps: starved intervals that received (almost) nothing.
+        let naps = if rx_mean > 0.0 {
+            self.starved_rx.count_below(t.burst_idle_share * rx_mean)
         } else {
-            0.0
+            0
         };
-        if self.fetch_full.held > 0 && rules::bursty(idle_share, cv, t) {
+        let lag_first = acc.lag_total.first().unwrap_or(0.0);
+        let lag_last = acc.lag_total.last().unwrap_or(0.0);
+        let lag_grows = rules::lag_growing(lag_first, lag_last, acc.lag_total.slope_per_s(), t);
+        let lag_field = cx.track.lag_field.unwrap_or("none");
+        if self.fetch_full.held > 0 && naps > 0 {
             let parts = acc.full_partitions(cx.track);
             let mut d = cx.base(
                 "fetch-queue-backoff",
                 format!(
-                    "fetch queues at queued.min.messages ({}) and the receive rate in bursts \
-                     ({} idle intervals of {}): the fetch-backoff signature",
+                    "the consumer naps: fetch queues reach queued.min.messages ({}), then stay \
+                     empty with messages waiting ({} of {} intervals received almost nothing)",
                     cx.config.queued_min_messages.value,
-                    idle,
+                    naps,
                     acc.rx_msgs_per_s.count()
                 ),
                 &self.fetch_full,
@@ -759,58 +769,65 @@ impl Diagnoser {
                 "queued_max_messages_kbytes": cx.setting(cx.config.queued_max_messages_kbytes),
                 "fetch_queue_backoff_ms": cx.setting(cx.config.fetch_queue_backoff_ms),
                 "intervals_with_a_full_queue": self.fetch_full.held,
+                "intervals_starved": self.starved.held,
+                "nap_intervals": naps,
                 "idle_intervals": idle,
                 "receive_rate_cv": cv.map(round_sig),
-                "messages_per_s_p50": acc.rx_msgs_per_s.median().map(round_sig),
+                "messages_per_s_mean": round_sig(rx_mean),
                 "messages_per_s_max": acc.rx_msgs_per_s.max().map(round_sig),
                 "lag_messages_p50": acc.lag_total.median().map(round_sig),
+                "lag_field": lag_field,
             });
             d.cause = "When a partition's local fetch queue reaches queued.min.messages (or \
                        queued.max.messages.kbytes), librdkafka stops fetching it for \
                        fetch.queue.backoff.ms (1000 ms by default) while the application \
-                       drains the queue in milliseconds: the consumer then naps with data \
-                       waiting on the broker, and the receive rate comes in bursts. The post: \
-                       389k msg/s at the default, 1.48M at 10 ms."
+                       drains the queue in milliseconds: the consumer then naps with an empty \
+                       queue and messages waiting on the broker, and the receive rate comes in \
+                       bursts. The post: 389k msg/s at the default, 1.48M at 10 ms."
                 .into();
             d.fix = "fetch.queue.backoff.ms=10 (librdkafka 2.2+; 0 spins the broker thread), \
                      or a larger queued.min.messages."
                 .into();
             d.cannot_tell = Some(
-                "Statistics sample the queue once per interval, so they show the signature, \
+                "Statistics sample the queues once per interval, so they show the signature, \
                  not the naps themselves: a debug=fetch log (analyze-fetch-log: 'Fetch backoff \
                  for 1000ms: Local: Queue full') shows each one."
                     .into(),
             );
             out.push(d);
         }
-
-        // --- consumer: fetcher-bound --------------------------------------------------------
-        if self.fetcher_bound.by_share(t) {
+        if self.starved.by_share(t) && lag_grows {
             let mut d = cx.base(
                 "fetch-queue-empty-lag-growing",
-                "the fetch queues are empty while the lag grows: the fetcher, not the \
-                 application, is the limit"
-                    .into(),
-                &self.fetcher_bound,
+                format!(
+                    "the fetch queues are empty while the lag grows ({} → {}): the fetcher, not \
+                     the application, is the limit",
+                    lag_first, lag_last
+                ),
+                &self.starved,
             );
             d.finding = Some("batch-consume");
             d.strength = Some(Strength::Indirect);
             d.evidence = json!({
-                "messages_per_s": summ(&self.fetcher_rx),
+                "intervals_starved": self.starved.held,
+                "messages_per_s_in_starved_intervals": summ(&self.starved_rx),
                 "fetch_queue_messages_max": acc.fetchq_total_max().map(round_sig),
-                "lag_messages_first": acc.lag_total.first().map(round_sig),
-                "lag_messages_last": acc.lag_total.last().map(round_sig),
+                "lag_messages_first": round_sig(lag_first),
+                "lag_messages_last": round_sig(lag_last),
+                "lag_field": lag_field,
                 "fetch_requests_per_s_p50": acc.fetch_rate_median().map(round_sig),
             });
             d.cause = "The application takes messages as fast as they arrive (nothing waits \
                        in the fetch queues) yet falls behind: fetching is the limit. \
                        librdkafka's broker thread builds one queue entry per fetched message \
-                       (the post saturated it at ~2.1M msg/s), or the fetches are small or \
-                       slow (fetch.max.bytes, fetch.wait.max.ms, a throttled or distant broker)."
+                       (the post saturated it at ~2.1M msg/s), or the fetches are small, slow \
+                       or throttled (fetch.max.bytes, fetch.wait.max.ms, a quota, a distant \
+                       broker)."
                 .into();
             d.fix = "If the rdk:broker thread is at one core, add consumer instances (or \
-                     partitions); otherwise raise fetch.max.bytes / max.partition.fetch.bytes \
-                     and look at the broker's fetch latency."
+                     partitions); if the broker throttles (broker-throttle), raise the quota; \
+                     otherwise raise fetch.max.bytes / max.partition.fetch.bytes and look at \
+                     the broker's fetch latency."
                 .into();
             d.cannot_tell = Some(
                 "Statistics cannot tell a saturated broker thread from slow fetches: per-thread \
@@ -820,12 +837,50 @@ impl Diagnoser {
             );
             out.push(d);
         }
+        if self.fetch_full.by_share(t) && lag_grows && naps == 0 {
+            let mut d = cx.base(
+                "fetch-queue-full-lag-growing",
+                format!(
+                    "the fetch queues stay full while the lag grows ({} → {}): the application, \
+                     not the fetcher, is the limit",
+                    lag_first, lag_last
+                ),
+                &self.fetch_full,
+            );
+            d.finding = Some("batch-consume");
+            d.strength = Some(Strength::Indirect);
+            d.partitions = acc.full_partitions(cx.track);
+            d.evidence = json!({
+                "intervals_with_a_full_queue": self.fetch_full.held,
+                "queued_min_messages": cx.setting(cx.config.queued_min_messages),
+                "fetch_queue_messages_p50": acc.fetchq_total_median().map(round_sig),
+                "messages_per_s_mean": round_sig(rx_mean),
+                "lag_messages_first": round_sig(lag_first),
+                "lag_messages_last": round_sig(lag_last),
+                "lag_field": lag_field,
+            });
+            d.cause = "Messages are fetched and wait in the local queues: the application \
+                       takes them slower than they arrive. With rust-rdkafka's poll() one \
+                       message costs one call on the application thread (the post: 389k msg/s \
+                       on that thread before the batch API)."
+                .into();
+            d.fix = "Consume in batches (rd_kafka_consume_batch_queue, ~500 per call) or do \
+                     less per message; past one application thread, more consumers."
+                .into();
+            d.cannot_tell = Some(
+                "Statistics cannot tell librdkafka's per-message poll cost from the \
+                 application's own work: per-thread CPU (analyze-thread-cpu) shows which thread \
+                 is at one core."
+                    .into(),
+            );
+            out.push(d);
+        }
 
         // --- consumer lag growing ---------------------------------------------------------------
         let growing = acc.growing_partitions(cx.track, t);
         if !growing.is_empty() {
-            let first = acc.lag_total.first().unwrap_or(0.0);
-            let last = acc.lag_total.last().unwrap_or(0.0);
+            let first = lag_first;
+            let last = lag_last;
             let held = Held {
                 considered: acc.lag_total.count(),
                 held: acc.lag_total.count(),
@@ -846,27 +901,32 @@ impl Diagnoser {
                 "lag_messages_first": round_sig(first),
                 "lag_messages_last": round_sig(last),
                 "lag_trend_per_s": acc.lag_total.slope_per_s().map(round_sig),
-                "lag_field": if cx.track.dating.consumer_lag_stored { "consumer_lag_stored" } else { "consumer_lag" },
+                "lag_field": lag_field,
                 "per_partition": growing.iter().map(|g| json!({
                     "partition": g.0, "first": g.1, "last": g.2, "trend_per_s": g.3,
                 })).collect::<Vec<_>>(),
-                "messages_per_s_p50": acc.rx_msgs_per_s.median().map(round_sig),
+                "messages_per_s_mean": round_sig(rx_mean),
             });
             d.cause = "The consumer falls behind what is written to these partitions. Why: see \
                        fetch-queue-backoff (it naps), fetch-queue-empty-lag-growing (fetching is \
-                       the limit) or full fetch queues (the application is the limit)."
+                       the limit) or fetch-queue-full-lag-growing (the application is the \
+                       limit)."
                 .into();
             d.fix = "Remove the limit the other diagnoses name; otherwise more consumers (up \
                      to the partition count) or a faster application loop."
                 .into();
             d.cannot_tell = Some(
-                if cx.track.dating.consumer_lag_stored {
-                    "consumer_lag_stored follows the application's stored offsets; a lag that \
-                     only grows in consumer_lag means commits lag, not consumption."
-                } else {
-                    "Before 1.8 consumer_lag follows the committed (or, before that, the \
-                     application's) offset: a lag that grows only between commits is not a \
-                     slow consumer."
+                match lag_field {
+                    "consumer_lag" => {
+                        "consumer_lag follows the committed offset (before 1.8, the larger of the \
+                         committed and the application's): a lag that grows only between \
+                         commits is not a slow consumer."
+                    }
+                    _ => {
+                        "Lag follows the high watermark: a producer that writes in bursts makes \
+                         it jump without the consumer being slow; the trend over a long capture \
+                         tells."
+                    }
                 }
                 .into(),
             );

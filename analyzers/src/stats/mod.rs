@@ -253,11 +253,9 @@ impl<'o, 'w> Analysis<'o, 'w> {
         let Some(i) = slot else { return };
         let c = &mut self.clients[i];
         match c.track.observe(e, line) {
-            Observed::First => {}
             Observed::Duplicate => self.input.duplicate_emits += 1,
-            Observed::Interval(iv) => {
+            Observed::Emit(iv) => {
                 let t = &self.opts.thresholds;
-                c.acc.note_lag_stored(c.track.dating.consumer_lag_stored);
                 c.acc.observe(&iv, &c.config, t);
                 c.diag.observe(&iv, &c.config, t);
                 c.chart.push(ChartPoint::of(&iv));

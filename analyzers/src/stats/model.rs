@@ -204,6 +204,9 @@ pub struct Partition<'a> {
     pub fetch_state: Option<Cow<'a, str>>,
     #[serde(deserialize_with = "offset")]
     pub hi_offset: Option<i64>,
+    /// Offset of the last message passed to the application + 1.
+    #[serde(deserialize_with = "offset")]
+    pub app_offset: Option<i64>,
     #[serde(deserialize_with = "offset")]
     pub committed_offset: Option<i64>,
     #[serde(deserialize_with = "offset")]

@@ -140,7 +140,7 @@ pub struct ConsumerReport {
     pub messages_per_s: Option<Summary>,
     pub bytes_per_s: Option<Summary>,
     pub fetch_requests_per_s: Option<Summary>,
-    /// Intervals receiving less than burst_idle_share of the median rate.
+    /// Intervals receiving less than burst_idle_share of the mean rate.
     pub idle_intervals: u64,
     /// Coefficient of variation of the receive rate over intervals.
     pub receive_rate_cv: Option<f64>,
@@ -148,7 +148,8 @@ pub struct ConsumerReport {
     pub fetch_queue_messages: Option<TrendSummary>,
     /// All partitions' lag (consumer_lag_stored, else consumer_lag).
     pub lag_messages: Option<TrendSummary>,
-    /// Which lag field the emits carry: `consumer_lag_stored` (1.8+) or `consumer_lag`.
+    /// Where the lag comes from: `consumer_lag_stored` (1.8+), `consumer_lag`, or
+    /// `hi_offset - app_offset` when no offsets are stored; `none` without any.
     pub lag_field: &'static str,
     pub rebalances: f64,
 }

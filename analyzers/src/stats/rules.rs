@@ -99,7 +99,8 @@ pub(crate) fn throttled(b: &BrokerFig, t: &Thresholds) -> Option<bool> {
     Some(w.count() > 0 && w.max.is_some_and(|m| m as f64 >= t.throttle_min_ms))
 }
 
-/// Requests timed out or were retried, or a round trip took seconds.
+/// Requests timed out or were retried, or a round trip took seconds (unless the broker
+/// throttled the connection in the interval: a throttled response is slow on purpose).
 pub(crate) fn timeouts_or_retries(b: &BrokerFig, t: &Thresholds) -> Option<bool> {
     if b.timeouts.is_none() && b.retries.is_none() && b.rtt.is_none() {
         return None;
@@ -108,7 +109,8 @@ pub(crate) fn timeouts_or_retries(b: &BrokerFig, t: &Thresholds) -> Option<bool>
         .rtt
         .filter(|w| w.count() > 0)
         .and_then(|w| ms(w.max))
-        .is_some_and(|m| m >= t.slow_rtt_ms);
+        .is_some_and(|m| m >= t.slow_rtt_ms)
+        && throttled(b, t) != Some(true);
     Some(b.timeouts.unwrap_or(0.0) > 0.0 || b.retries.unwrap_or(0.0) > 0.0 || slow)
 }
 
@@ -122,16 +124,13 @@ pub(crate) fn fetch_queue_full(p: &PartFig, c: &Resolved, t: &Thresholds) -> Opt
     Some(by_count || by_bytes)
 }
 
-/// The fetch queues are empty while the lag grows: the fetcher, not the application, is
-/// the limit. Applies to consumer intervals with lag known.
-pub(crate) fn fetcher_bound(iv: &Interval, c: &Resolved, t: &Thresholds) -> Option<bool> {
-    let lag_delta = iv
-        .partitions
-        .iter()
-        .filter_map(|p| p.lag_delta)
-        .reduce(|a, b| a + b)?;
+/// Starved: the fetch queues are empty while messages wait on the broker (lag > 0), so the
+/// application has nothing to take although there is data. Applies to consumer intervals
+/// with lag known.
+pub(crate) fn starved(iv: &Interval, c: &Resolved, t: &Thresholds) -> Option<bool> {
+    let lag = iv.lag_total()?;
     let queued = iv.fetchq_total()?;
-    Some(queued <= t.fetchq_empty_share * c.queued_min_messages.value && lag_delta > 0.0)
+    Some(queued <= t.fetchq_empty_share * c.queued_min_messages.value && lag > 0.0)
 }
 
 /// Lag growth over a run (first and last value, least-squares trend per second).
@@ -142,11 +141,6 @@ pub(crate) fn lag_growing(first: f64, last: f64, trend_per_s: Option<f64>, t: &T
         && trend_per_s.is_some_and(|s| s > 0.0)
 }
 
-/// The receive rate came in bursts: idle intervals, or a large variation.
-pub(crate) fn bursty(idle_share: f64, cv: Option<f64>, t: &Thresholds) -> bool {
-    idle_share > 0.0 || cv.is_some_and(|c| c >= t.burst_cv)
-}
-
 /// A broker that matters (it leads partitions the client uses, or has requests queued) is
 /// not UP, or lost its connection, in the interval.
 pub(crate) fn broker_unavailable(b: &BrokerFig) -> Option<bool> {
@@ -155,9 +149,10 @@ pub(crate) fn broker_unavailable(b: &BrokerFig) -> Option<bool> {
     Some((!up && b.has_work) || lost)
 }
 
-/// Flapping: a broker lost its connection again and again.
-pub(crate) fn flapping(disconnects: f64, state_changes: u64, t: &Thresholds) -> bool {
-    disconnects >= t.flapping_disconnects_min || state_changes as f64 >= 2.0 * t.flapping_disconnects_min
+/// Flapping: a broker lost its connection again and again (one outage, however many
+/// reconnect attempts it takes, is one episode).
+pub(crate) fn flapping(disconnects: f64, down_episodes: u64, t: &Thresholds) -> bool {
+    disconnects >= t.flapping_disconnects_min || down_episodes as f64 >= t.flapping_disconnects_min
 }
 
 #[cfg(test)]
@@ -265,6 +260,22 @@ mod tests {
         iv.total.int_latency = win(1000, 10, 50_000, 70_000);
         assert_eq!(linger_bound(&iv, &c, &t), Some(false));
         assert_eq!(linger_bound(&iv, &cfg(&["linger.ms=0"]), &t), None);
+    }
+
+    #[test]
+    fn a_throttled_slow_round_trip_is_not_a_stall() {
+        let t = Thresholds::default();
+        let mut b = BrokerFig {
+            rtt: win(10, 500, 900_000, 2_500_000),
+            timeouts: Some(0.0),
+            retries: Some(0.0),
+            ..BrokerFig::default()
+        };
+        assert_eq!(timeouts_or_retries(&b, &t), Some(true));
+        b.throttle = win(10, 100, 800, 2_400);
+        assert_eq!(timeouts_or_retries(&b, &t), Some(false));
+        b.timeouts = Some(3.0);
+        assert_eq!(timeouts_or_retries(&b, &t), Some(true));
     }
 
     #[test]

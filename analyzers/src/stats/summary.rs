@@ -184,7 +184,6 @@ pub(crate) struct SeriesAcc {
     pub lag_total: Stat,
     rebalances: f64,
     assignment: Option<f64>,
-    lag_stored: bool,
 }
 
 fn grow<T: Default>(v: &mut Vec<T>, i: usize) -> &mut T {
@@ -197,7 +196,9 @@ fn grow<T: Default>(v: &mut Vec<T>, i: usize) -> &mut T {
 impl SeriesAcc {
     pub fn observe(&mut self, iv: &Interval, c: &Resolved, th: &Thresholds) {
         let t = iv.t_s;
-        self.interval_s.add(t, iv.dt_s);
+        if iv.dt_s > 0.0 {
+            self.interval_s.add(t, iv.dt_s);
+        }
         self.total.observe(t, &iv.total, th);
         for b in &iv.brokers {
             grow(&mut self.brokers, b.idx).observe(t, b, th);
@@ -314,6 +315,10 @@ impl SeriesAcc {
         self.fetch_per_s.median()
     }
 
+    pub fn fetchq_total_median(&self) -> Option<f64> {
+        self.fetchq_total.median()
+    }
+
     pub fn fetchq_total_max(&self) -> Option<f64> {
         self.fetchq_total.max()
     }
@@ -371,16 +376,13 @@ impl SeriesAcc {
         out
     }
 
-    pub fn note_lag_stored(&mut self, stored: bool) {
-        self.lag_stored |= stored;
-    }
-
-    /// Intervals whose receive rate is below `share` of the median.
+    /// Intervals whose receive rate is below `share` of the mean (the mean, not the median:
+    /// a consumer that naps half the time has a median near zero).
     pub fn idle_intervals(&self, share: f64) -> u64 {
-        let Some(median) = self.rx_msgs_per_s.median() else {
+        let Some(mean) = self.rx_msgs_per_s.mean().filter(|&m| m > 0.0) else {
             return 0;
         };
-        self.rx_msgs_per_s.count_below(share * median)
+        self.rx_msgs_per_s.count_below(share * mean)
     }
 
     pub fn report(&self, track: &Track, th: &Thresholds) -> ClientReport {
@@ -412,11 +414,7 @@ impl SeriesAcc {
             receive_rate_cv: self.rx_msgs_per_s.cv().map(super::stat::round_sig),
             fetch_queue_messages: self.fetchq_total.trend_summary(1.0),
             lag_messages: self.lag_total.trend_summary(1.0),
-            lag_field: if self.lag_stored {
-                "consumer_lag_stored"
-            } else {
-                "consumer_lag"
-            },
+            lag_field: track.lag_field.unwrap_or("none"),
             rebalances: self.rebalances,
         });
         let empty = BrokerAcc::default();

@@ -65,11 +65,10 @@ pub struct Thresholds {
     /// A partition's fetch queue at least this share of queued.min.messages (or of
     /// queued.max.messages.kbytes) is full: its fetcher backs off fetch.queue.backoff.ms.
     pub fetchq_full_share: f64,
-    /// Receive rate in bursts: an interval below this share of the median rate…
+    /// A nap: a starved interval (fetch queues empty, messages waiting on the broker) that
+    /// received less than this share of the mean receive rate.
     pub burst_idle_share: f64,
-    /// …or a coefficient of variation of the receive rate at least this.
-    pub burst_cv: f64,
-    /// Fetch queues are empty: all partitions together below this share of
+    /// Fetch queues are empty: all partitions together at most this share of
     /// queued.min.messages.
     pub fetchq_empty_share: f64,
     /// Lag grows: by at least this many messages over the run…
@@ -80,7 +79,8 @@ pub struct Thresholds {
     pub rebalances_min: f64,
 
     // --- brokers -----------------------------------------------------------------------------
-    /// Disconnects of one broker within the capture that make it flapping.
+    /// Disconnects (or separate outages: UP to not UP) of one broker within the capture
+    /// that make it flapping.
     pub flapping_disconnects_min: f64,
 }
 
@@ -108,7 +108,6 @@ impl Default for Thresholds {
             slow_rtt_ms: 1000.0,
             fetchq_full_share: 0.9,
             burst_idle_share: 0.1,
-            burst_cv: 0.5,
             fetchq_empty_share: 0.01,
             lag_growth_min_messages: 1000.0,
             lag_growth_min_share: 0.1,

@@ -4,8 +4,10 @@
 //! Clients are told apart by `name` (librdkafka's `rdkafka#producer-1`, unique within a
 //! process). A process that restarts gets the same name again, and its monotonic `ts` keeps
 //! counting from the same boot, so a restart is seen in what went back: `ts` (another host or
-//! a reboot), `age` (1.5+), or the cumulative counters (`tx`, `txmsgs`, `rxmsgs`). Then a new
-//! series starts and the report says why.
+//! a reboot), `age` (1.5+), or, before 1.5, the cumulative counters (`tx`, `txmsgs`, `rxmsgs`)
+//! falling to less than half. (The top-level totals are sums over the brokers and topics of
+//! the moment: they dip a little when the bootstrap broker is dropped, which is no restart.)
+//! Then a new series starts and the report says why.
 
 use std::collections::HashMap;
 
@@ -34,11 +36,14 @@ struct Top {
 /// Why a new emit cannot continue the series (pure: the previous and the new counters).
 fn restart_reason(prev: &Top, cur: &Top) -> Option<&'static str> {
     let back = |a: Option<i64>, b: Option<i64>| matches!((a, b), (Some(a), Some(b)) if b < a);
+    // A reset, not a dip: the counter restarted from (near) zero.
+    let reset = |a: Option<i64>, b: Option<i64>| matches!((a, b), (Some(a), Some(b)) if b < a / 2);
     if cur.ts < prev.ts {
         Some("ts went backwards (another host, or the machine rebooted)")
     } else if back(prev.age, cur.age) {
         Some("age went back: the client was created again")
-    } else if back(prev.tx, cur.tx) || back(prev.txmsgs, cur.txmsgs) || back(prev.rxmsgs, cur.rxmsgs)
+    } else if cur.age.is_none()
+        && (reset(prev.tx, cur.tx) || reset(prev.txmsgs, cur.txmsgs) || reset(prev.rxmsgs, cur.rxmsgs))
     {
         Some("cumulative counters went back: the client was created again")
     } else {
@@ -83,6 +88,8 @@ pub(crate) struct BrokerTrack {
     pub states: Vec<String>,
     pub state_changes: Vec<StateChange>,
     pub state_changes_total: u64,
+    /// Times the state went from UP to anything else between two emits.
+    pub down_episodes: u64,
     prev: Option<BrokerPrev>,
 }
 
@@ -112,12 +119,11 @@ pub(crate) struct TopicTrack {
 
 /// What one emit did to its series.
 pub(crate) enum Observed {
-    /// The first emit of the series: nothing to difference yet.
-    First,
     /// The same `ts` as the previous emit (a duplicate line): ignored.
     Duplicate,
-    /// An interval.
-    Interval(Box<Interval>),
+    /// The emit's figures. The first of a series has its gauges and windows (the windows
+    /// cover the time before it) but no rates: there is nothing to difference yet.
+    Emit(Box<Interval>),
 }
 
 #[derive(Debug, Clone, Default)]
@@ -146,6 +152,8 @@ pub(crate) struct Track {
     pub fatal: Option<String>,
     pub rebalance_reason: Option<String>,
     pub cgrp_state: Option<String>,
+    /// Where the consumer lag comes from (the first field the emits carry).
+    pub lag_field: Option<&'static str>,
     broker_index: HashMap<String, usize>,
     topic_index: HashMap<String, usize>,
     prev: Option<Top>,
@@ -179,6 +187,11 @@ fn per_s(d: Option<f64>, dt: f64) -> Option<f64> {
 
 fn f(v: Option<i64>) -> Option<f64> {
     v.map(|v| v as f64)
+}
+
+/// UP (or UPDATE, a metadata refresh on an UP connection).
+fn is_up(state: &str) -> bool {
+    state == "UP" || state == "UPDATE"
 }
 
 /// The `req` counter of one API.
@@ -284,7 +297,7 @@ impl Track {
         let t_s = (top.ts - self.first_ts) as f64 / 1e6;
         let mut iv = Interval {
             line,
-            prev_line: self.prev_line,
+            prev_line: if first { line } else { self.prev_line },
             t_s,
             dt_s: dt,
             time: e.time,
@@ -304,7 +317,7 @@ impl Track {
         }
         iv.assignment_size = e.cgrp.as_ref().and_then(|c| f(c.assignment_size));
         self.observe_brokers(e, &mut iv, line, first);
-        self.observe_topics(e, &mut iv, first);
+        self.observe_topics(e, &mut iv);
         self.prev = Some(top);
         self.prev_line = line;
         self.last_ts = top.ts;
@@ -313,12 +326,10 @@ impl Track {
             self.first_line = line;
         }
         self.last_line = line;
-        if first {
-            Observed::First
-        } else {
+        if !first {
             self.intervals += 1;
-            Observed::Interval(Box::new(iv))
         }
+        Observed::Emit(Box::new(iv))
     }
 
     fn note_dating(&mut self, e: &Emit<'_>) {
@@ -369,6 +380,9 @@ impl Track {
                     Some(last) if last != s => {
                         changed = true;
                         t.state_changes_total += 1;
+                        if is_up(last) && !is_up(s) {
+                            t.down_episodes += 1;
+                        }
                         if t.state_changes.len() < MAX_STATE_CHANGES {
                             t.state_changes.push(super::track::StateChange {
                                 line,
@@ -402,12 +416,9 @@ impl Track {
                 disconnects: b.disconnects,
             };
             let prev = t.prev.replace(cur.clone());
-            if first {
-                continue;
-            }
             let mut fig = BrokerFig {
                 idx,
-                up: state.map(|s| s == "UP" || s == "UPDATE"),
+                up: state.map(is_up),
                 state_changed: changed,
                 waitresp_cnt: f(b.waitresp_cnt),
                 outbuf_cnt: f(b.outbuf_cnt),
@@ -456,19 +467,17 @@ impl Track {
         iv.total.close_aggregate();
     }
 
-    fn observe_topics(&mut self, e: &Emit<'_>, iv: &mut Interval, first: bool) {
+    fn observe_topics(&mut self, e: &Emit<'_>, iv: &mut Interval) {
         let Some(topics) = &e.topics else { return };
         let dt = iv.dt_s;
         for (key, t) in &topics.0 {
             let name = t.topic.as_deref().unwrap_or(key);
             let ti = self.topic_slot(name);
-            if !first {
-                iv.topics.push(TopicFig {
-                    idx: ti,
-                    batchsize: t.batchsize,
-                    batchcnt: t.batchcnt,
-                });
-            }
+            iv.topics.push(TopicFig {
+                idx: ti,
+                batchsize: t.batchsize,
+                batchcnt: t.batchcnt,
+            });
             let Some(parts) = &t.partitions else { continue };
             for (pkey, p) in &parts.0 {
                 let Some(pid) = p.partition.or_else(|| pkey.parse().ok()) else {
@@ -503,8 +512,22 @@ impl Track {
                     }
                 }
                 // consumer_lag_stored (1.8+) follows the application; consumer_lag the
-                // commits (and, before 1.8, max(app, committed) offset).
-                let lag = p.consumer_lag_stored.or(p.consumer_lag);
+                // commits (and, before 1.8, max(app, committed) offset). Without either (no
+                // offsets stored, e.g. assign() without commits) the high watermark against
+                // the application's position is the same thing.
+                let position = match (p.hi_offset, p.app_offset) {
+                    (Some(hi), Some(app)) if hi >= app => Some(hi - app),
+                    _ => None,
+                };
+                let (lag, source) = match (p.consumer_lag_stored, p.consumer_lag, position) {
+                    (Some(l), _, _) => (Some(l), "consumer_lag_stored"),
+                    (None, Some(l), _) => (Some(l), "consumer_lag"),
+                    (None, None, Some(l)) => (Some(l), "hi_offset - app_offset"),
+                    _ => (None, ""),
+                };
+                if lag.is_some() && self.lag_field.is_none() {
+                    self.lag_field = Some(source);
+                }
                 let cur = PartPrev {
                     txmsgs: p.txmsgs,
                     rxmsgs: p.rxmsgs,
@@ -513,9 +536,6 @@ impl Track {
                     lag,
                 };
                 let prev = pt.prev.replace(cur.clone());
-                if first {
-                    continue;
-                }
                 let mut fig = PartFig {
                     topic: ti,
                     idx: pi,
@@ -564,10 +584,16 @@ mod tests {
         assert!(restart_reason(&a, &top(2_000, Some(100), Some(12)))
             .unwrap()
             .starts_with("age"));
-        // Without age (before 1.5) the counters tell.
+        // Without age (before 1.5) the counters tell, when they fell to less than half.
         assert!(restart_reason(&top(1_000, None, Some(10)), &top(2_000, None, Some(3)))
             .unwrap()
             .starts_with("cumulative"));
+        assert_eq!(restart_reason(&top(1_000, None, Some(668)), &top(2_000, None, Some(667))), None);
+        // With age, a dip of the totals (a dropped bootstrap broker) is no restart.
+        assert_eq!(
+            restart_reason(&top(1_000, Some(500), Some(668)), &top(2_000, Some(900), Some(1))),
+            None
+        );
         assert_eq!(restart_reason(&top(1_000, None, None), &top(2_000, None, None)), None);
     }
 
