@@ -12,3 +12,5 @@ mod common;
 mod fixtures;
 #[path = "stats/forms.rs"]
 mod forms;
+#[path = "stats/doc.rs"]
+mod doc;

@@ -486,10 +486,13 @@ impl Diagnoser {
         }
 
         // --- producer backlog ------------------------------------------------------------
-        let rising = acc
-            .int_latency_trend()
-            .is_some_and(|s| s > 0.0)
-            && acc.int_latency_p50_median().is_some_and(|p| p >= t.backlog_int_latency_ms);
+        // Rising: int_latency high (and not just the linger) and growing while the queue fills
+        // past half its limit; near the limit in any interval is enough by itself.
+        let high = t.backlog_int_latency_ms.max(2.0 * cx.config.linger_ms.value);
+        let rising = acc.int_latency_trend().is_some_and(|s| s > 0.0)
+            && acc.int_latency_p50_median().is_some_and(|p| p >= high)
+            && acc.queue_trend().is_some_and(|s| s > 0.0)
+            && acc.queue_share_max().is_some_and(|q| q >= 0.5 * t.backlog_queue_share);
         if self.backlog.held > 0 || rising {
             let share = self.backlog_share.max().or(acc.queue_share_max());
             let mut d = cx.base(

@@ -198,8 +198,15 @@ impl<'o, 'w> Analysis<'o, 'w> {
     fn frame(&mut self, line: u64, text: &[u8]) {
         match model::parse(text) {
             Ok(e) if e.is_statistics() => self.emit(&e, line),
-            Ok(_) if looks_wrapped(text) => self.unwrap(line, text),
+            Ok(_) if looks_wrapped(text) => {
+                if !self.unwrap(line, text) {
+                    self.input.other_objects += 1;
+                }
+            }
             Ok(_) => self.input.other_objects += 1,
+            // A logger's line whose own fields do not fit the model ("time" as a string)
+            // may still carry statistics.
+            Err(_) if looks_wrapped(text) && self.unwrap(line, text) => {}
             Err(err) => {
                 if looks_like_statistics(text) {
                     self.input.invalid_objects += 1;
@@ -212,15 +219,15 @@ impl<'o, 'w> Analysis<'o, 'w> {
         }
     }
 
-    fn unwrap(&mut self, line: u64, text: &[u8]) {
+    /// Statistics inside a valid JSON object; false when there are none.
+    fn unwrap(&mut self, line: u64, text: &[u8]) -> bool {
         let Ok(v) = serde_json::from_slice::<serde_json::Value>(text) else {
-            self.input.other_objects += 1;
-            return;
+            return false;
         };
         let mut found = Vec::new();
         nested_statistics(&v, &mut found, 0);
         if found.is_empty() {
-            self.input.other_objects += 1;
+            return false;
         }
         for t in found {
             match model::parse(&t) {
@@ -235,6 +242,7 @@ impl<'o, 'w> Analysis<'o, 'w> {
                 }
             }
         }
+        true
     }
 
     fn emit(&mut self, e: &model::Emit<'_>, line: u64) {

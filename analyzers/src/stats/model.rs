@@ -1,8 +1,9 @@
 //! The typed model of one statistics emit, as librdkafka 0.11 to 2.12 write it.
 //!
 //! Every field is optional: a field a version does not emit is absent (`None`), never zero
-//! (`age` appeared in 1.5, `txidle` in 1.7, `consumer_lag_stored` in 1.8, the leader epochs
-//! in 2.1, `connects`/`disconnects` in 1.0). Numbers are read leniently (integers, or floats
+//! (window percentiles and `outbuf_latency` appeared in 0.11.5, `connects`/`disconnects` and
+//! `req` in 1.0, `age` in 1.5, `txidle` in 1.7, `consumer_lag_stored` in 1.8, the leader
+//! epochs in 2.1). Numbers are read leniently (integers, or floats
 //! as some wrappers re-serialise them); unknown fields, such as the `*_d`/`*_fd` deltas Karafka
 //! adds, are skipped without being built. Strings borrow from the input where they can.
 //!
@@ -215,8 +216,8 @@ pub struct Partition<'a> {
     #[serde(deserialize_with = "offset")]
     pub consumer_lag: Option<i64>,
     /// 1.8+: from the stored offset, so it follows the application without waiting for commits.
-    #[serde(deserialize_with = "offset")]
-    pub consumer_lag_stored: Option<i64>,
+    /// Present (dating the emitter) even when -1.
+    pub consumer_lag_stored: Option<Sentinel>,
     #[serde(deserialize_with = "num")]
     pub txmsgs: Option<i64>,
     #[serde(deserialize_with = "num")]
@@ -254,6 +255,16 @@ pub struct Fatal<'a> {
     pub error: Option<Cow<'a, str>>,
     #[serde(borrow)]
     pub reason: Option<Cow<'a, str>>,
+}
+
+/// A field that is present but may hold a sentinel (-1: unknown): `Sentinel(None)`.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Sentinel(pub Option<i64>);
+
+impl<'de> Deserialize<'de> for Sentinel {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Sentinel(offset(d)?))
+    }
 }
 
 /// A request counter (`req` values): a number, leniently.

@@ -82,7 +82,21 @@ pub(crate) fn headline(r: &StatsReport) -> String {
     } else {
         ids.join(", ")
     };
-    format!("{who}: {found}")
+    let line = format!("{who}: {found}");
+    if line.chars().count() <= 100 {
+        return line;
+    }
+    // Keep the first ids whole and count the rest.
+    let mut shown = String::new();
+    for (i, id) in ids.iter().enumerate() {
+        let more = format!(" and {} more", ids.len() - i);
+        let next = if shown.is_empty() { id.to_string() } else { format!("{shown}, {id}") };
+        if who.chars().count() + 2 + next.chars().count() + more.chars().count() > 100 {
+            return format!("{who}: {shown}{more}");
+        }
+        shown = next;
+    }
+    format!("{who}: {shown}")
 }
 
 fn when(c: &ClientReport) -> String {
@@ -95,14 +109,14 @@ fn when(c: &ClientReport) -> String {
 fn broker_table(out: &mut String, c: &ClientReport) {
     let _ = writeln!(
         out,
-        "  {:<24} {:>6} {:>7} {:>7} {:>7} {:>6} {:>6} {:>13} {:>6} {:>4}",
+        "  {:<22} {:>8} {:>7} {:>7} {:>7} {:>6} {:>6} {:>13} {:>6} {:>4}",
         "broker", "state", "req/s", "Prod/s", "B/Prod", "wait", "outbuf", "rtt p50/p99 ms",
         "thr ms", "disc"
     );
     let row = |out: &mut String, b: &BrokerReport, state: String| {
-        let name: String = if b.name.chars().count() > 24 {
+        let name: String = if b.name.chars().count() > 22 {
             let n = b.name.chars().count();
-            format!("…{}", b.name.chars().skip(n - 23).collect::<String>())
+            format!("…{}", b.name.chars().skip(n - 21).collect::<String>())
         } else {
             b.name.clone()
         };
@@ -112,7 +126,7 @@ fn broker_table(out: &mut String, c: &ClientReport) {
         };
         let _ = writeln!(
             out,
-            "  {:<24} {:>6} {:>7} {:>7} {:>7} {:>6} {:>6} {:>13} {:>6} {:>4}",
+            "  {:<22} {:>8} {:>7} {:>7} {:>7} {:>6} {:>6} {:>13} {:>6} {:>4}",
             name,
             state,
             or_dash(p50(&b.requests_per_s).map(si)),
@@ -127,7 +141,16 @@ fn broker_table(out: &mut String, c: &ClientReport) {
     };
     row(out, &c.total, String::new());
     for b in &c.brokers {
-        let state = b.states.last().cloned().unwrap_or_default();
+        // The last state, cut to 7 characters (APIVERSION_QUERY).
+        let state: String = b
+            .state_change_list
+            .last()
+            .map(|c| c.to.clone())
+            .or_else(|| b.states.first().cloned())
+            .unwrap_or_default()
+            .chars()
+            .take(7)
+            .collect();
         let state = if b.states.len() > 1 {
             format!("{state}*")
         } else {
@@ -137,6 +160,76 @@ fn broker_table(out: &mut String, c: &ClientReport) {
     }
     if c.brokers.iter().any(|b| b.states.len() > 1) {
         let _ = writeln!(out, "  (* the state changed during the capture; see --json brokers[].states)");
+    }
+}
+
+/// Most partitions listed in the text (by lag, then traffic); --json has them all.
+const PARTITION_ROWS: usize = 8;
+
+fn partition_table(out: &mut String, c: &ClientReport) {
+    let producer = c.producer.is_some();
+    let mut rows: Vec<(String, &super::report::PartitionReport)> = c
+        .topics
+        .iter()
+        .flat_map(|t| t.partitions.iter().map(move |p| (format!("{} [{}]", t.topic, p.partition), p)))
+        .filter(|(_, p)| {
+            p.produced_messages_per_s.is_some_and(|s| s.max > 0.0)
+                || p.received_messages_per_s.is_some_and(|s| s.max > 0.0)
+                || p.lag_messages.is_some_and(|l| l.summary.max > 0.0)
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let key = |p: &super::report::PartitionReport| {
+        (
+            p.lag_messages.map_or(0.0, |l| l.summary.last),
+            p.produced_messages_per_s.map_or(0.0, |s| s.p50) + p.received_messages_per_s.map_or(0.0, |s| s.p50),
+        )
+    };
+    rows.sort_by(|a, b| {
+        let (ka, kb) = (key(a.1), key(b.1));
+        kb.0.total_cmp(&ka.0).then(kb.1.total_cmp(&ka.1))
+    });
+    let _ = writeln!(
+        out,
+        "  {:<31} {:>6} {:>8} {:>7} {:>8} {:>14} {:>18}",
+        "partition", "leader", "out/s", "msgq", "in/s avg", "fetchq p50/max", "lag last (trend/s)"
+    );
+    let n = rows.len();
+    for (label, p) in rows.iter().take(PARTITION_ROWS) {
+        let label: String = if label.chars().count() > 31 {
+            let k = label.chars().count();
+            format!("…{}", label.chars().skip(k - 30).collect::<String>())
+        } else {
+            label.clone()
+        };
+        let fq = match &p.fetch_queue_messages {
+            Some(s) if s.max > 0.0 => format!("{}/{}", si(s.p50), si(s.max)),
+            _ => "-".into(),
+        };
+        let lag = match &p.lag_messages {
+            Some(l) => format!(
+                "{} ({})",
+                si(l.summary.last),
+                l.trend_per_s.map_or("-".into(), |t| format!("{}{}", if t > 0.0 { "+" } else { "" }, si(t)))
+            ),
+            None => "-".into(),
+        };
+        let _ = writeln!(
+            out,
+            "  {:<31} {:>6} {:>8} {:>7} {:>8} {:>14} {:>18}",
+            label,
+            p.leader.map_or("-".into(), |l| l.to_string()),
+            or_dash(p50(&p.produced_messages_per_s).filter(|v| *v > 0.0).map(si)),
+            or_dash(p50(&p.queue_messages).filter(|_| producer).map(si)),
+            or_dash(p.received_messages_per_s.map(|s| s.mean).filter(|v| *v > 0.0).map(si)),
+            fq,
+            lag
+        );
+    }
+    if n > PARTITION_ROWS {
+        let _ = writeln!(out, "  … {} more partitions (--json has them all)", n - PARTITION_ROWS);
     }
 }
 
@@ -225,14 +318,15 @@ fn client(out: &mut String, c: &ClientReport) {
     }
     if let Some(k) = &c.consumer {
         let mut s = format!(
-            "received {} msg/s p50 (max {}, cv {}, {} idle intervals), {}/s",
+            "received {} msg/s mean (p50 {}, max {}, cv {}, {} idle intervals), {}/s",
+            or_dash(k.messages_per_s.map(|s| si(s.mean))),
             or_dash(p50(&k.messages_per_s).map(si)),
             or_dash(k.messages_per_s.map(|s| si(s.max))),
             or_dash(k.receive_rate_cv.map(|v| format!("{v:.2}"))),
             k.idle_intervals,
-            or_dash(p50(&k.bytes_per_s).map(bytes))
+            or_dash(k.bytes_per_s.map(|s| bytes(s.mean)))
         );
-        if let Some(f) = p50(&k.fetch_requests_per_s) {
+        if let Some(f) = k.fetch_requests_per_s.map(|s| s.mean) {
             let _ = write!(s, "; {} Fetch requests/s", si(f));
         }
         wrap_into(out, "  ", &s);
@@ -265,6 +359,7 @@ fn client(out: &mut String, c: &ClientReport) {
         }
     }
     broker_table(out, c);
+    partition_table(out, c);
     let parts: usize = c.topics.iter().map(|t| t.partitions.len()).sum();
     let _ = writeln!(
         out,

@@ -295,6 +295,11 @@ impl SeriesAcc {
         self.int_latency_oor
     }
 
+    /// Trend of the producer queue (messages per second).
+    pub fn queue_trend(&self) -> Option<f64> {
+        self.msg_cnt.slope_per_s()
+    }
+
     pub fn queue_share_max(&self) -> Option<f64> {
         self.queue_share.max()
     }

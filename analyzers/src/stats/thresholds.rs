@@ -42,7 +42,8 @@ pub struct Thresholds {
     /// The producer queue this full (msg_cnt/msg_max or msg_size/msg_size_max): QueueFull is
     /// next.
     pub backlog_queue_share: f64,
-    /// int_latency p50 at least this (ms) counts as high when it also rises.
+    /// int_latency p50 at least this (ms, and 2 × linger.ms) counts as high when it rises
+    /// while the queue fills past half of backlog_queue_share.
     pub backlog_int_latency_ms: f64,
 
     // --- linger-bound latency --------------------------------------------------------------

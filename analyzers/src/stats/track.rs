@@ -519,7 +519,8 @@ impl Track {
                     (Some(hi), Some(app)) if hi >= app => Some(hi - app),
                     _ => None,
                 };
-                let (lag, source) = match (p.consumer_lag_stored, p.consumer_lag, position) {
+                let stored = p.consumer_lag_stored.and_then(|s| s.0);
+                let (lag, source) = match (stored, p.consumer_lag, position) {
                     (Some(l), _, _) => (Some(l), "consumer_lag_stored"),
                     (None, Some(l), _) => (Some(l), "consumer_lag"),
                     (None, None, Some(l)) => (Some(l), "hi_offset - app_offset"),
