@@ -110,7 +110,13 @@ impl ClientChart {
                 self.points = self
                     .points
                     .chunks(2)
-                    .map(|c| if c.len() == 2 { merge(c[0], c[1]) } else { c[0] })
+                    .map(|c| {
+                        if c.len() == 2 {
+                            merge(c[0], c[1])
+                        } else {
+                            c[0]
+                        }
+                    })
                     .collect();
                 self.stride *= 2;
             }

@@ -177,7 +177,13 @@ impl Diagnoser {
                 if r == Some(true) {
                     opt(&mut h.a, ts, b.produce_per_s);
                     opt(&mut h.b, ts, b.bytes_per_produce);
-                    opt(&mut h.c, ts, b.int_latency.filter(|w| w.count() > 0).and_then(|w| ms(w.p50)));
+                    opt(
+                        &mut h.c,
+                        ts,
+                        b.int_latency
+                            .filter(|w| w.count() > 0)
+                            .and_then(|w| ms(w.p50)),
+                    );
                     opt(&mut h.d, ts, iv.queue_share());
                     opt(&mut self.ceiling_batches, ts, batches);
                 }
@@ -242,7 +248,11 @@ impl Diagnoser {
             if r == Some(true) {
                 opt(&mut h.a, ts, b.timeouts);
                 opt(&mut h.b, ts, b.retries);
-                opt(&mut h.c, ts, b.rtt.filter(|w| w.count() > 0).and_then(|w| ms(w.max)));
+                opt(
+                    &mut h.c,
+                    ts,
+                    b.rtt.filter(|w| w.count() > 0).and_then(|w| ms(w.max)),
+                );
             }
             let r = rules::broker_unavailable(b);
             let h = slot(&mut self.unavailable, b.idx);
@@ -324,10 +334,10 @@ impl Context<'_> {
 }
 
 /// Per-broker rule results: the brokers where it fired, and the combined where-it-held.
-fn fired<'h>(
-    v: &'h [BrokerHeld],
+fn fired(
+    v: &[BrokerHeld],
     pass: impl Fn(&BrokerHeld) -> bool,
-) -> (Vec<(usize, &'h BrokerHeld)>, Held) {
+) -> (Vec<(usize, &BrokerHeld)>, Held) {
     let hits: Vec<(usize, &BrokerHeld)> = v.iter().enumerate().filter(|(_, h)| pass(h)).collect();
     let mut all = Held::default();
     for (_, h) in &hits {
@@ -339,7 +349,8 @@ fn fired<'h>(
             }
         }
     }
-    all.episodes.sort_by(|a, b| a.from_t_s.total_cmp(&b.from_t_s));
+    all.episodes
+        .sort_by(|a, b| a.from_t_s.total_cmp(&b.from_t_s));
     (hits, all)
 }
 
@@ -365,7 +376,10 @@ impl Diagnoser {
                     })
                 })
                 .collect();
-            let rate = hits.iter().map(|(_, h)| h.a.median().unwrap_or(0.0)).sum::<f64>();
+            let rate = hits
+                .iter()
+                .map(|(_, h)| h.a.median().unwrap_or(0.0))
+                .sum::<f64>();
             let bytes = hits[0].1.b.median().unwrap_or(0.0);
             let rate_cv = acc.total_produce_cv();
             let mut d = cx.base(
@@ -379,7 +393,10 @@ impl Diagnoser {
             );
             d.finding = Some("request-ceiling");
             d.strength = Some(Strength::Direct);
-            d.brokers = hits.iter().map(|(i, _)| cx.broker(*i).to_string()).collect();
+            d.brokers = hits
+                .iter()
+                .map(|(i, _)| cx.broker(*i).to_string())
+                .collect();
             let batch = acc.batch_bytes_p50();
             d.evidence = json!({
                 "produce_requests_per_s_p50": round_sig(rate),
@@ -454,7 +471,10 @@ impl Diagnoser {
             );
             d.finding = Some("inflight-latency");
             d.strength = Some(Strength::Direct);
-            d.brokers = hits.iter().map(|(i, _)| cx.broker(*i).to_string()).collect();
+            d.brokers = hits
+                .iter()
+                .map(|(i, _)| cx.broker(*i).to_string())
+                .collect();
             d.evidence = json!({
                 "waitresp_cnt_p50": med(&h.a),
                 "rtt_p50_ms_p50": med(&h.b),
@@ -488,11 +508,15 @@ impl Diagnoser {
         // --- producer backlog ------------------------------------------------------------
         // Rising: int_latency high (and not just the linger) and growing while the queue fills
         // past half its limit; near the limit in any interval is enough by itself.
-        let high = t.backlog_int_latency_ms.max(2.0 * cx.config.linger_ms.value);
+        let high = t
+            .backlog_int_latency_ms
+            .max(2.0 * cx.config.linger_ms.value);
         let rising = acc.int_latency_trend().is_some_and(|s| s > 0.0)
             && acc.int_latency_p50_median().is_some_and(|p| p >= high)
             && acc.queue_trend().is_some_and(|s| s > 0.0)
-            && acc.queue_share_max().is_some_and(|q| q >= 0.5 * t.backlog_queue_share);
+            && acc
+                .queue_share_max()
+                .is_some_and(|q| q >= 0.5 * t.backlog_queue_share);
         if self.backlog.held > 0 || rising {
             let share = self.backlog_share.max().or(acc.queue_share_max());
             let mut d = cx.base(
@@ -559,8 +583,10 @@ impl Diagnoser {
             d.finding = Some("per-partition-linger");
             d.strength = Some(Strength::Direct);
             let parts = acc.partition_rates();
-            let per_partition_per_linger: Vec<f64> =
-                parts.iter().map(|r| round_sig(r * linger / 1000.0)).collect();
+            let per_partition_per_linger: Vec<f64> = parts
+                .iter()
+                .map(|r| round_sig(r * linger / 1000.0))
+                .collect();
             d.evidence = json!({
                 "int_latency_p50_ms": summ(&self.linger_p50),
                 "linger_ms": cx.setting(cx.config.linger_ms),
@@ -597,13 +623,19 @@ impl Diagnoser {
                     })
                 })
                 .collect();
-            let worst = hits.iter().filter_map(|(_, h)| h.a.max()).fold(0.0, f64::max);
+            let worst = hits
+                .iter()
+                .filter_map(|(_, h)| h.a.max())
+                .fold(0.0, f64::max);
             let mut d = cx.base(
                 "broker-throttle",
                 format!("the broker throttles this client: up to {worst:.0} ms per response"),
                 &held,
             );
-            d.brokers = hits.iter().map(|(i, _)| cx.broker(*i).to_string()).collect();
+            d.brokers = hits
+                .iter()
+                .map(|(i, _)| cx.broker(*i).to_string())
+                .collect();
             d.evidence = json!({"throttle_max_ms": worst, "per_broker": per_broker});
             d.cause = "The broker delays its responses to keep the client within a quota \
                        (producer_byte_rate, consumer_byte_rate or request_percentage for its \
@@ -640,7 +672,10 @@ impl Diagnoser {
                 .iter()
                 .map(|(i, _)| acc.brokers.get(*i).map_or(0.0, |b| b.retries_total()))
                 .sum();
-            let rtt_max = hits.iter().filter_map(|(_, h)| h.c.max()).fold(0.0, f64::max);
+            let rtt_max = hits
+                .iter()
+                .filter_map(|(_, h)| h.c.max())
+                .fold(0.0, f64::max);
             let title = if timeouts + retries > 0.0 {
                 format!(
                     "requests time out or are retried: {timeouts:.0} timeouts, {retries:.0} \
@@ -650,7 +685,10 @@ impl Diagnoser {
                 format!("round trips took seconds: rtt up to {rtt_max:.0} ms (no timeouts yet)")
             };
             let mut d = cx.base("request-timeouts", title, &held);
-            d.brokers = hits.iter().map(|(i, _)| cx.broker(*i).to_string()).collect();
+            d.brokers = hits
+                .iter()
+                .map(|(i, _)| cx.broker(*i).to_string())
+                .collect();
             d.evidence = json!({
                 "timeouts": timeouts,
                 "retries": retries,
@@ -707,13 +745,19 @@ impl Diagnoser {
             let mut d = cx.base(
                 id,
                 if flapping.is_empty() {
-                    format!("a broker the client needs went down: {}", cx.broker(hits[0].0))
+                    format!(
+                        "a broker the client needs went down: {}",
+                        cx.broker(hits[0].0)
+                    )
                 } else {
                     format!("broker connection flapping: {}", flapping.join(", "))
                 },
                 &held,
             );
-            d.brokers = hits.iter().map(|(i, _)| cx.broker(*i).to_string()).collect();
+            d.brokers = hits
+                .iter()
+                .map(|(i, _)| cx.broker(*i).to_string())
+                .collect();
             d.evidence = json!({"flapping": flapping, "per_broker": per_broker});
             d.cause = if id == "broker-flapping" {
                 "The connection to the broker was lost again and again (disconnects, state \

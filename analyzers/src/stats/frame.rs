@@ -62,11 +62,7 @@ pub enum Frame<'a> {
     /// Braces balanced: the object's bytes (not yet known to be valid JSON).
     Whole { line: u64, text: &'a [u8] },
     /// Cut short; `head` is what was kept of it (empty for [`Cut::TooLong`] beyond the cap).
-    Cut {
-        line: u64,
-        cut: Cut,
-        head: &'a [u8],
-    },
+    Cut { line: u64, cut: Cut, head: &'a [u8] },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -255,8 +251,16 @@ impl<R: Read> Framer<R> {
                     };
                     if self.eof || !self.refill(keep)? {
                         let o = self.obj.take().expect("in an object");
-                        let cut = if self.skipping { Cut::TooLong } else { Cut::InputEnded };
-                        let head = if self.skipping { &[][..] } else { &self.buf[o.start..self.end] };
+                        let cut = if self.skipping {
+                            Cut::TooLong
+                        } else {
+                            Cut::InputEnded
+                        };
+                        let head = if self.skipping {
+                            &[][..]
+                        } else {
+                            &self.buf[o.start..self.end]
+                        };
                         self.pos = self.end;
                         return Ok(Some(Frame::Cut {
                             line: o.line,
@@ -405,7 +409,11 @@ impl<R: Read> Framer<R> {
                 }
                 self.pos = at;
                 let cut = if skipped { Cut::TooLong } else { cut };
-                let head = if skipped { &[][..] } else { &self.buf[o.start..at] };
+                let head = if skipped {
+                    &[][..]
+                } else {
+                    &self.buf[o.start..at]
+                };
                 Frame::Cut {
                     line: o.line,
                     cut,
@@ -416,7 +424,11 @@ impl<R: Read> Framer<R> {
                 // Read the line that broke the object again, from its start; its newline
                 // before it was counted already.
                 self.pos = line_start;
-                let cut = if skipped { Cut::TooLong } else { Cut::NotContinued };
+                let cut = if skipped {
+                    Cut::TooLong
+                } else {
+                    Cut::NotContinued
+                };
                 let head = if skipped {
                     &[][..]
                 } else {
@@ -492,7 +504,10 @@ mod tests {
         let got = frames(b"{\"a\":1, \"b\":\n{\"c\":3}\n");
         assert_eq!(got, vec![(1, Err(Cut::LineEnded)), whole(2, "{\"c\":3}")]);
         let got = frames(b"{\"a\":\"abc\n{\"c\":3}\n");
-        assert_eq!(got, vec![(1, Err(Cut::NewlineInString)), whole(2, "{\"c\":3}")]);
+        assert_eq!(
+            got,
+            vec![(1, Err(Cut::NewlineInString)), whole(2, "{\"c\":3}")]
+        );
     }
 
     #[test]
@@ -500,11 +515,15 @@ mod tests {
         let got = frames(b"{\n  \"a\": {\n    \"b\": 1\nINFO next {\"c\":3}\n{\n\"d\":1}\n");
         assert_eq!(
             got,
-            vec![(1, Err(Cut::NotContinued)), whole(4, "{\"c\":3}"), (5, Err(Cut::LineEnded))]
-                .into_iter()
-                .take(2)
-                .chain([whole(5, "{\n\"d\":1}")])
-                .collect::<Vec<_>>()
+            vec![
+                (1, Err(Cut::NotContinued)),
+                whole(4, "{\"c\":3}"),
+                (5, Err(Cut::LineEnded))
+            ]
+            .into_iter()
+            .take(2)
+            .chain([whole(5, "{\n\"d\":1}")])
+            .collect::<Vec<_>>()
         );
     }
 
@@ -524,7 +543,7 @@ mod tests {
     #[test]
     fn objects_over_the_cap_are_skipped_not_held() {
         let mut big = b"{\"a\":\"".to_vec();
-        big.extend(std::iter::repeat(b'x').take(5000));
+        big.extend(std::iter::repeat_n(b'x', 5000));
         big.extend_from_slice(b"\"}\n{\"b\":1}\n");
         let mut f = Framer::new(&big[..], 1000);
         let mut got = Vec::new();
@@ -559,7 +578,10 @@ mod tests {
                 Frame::Cut { line, cut, .. } => (line, Err(cut)),
             });
         }
-        assert_eq!(got, vec![(3, Err(Cut::LineEnded)), whole(6, "{\n\"y\": 2\n}")]);
+        assert_eq!(
+            got,
+            vec![(3, Err(Cut::LineEnded)), whole(6, "{\n\"y\": 2\n}")]
+        );
         assert_eq!(f.lines(), 9);
     }
 }

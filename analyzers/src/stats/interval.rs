@@ -284,7 +284,10 @@ mod tests {
     #[test]
     fn merged_windows_bound_from_above_and_ignore_idle_ones() {
         let m = merge_windows(Some(w(10, 100, 500)), Some(w(30, 50, 900))).unwrap();
-        assert_eq!((m.cnt, m.p50, m.max, m.avg), (Some(40), Some(100), Some(900), Some(62)));
+        assert_eq!(
+            (m.cnt, m.p50, m.max, m.avg),
+            (Some(40), Some(100), Some(900), Some(62))
+        );
         let idle = merge_windows(Some(w(0, 0, 0)), Some(w(5, 7, 9))).unwrap();
         assert_eq!(idle.p50, Some(7));
         assert_eq!(merge_windows(None, None), None);

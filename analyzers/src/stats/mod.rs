@@ -145,8 +145,15 @@ fn client_name(e: &model::Emit<'_>) -> String {
 /// Text that librdkafka statistics begin with or contain (the head of a cut object
 /// included): a cut or invalid candidate with none of these is some other brace text.
 fn looks_like_statistics(text: &[u8]) -> bool {
-    const MARKS: [&[u8]; 4] = [b"\"brokers\"", b"\"client_id\"", b"\"msg_cnt\"", b"\"replyq\""];
-    MARKS.iter().any(|m| memchr::memmem::find(text, m).is_some())
+    const MARKS: [&[u8]; 4] = [
+        b"\"brokers\"",
+        b"\"client_id\"",
+        b"\"msg_cnt\"",
+        b"\"replyq\"",
+    ];
+    MARKS
+        .iter()
+        .any(|m| memchr::memmem::find(text, m).is_some())
 }
 
 /// An object that is not statistics itself but carries some: a nested object, or a string
@@ -163,7 +170,10 @@ fn nested_statistics(v: &serde_json::Value, out: &mut Vec<Vec<u8>>, depth: u32) 
     }
     match v {
         serde_json::Value::Object(m) => {
-            if depth > 0 && m.contains_key("ts") && (m.contains_key("name") || m.contains_key("brokers")) {
+            if depth > 0
+                && m.contains_key("ts")
+                && (m.contains_key("name") || m.contains_key("brokers"))
+            {
                 if let Ok(t) = serde_json::to_vec(v) {
                     out.push(t);
                 }
@@ -238,7 +248,10 @@ impl<'o, 'w> Analysis<'o, 'w> {
                 Ok(_) => self.input.other_objects += 1,
                 Err(err) => {
                     self.input.invalid_objects += 1;
-                    self.problem(line, format!("invalid statistics JSON inside a wrapper: {err}"));
+                    self.problem(
+                        line,
+                        format!("invalid statistics JSON inside a wrapper: {err}"),
+                    );
                 }
             }
         }
@@ -278,14 +291,21 @@ impl<'o, 'w> Analysis<'o, 'w> {
         }
     }
 
-    fn start(&mut self, e: &model::Emit<'_>, name: &str, number: u32, because: Option<&str>) -> Option<usize> {
+    fn start(
+        &mut self,
+        e: &model::Emit<'_>,
+        name: &str,
+        number: u32,
+        because: Option<&str>,
+    ) -> Option<usize> {
         if self.clients.len() >= MAX_SERIES {
             self.series_dropped += 1;
             self.active.remove(name);
             return None;
         }
         let track = Track::new(e, name, number, because);
-        self.clients.push(Client::new(track, self.opts, e.age.is_none()));
+        self.clients
+            .push(Client::new(track, self.opts, e.age.is_none()));
         let i = self.clients.len() - 1;
         self.active.insert(name.to_string(), i);
         Some(i)

@@ -457,12 +457,17 @@ mod tests {
         assert_eq!(b.connects, None);
         let t = &e.topics.as_ref().unwrap().0[0].1;
         let p = &t.partitions.as_ref().unwrap().0[0].1;
-        assert_eq!((p.consumer_lag, p.hi_offset, p.fetchq_cnt), (None, None, Some(3)));
+        assert_eq!(
+            (p.consumer_lag, p.hi_offset, p.fetchq_cnt),
+            (None, None, Some(3))
+        );
     }
 
     #[test]
     fn other_json_is_not_statistics() {
-        assert!(!parse(br#"{"level":"info","msg":"hello"}"#).unwrap().is_statistics());
+        assert!(!parse(br#"{"level":"info","msg":"hello"}"#)
+            .unwrap()
+            .is_statistics());
         assert!(parse(br#"{"ts":"2024-01-01"}"#).is_err());
     }
 }

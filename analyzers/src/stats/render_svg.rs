@@ -5,8 +5,15 @@ use super::chart::{ChartPoint, ClientChart};
 use super::report::StatsReport;
 use crate::svg::{plain_label, si_label, LineChart, Scale, Series};
 
-fn series(label: &str, pts: &[ChartPoint], f: impl Fn(&ChartPoint) -> Option<f64>) -> Option<Series> {
-    let points: Vec<(f64, f64)> = pts.iter().filter_map(|p| f(p).map(|v| (p.t_s, v))).collect();
+fn series(
+    label: &str,
+    pts: &[ChartPoint],
+    f: impl Fn(&ChartPoint) -> Option<f64>,
+) -> Option<Series> {
+    let points: Vec<(f64, f64)> = pts
+        .iter()
+        .filter_map(|p| f(p).map(|v| (p.t_s, v)))
+        .collect();
     (!points.is_empty()).then(|| Series {
         label: label.to_string(),
         points,
@@ -17,7 +24,13 @@ fn series(label: &str, pts: &[ChartPoint], f: impl Fn(&ChartPoint) -> Option<f64
 fn file_stem(label: &str) -> String {
     let s: String = label
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect();
     s.trim_matches('-').to_string()
 }
@@ -70,9 +83,18 @@ fn client_charts(c: &ClientChart) -> Vec<(String, String)> {
         ],
     );
     vec![
-        (format!("{stem}-throughput.svg"), throughput.render_on_x_range(x0, x1)),
-        (format!("{stem}-latency.svg"), latency.render_on_x_range(x0, x1)),
-        (format!("{stem}-queues.svg"), queues.render_on_x_range(x0, x1)),
+        (
+            format!("{stem}-throughput.svg"),
+            throughput.render_on_x_range(x0, x1),
+        ),
+        (
+            format!("{stem}-latency.svg"),
+            latency.render_on_x_range(x0, x1),
+        ),
+        (
+            format!("{stem}-queues.svg"),
+            queues.render_on_x_range(x0, x1),
+        ),
     ]
 }
 

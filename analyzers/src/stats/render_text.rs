@@ -53,23 +53,30 @@ fn or_dash(v: Option<String>) -> String {
     v.unwrap_or_else(|| "-".into())
 }
 
-/// The one-line summary: clients, emits, and what was found.
+/// The one-line summary, within 100 columns: who, what was found, then (when it fits) the
+/// client's type and emits.
 pub(crate) fn headline(r: &StatsReport) -> String {
+    const WIDTH: usize = 100;
     if !r.is_usable() {
         return format!("{}: no librdkafka statistics found", r.input_name);
     }
     let emits: u64 = r.clients.iter().map(|c| c.emits).sum();
-    let who = if r.clients.len() == 1 {
+    let (who, about) = if r.clients.len() == 1 {
         let c = &r.clients[0];
-        format!(
-            "{} ({}), {} emits over {:.1} s",
-            c.name,
-            c.client_type.as_deref().unwrap_or("?"),
-            c.emits,
-            c.duration_s
+        (
+            c.name.clone(),
+            format!(
+                " ({}, {} emits over {:.1} s)",
+                c.client_type.as_deref().unwrap_or("?"),
+                c.emits,
+                c.duration_s
+            ),
         )
     } else {
-        format!("{} client series, {} emits", r.clients.len(), emits)
+        (
+            format!("{} client series", r.clients.len()),
+            format!(" ({emits} emits)"),
+        )
     };
     let mut ids: Vec<&str> = Vec::new();
     for d in &r.diagnoses {
@@ -77,26 +84,34 @@ pub(crate) fn headline(r: &StatsReport) -> String {
             ids.push(d.id);
         }
     }
+    let width = |s: &str| s.chars().count();
     let found = if ids.is_empty() {
         "no gap found in the statistics".to_string()
     } else {
-        ids.join(", ")
+        let all = ids.join(", ");
+        if width(&who) + 2 + width(&all) <= WIDTH {
+            all
+        } else {
+            // Keep the first ids whole and count the rest.
+            let mut shown = String::new();
+            for (i, id) in ids.iter().enumerate() {
+                let next = if shown.is_empty() { id.to_string() } else { format!("{shown}, {id}") };
+                let more = format!(" and {} more", ids.len() - i - 1);
+                if width(&who) + 2 + width(&next) + width(&more) > WIDTH && !shown.is_empty() {
+                    shown = format!("{shown} and {} more", ids.len() - i);
+                    break;
+                }
+                shown = next;
+            }
+            shown
+        }
     };
     let line = format!("{who}: {found}");
-    if line.chars().count() <= 100 {
-        return line;
+    if width(&line) + width(&about) <= WIDTH {
+        format!("{line}{about}")
+    } else {
+        line
     }
-    // Keep the first ids whole and count the rest.
-    let mut shown = String::new();
-    for (i, id) in ids.iter().enumerate() {
-        let more = format!(" and {} more", ids.len() - i);
-        let next = if shown.is_empty() { id.to_string() } else { format!("{shown}, {id}") };
-        if who.chars().count() + 2 + next.chars().count() + more.chars().count() > 100 {
-            return format!("{who}: {shown}{more}");
-        }
-        shown = next;
-    }
-    format!("{who}: {shown}")
 }
 
 fn when(c: &ClientReport) -> String {
@@ -110,8 +125,16 @@ fn broker_table(out: &mut String, c: &ClientReport) {
     let _ = writeln!(
         out,
         "  {:<22} {:>8} {:>7} {:>7} {:>7} {:>6} {:>6} {:>13} {:>6} {:>4}",
-        "broker", "state", "req/s", "Prod/s", "B/Prod", "wait", "outbuf", "rtt p50/p99 ms",
-        "thr ms", "disc"
+        "broker",
+        "state",
+        "req/s",
+        "Prod/s",
+        "B/Prod",
+        "wait",
+        "outbuf",
+        "rtt p50/p99 ms",
+        "thr ms",
+        "disc"
     );
     let row = |out: &mut String, b: &BrokerReport, state: String| {
         let name: String = if b.name.chars().count() > 22 {
@@ -159,7 +182,10 @@ fn broker_table(out: &mut String, c: &ClientReport) {
         row(out, b, state);
     }
     if c.brokers.iter().any(|b| b.states.len() > 1) {
-        let _ = writeln!(out, "  (* the state changed during the capture; see --json brokers[].states)");
+        let _ = writeln!(
+            out,
+            "  (* the state changed during the capture; see --json brokers[].states)"
+        );
     }
 }
 
@@ -171,7 +197,11 @@ fn partition_table(out: &mut String, c: &ClientReport) {
     let mut rows: Vec<(String, &super::report::PartitionReport)> = c
         .topics
         .iter()
-        .flat_map(|t| t.partitions.iter().map(move |p| (format!("{} [{}]", t.topic, p.partition), p)))
+        .flat_map(|t| {
+            t.partitions
+                .iter()
+                .map(move |p| (format!("{} [{}]", t.topic, p.partition), p))
+        })
         .filter(|(_, p)| {
             p.produced_messages_per_s.is_some_and(|s| s.max > 0.0)
                 || p.received_messages_per_s.is_some_and(|s| s.max > 0.0)
@@ -184,7 +214,8 @@ fn partition_table(out: &mut String, c: &ClientReport) {
     let key = |p: &super::report::PartitionReport| {
         (
             p.lag_messages.map_or(0.0, |l| l.summary.last),
-            p.produced_messages_per_s.map_or(0.0, |s| s.p50) + p.received_messages_per_s.map_or(0.0, |s| s.p50),
+            p.produced_messages_per_s.map_or(0.0, |s| s.p50)
+                + p.received_messages_per_s.map_or(0.0, |s| s.p50),
         )
     };
     rows.sort_by(|a, b| {
@@ -212,7 +243,11 @@ fn partition_table(out: &mut String, c: &ClientReport) {
             Some(l) => format!(
                 "{} ({})",
                 si(l.summary.last),
-                l.trend_per_s.map_or("-".into(), |t| format!("{}{}", if t > 0.0 { "+" } else { "" }, si(t)))
+                l.trend_per_s.map_or("-".into(), |t| format!(
+                    "{}{}",
+                    if t > 0.0 { "+" } else { "" },
+                    si(t)
+                ))
             ),
             None => "-".into(),
         };
@@ -223,13 +258,22 @@ fn partition_table(out: &mut String, c: &ClientReport) {
             p.leader.map_or("-".into(), |l| l.to_string()),
             or_dash(p50(&p.produced_messages_per_s).filter(|v| *v > 0.0).map(si)),
             or_dash(p50(&p.queue_messages).filter(|_| producer).map(si)),
-            or_dash(p.received_messages_per_s.map(|s| s.mean).filter(|v| *v > 0.0).map(si)),
+            or_dash(
+                p.received_messages_per_s
+                    .map(|s| s.mean)
+                    .filter(|v| *v > 0.0)
+                    .map(si)
+            ),
             fq,
             lag
         );
     }
     if n > PARTITION_ROWS {
-        let _ = writeln!(out, "  … {} more partitions (--json has them all)", n - PARTITION_ROWS);
+        let _ = writeln!(
+            out,
+            "  … {} more partitions (--json has them all)",
+            n - PARTITION_ROWS
+        );
     }
 }
 
@@ -237,7 +281,11 @@ fn client(out: &mut String, c: &ClientReport) {
     let _ = writeln!(out);
     let kind = c.client_type.as_deref().unwrap_or("client");
     let series = if c.series > 1 {
-        format!(", series {} ({})", c.series, c.started_because.as_deref().unwrap_or("restart"))
+        format!(
+            ", series {} ({})",
+            c.series,
+            c.started_because.as_deref().unwrap_or("restart")
+        )
     } else {
         String::new()
     };
@@ -247,7 +295,10 @@ fn client(out: &mut String, c: &ClientReport) {
         &format!(
             "{} ({kind}{}{series}); librdkafka {}",
             c.name,
-            c.client_id.as_deref().map(|i| format!(", client.id {i}")).unwrap_or_default(),
+            c.client_id
+                .as_deref()
+                .map(|i| format!(", client.id {i}"))
+                .unwrap_or_default(),
             c.version_hint
         ),
     );
@@ -367,7 +418,10 @@ fn client(out: &mut String, c: &ClientReport) {
         c.topics.len(),
         parts,
         if c.not_followed > 0 {
-            format!(" ({} brokers/partitions beyond the caps not followed)", c.not_followed)
+            format!(
+                " ({} brokers/partitions beyond the caps not followed)",
+                c.not_followed
+            )
         } else {
             String::new()
         }
@@ -382,12 +436,22 @@ fn diagnosis(out: &mut String, d: &StatsDiagnosis) {
     let finding = match (d.finding, d.strength) {
         (Some(f), Some(s)) => format!(
             " (finding {f}, {})",
-            serde_json::to_value(s).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+            serde_json::to_value(s)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default()
         ),
         _ => String::new(),
     };
-    wrap_into(out, "* ", &format!("{}: {} [{}]{finding}", d.client, d.title, d.id));
-    let mut at = format!("{} of {} intervals", d.intervals_held, d.intervals_considered);
+    wrap_into(
+        out,
+        "* ",
+        &format!("{}: {} [{}]{finding}", d.client, d.title, d.id),
+    );
+    let mut at = format!(
+        "{} of {} intervals",
+        d.intervals_held, d.intervals_considered
+    );
     if let Some(e) = d.episodes.first() {
         let _ = write!(
             at,
@@ -405,7 +469,11 @@ fn diagnosis(out: &mut String, d: &StatsDiagnosis) {
             at,
             "; partitions {}{}",
             shown.join(", "),
-            if more > 0 { format!(" and {more} more") } else { String::new() }
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
         );
     }
     wrap_into(out, "  where: ", &at);

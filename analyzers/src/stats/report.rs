@@ -273,7 +273,10 @@ impl StatsDiagnosis {
         if let Some(o) = evidence.as_object_mut() {
             o.insert("client".into(), self.client.clone().into());
             o.insert("intervals_held".into(), self.intervals_held.into());
-            o.insert("intervals_considered".into(), self.intervals_considered.into());
+            o.insert(
+                "intervals_considered".into(),
+                self.intervals_considered.into(),
+            );
             if !self.brokers.is_empty() {
                 o.insert("brokers".into(), self.brokers.clone().into());
             }

@@ -25,7 +25,9 @@ pub(crate) fn batches_per_request(iv: &Interval) -> Option<f64> {
 /// Messages are waiting for the broker, not for linger: int_latency well above linger.ms,
 /// or the producer queue filling.
 fn messages_wait(iv: &Interval, c: &Resolved, t: &Thresholds) -> bool {
-    let wait_floor = t.ceiling_wait_ms.max(t.ceiling_wait_linger_factor * c.linger_ms.value);
+    let wait_floor = t
+        .ceiling_wait_ms
+        .max(t.ceiling_wait_linger_factor * c.linger_ms.value);
     int_latency_p50_ms(iv).is_some_and(|p| p >= wait_floor)
         || iv.queue_share().is_some_and(|q| q >= t.ceiling_queue_share)
 }
@@ -51,7 +53,9 @@ pub(crate) fn inflight_queueing(b: &BrokerFig, t: &Thresholds) -> Option<bool> {
     let rtt = b.rtt.filter(|w| w.count() > 0)?;
     let waiting = b.waitresp_cnt?;
     let (p50, min) = (ms(rtt.p50)?, ms(rtt.min)?);
-    let small = b.bytes_per_produce.is_none_or(|x| x <= t.small_request_bytes);
+    let small = b
+        .bytes_per_produce
+        .is_none_or(|x| x <= t.small_request_bytes);
     Some(
         waiting >= t.inflight_waiting_min
             && p50 >= t.inflight_rtt_p50_ms

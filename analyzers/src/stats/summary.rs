@@ -235,7 +235,11 @@ impl SeriesAcc {
                     self.msgs_per_request.add(t, m * iv.dt_s / r);
                 }
             }
-            add_opt(&mut self.batches_per_request, t, rules::batches_per_request(iv));
+            add_opt(
+                &mut self.batches_per_request,
+                t,
+                rules::batches_per_request(iv),
+            );
             if let Some(w) = iv.batch_bytes().filter(|w| w.count() > 0) {
                 add_opt(&mut self.batch_bytes_p50, t, w.p50.map(|v| v as f64));
             }

@@ -102,7 +102,11 @@ impl<'w> Timeline<'w> {
             num(win(b.int_latency, |w| w.max)),
             num(win(b.outbuf_latency, |w| w.p50)),
             // Throttle windows are milliseconds already.
-            num(b.throttle.filter(|w| w.count() > 0).and_then(|w| w.max).map(|v| v as f64)),
+            num(b
+                .throttle
+                .filter(|w| w.count() > 0)
+                .and_then(|w| w.max)
+                .map(|v| v as f64)),
             num(b.retries),
             num(b.timeouts),
             num(b.disconnects),
@@ -135,7 +139,11 @@ impl<'w> Timeline<'w> {
         ]);
         let mut cells = Self::broker_cells(&iv.total);
         cells[4] = num(batches_per_request(iv));
-        cells[5] = num(iv.batch_bytes().filter(|w| w.count() > 0).and_then(|w| w.p50).map(|v| v as f64));
+        cells[5] = num(iv
+            .batch_bytes()
+            .filter(|w| w.count() > 0)
+            .and_then(|w| w.p50)
+            .map(|v| v as f64));
         row.extend(cells);
         row.extend([
             num(iv.msg_cnt),

@@ -43,7 +43,9 @@ fn restart_reason(prev: &Top, cur: &Top) -> Option<&'static str> {
     } else if back(prev.age, cur.age) {
         Some("age went back: the client was created again")
     } else if cur.age.is_none()
-        && (reset(prev.tx, cur.tx) || reset(prev.txmsgs, cur.txmsgs) || reset(prev.rxmsgs, cur.rxmsgs))
+        && (reset(prev.tx, cur.tx)
+            || reset(prev.txmsgs, cur.txmsgs)
+            || reset(prev.rxmsgs, cur.rxmsgs))
     {
         Some("cumulative counters went back: the client was created again")
     } else {
@@ -217,7 +219,9 @@ impl Track {
 
     /// Whether `e` continues this series; `Some(reason)` when it starts a new one.
     pub fn breaks(&self, e: &Emit<'_>) -> Option<&'static str> {
-        self.prev.as_ref().and_then(|p| restart_reason(p, &top_of(e)))
+        self.prev
+            .as_ref()
+            .and_then(|p| restart_reason(p, &top_of(e)))
     }
 
     pub fn is_producer(&self) -> bool {
@@ -346,8 +350,8 @@ impl Track {
             for (_, t) in &t.0 {
                 if let Some(p) = &t.partitions {
                     if let Some((_, p)) = p.0.first() {
-                        d.consumer_lag_stored |= p.consumer_lag_stored.is_some()
-                            || p.stored_leader_epoch.is_some();
+                        d.consumer_lag_stored |=
+                            p.consumer_lag_stored.is_some() || p.stored_leader_epoch.is_some();
                         d.leader_epoch |= p.stored_leader_epoch.is_some();
                     }
                 }
@@ -586,16 +590,27 @@ mod tests {
             .unwrap()
             .starts_with("age"));
         // Without age (before 1.5) the counters tell, when they fell to less than half.
-        assert!(restart_reason(&top(1_000, None, Some(10)), &top(2_000, None, Some(3)))
-            .unwrap()
-            .starts_with("cumulative"));
-        assert_eq!(restart_reason(&top(1_000, None, Some(668)), &top(2_000, None, Some(667))), None);
-        // With age, a dip of the totals (a dropped bootstrap broker) is no restart.
+        assert!(
+            restart_reason(&top(1_000, None, Some(10)), &top(2_000, None, Some(3)))
+                .unwrap()
+                .starts_with("cumulative")
+        );
         assert_eq!(
-            restart_reason(&top(1_000, Some(500), Some(668)), &top(2_000, Some(900), Some(1))),
+            restart_reason(&top(1_000, None, Some(668)), &top(2_000, None, Some(667))),
             None
         );
-        assert_eq!(restart_reason(&top(1_000, None, None), &top(2_000, None, None)), None);
+        // With age, a dip of the totals (a dropped bootstrap broker) is no restart.
+        assert_eq!(
+            restart_reason(
+                &top(1_000, Some(500), Some(668)),
+                &top(2_000, Some(900), Some(1))
+            ),
+            None
+        );
+        assert_eq!(
+            restart_reason(&top(1_000, None, None), &top(2_000, None, None)),
+            None
+        );
     }
 
     #[test]

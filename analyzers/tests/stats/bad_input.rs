@@ -16,7 +16,9 @@ fn empty_input_is_unusable_and_says_so() {
 
 #[test]
 fn binary_input_is_reported_with_its_offset() {
-    let mut bytes: Vec<u8> = (0..65_536u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let mut bytes: Vec<u8> = (0..65_536u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
     bytes[100] = 0;
     let r = analyze(&bytes);
     assert!(!r.is_usable());
@@ -28,13 +30,19 @@ fn binary_input_is_reported_with_its_offset() {
 fn json_that_is_not_statistics_is_unusable_with_a_hint() {
     let r = analyze(b"{\"level\":\"info\",\"msg\":\"hello\"}\n{\"a\":[1,2]}\n");
     assert_eq!(r.input.other_objects, 2);
-    assert!(r.unusable_reason().unwrap().contains("statistics.interval.ms"));
+    assert!(r
+        .unusable_reason()
+        .unwrap()
+        .contains("statistics.interval.ms"));
 }
 
 #[test]
 fn a_truncated_object_is_counted_with_its_line_and_the_rest_is_read() {
     let two = two_emits();
-    let lines: Vec<&[u8]> = two.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&[u8]> = two
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
     let mut input = lines[0].to_vec();
     input.push(b'\n');
     input.extend_from_slice(&lines[1][..lines[1].len() / 2]);
@@ -82,7 +90,12 @@ const HUNDRED_MB: u64 = 100 * 1024 * 1024;
 fn a_100_mb_line_of_text_is_skipped_without_being_held() {
     let mut tail = b"\n".to_vec();
     tail.extend_from_slice(&two_emits());
-    let input = HugeLine { head: io::Cursor::new(vec![]), left: HUNDRED_MB, fill: b'x', tail: io::Cursor::new(tail.clone()) };
+    let input = HugeLine {
+        head: io::Cursor::new(vec![]),
+        left: HUNDRED_MB,
+        fill: b'x',
+        tail: io::Cursor::new(tail.clone()),
+    };
     let r = analyze_stats(input, &StatsOptions::default()).unwrap();
     assert_eq!(r.input.statistics_objects, 2);
     assert_eq!(r.input.bytes_read, HUNDRED_MB + tail.len() as u64);
@@ -94,12 +107,17 @@ fn a_100_mb_object_is_skipped_at_the_cap_and_reported() {
     let mut tail = b"\"}\n".to_vec();
     tail.extend_from_slice(&two_emits());
     let input = HugeLine {
-        head: io::Cursor::new(b"{\"name\":\"rdkafka#producer-1\",\"brokers\":{},\"pad\":\"".to_vec()),
+        head: io::Cursor::new(
+            b"{\"name\":\"rdkafka#producer-1\",\"brokers\":{},\"pad\":\"".to_vec(),
+        ),
         left: HUNDRED_MB,
         fill: b'x',
         tail: io::Cursor::new(tail),
     };
-    let opts = StatsOptions { max_object_bytes: 8 * 1024 * 1024, ..StatsOptions::default() };
+    let opts = StatsOptions {
+        max_object_bytes: 8 * 1024 * 1024,
+        ..StatsOptions::default()
+    };
     let r = analyze_stats(input, &opts).unwrap();
     assert_eq!(r.input.oversized_objects, 1);
     assert_eq!(r.input.problems[0].line, 1);
@@ -111,7 +129,11 @@ fn a_100_mb_object_is_skipped_at_the_cap_and_reported() {
 fn invalid_utf8_inside_an_object_fails_that_object_only() {
     let two = two_emits();
     let text = String::from_utf8(two.clone()).unwrap();
-    let bad = text.replacen("\"client_id\": \"rdkafka\"", "\"client_id\": \"rdk\u{1}\"", 1);
+    let bad = text.replacen(
+        "\"client_id\": \"rdkafka\"",
+        "\"client_id\": \"rdk\u{1}\"",
+        1,
+    );
     let mut bytes = bad.into_bytes();
     let at = memchr_find(&bytes, b"rdk\x01").unwrap();
     bytes[at + 3] = 0xff; // invalid UTF-8 inside a string
@@ -130,10 +152,22 @@ fn memchr_find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 #[test]
 fn crlf_endings_read_like_lf() {
     let lf = two_emits();
-    let crlf: Vec<u8> = lf.iter().flat_map(|&b| if b == b'\n' { vec![b'\r', b'\n'] } else { vec![b] }).collect();
+    let crlf: Vec<u8> = lf
+        .iter()
+        .flat_map(|&b| {
+            if b == b'\n' {
+                vec![b'\r', b'\n']
+            } else {
+                vec![b]
+            }
+        })
+        .collect();
     let a = analyze(&lf);
     let b = analyze(&crlf);
-    assert_eq!(serde_json::to_value(&a.clients).unwrap(), serde_json::to_value(&b.clients).unwrap());
+    assert_eq!(
+        serde_json::to_value(&a.clients).unwrap(),
+        serde_json::to_value(&b.clients).unwrap()
+    );
     assert_eq!(b.input.invalid_objects, 0);
 }
 

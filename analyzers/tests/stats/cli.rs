@@ -36,10 +36,19 @@ fn exit_2_for_no_statistics_missing_files_and_bad_settings() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.starts_with("analyze-stats: "), "{err}");
     assert!(err.contains("empty"), "{err}");
-    assert_eq!(bin().arg(d.join("nope")).output().unwrap().status.code(), Some(2));
-    let out = bin().args(["-X", "batch.sise=1"]).arg(fixture("kafka431-producer-linger5-1k.jsonl")).output().unwrap();
+    assert_eq!(
+        bin().arg(d.join("nope")).output().unwrap().status.code(),
+        Some(2)
+    );
+    let out = bin()
+        .args(["-X", "batch.sise=1"])
+        .arg(fixture("kafka431-producer-linger5-1k.jsonl"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("batch.sise"));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("batch.sise"));
 }
 
 #[test]
@@ -54,7 +63,10 @@ fn bad_objects_are_named_by_file_and_line_on_stderr() {
     let out = bin().arg(&f).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains(&format!("{}:1: truncated object", f.display())), "{err}");
+    assert!(
+        err.contains(&format!("{}:1: truncated object", f.display())),
+        "{err}"
+    );
 }
 
 #[test]
@@ -70,11 +82,20 @@ fn json_csv_and_svg_outputs() {
         .arg(fixture("kafka431-producer-linger0-window-default.jsonl"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["tool"], "analyze-stats");
     assert_eq!(v["config"]["linger_ms"]["source"], "given");
-    assert!(v["diagnoses"].as_array().unwrap().iter().any(|d| d["id"] == "inflight-queueing"));
+    assert!(v["diagnoses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|d| d["id"] == "inflight-queueing"));
     let emits = v["clients"][0]["emits"].as_u64().unwrap();
     let brokers = v["clients"][0]["brokers"].as_array().unwrap().len() as u64;
     let text = std::fs::read_to_string(&csv).unwrap();
@@ -85,7 +106,10 @@ fn json_csv_and_svg_outputs() {
     // One row per emit for the client and one per broker present.
     assert!(rows.len() as u64 >= emits && rows.len() as u64 <= emits * (brokers + 1));
     assert!(rows.iter().all(|r| r.split(',').count() == header.len()));
-    let files: Vec<String> = std::fs::read_dir(&svg).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let files: Vec<String> = std::fs::read_dir(&svg)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
     assert_eq!(files.len(), 3, "{files:?}");
     for f in files {
         let s = std::fs::read_to_string(svg.join(&f)).unwrap();
@@ -95,10 +119,21 @@ fn json_csv_and_svg_outputs() {
 
 #[test]
 fn stdin_reads_like_a_file() {
-    let mut child = bin().arg("-").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = bin()
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     child.stdin.take().unwrap().write_all(&two_emits()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.lines().next().unwrap().starts_with("rdkafka#producer-"), "{text}");
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .starts_with("rdkafka#producer-"),
+        "{text}"
+    );
 }

@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use kgap_analyzers::stats::{analyze_stats, ClientConfig, StatsOptions, StatsReport};
 
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 pub fn fixture(name: &str) -> PathBuf {
@@ -16,8 +19,10 @@ pub fn fixture(name: &str) -> PathBuf {
 /// A real two-emit producer capture (probe-request-ceiling, Apache Kafka 4.3.1), committed
 /// with the protocol-log fixtures: the base of the bad-input cases.
 pub fn two_emits() -> Vec<u8> {
-    std::fs::read(root().join("fixtures/librdkafka/producer-kafka431-batch16k-6p-protocol/stats.jsonl"))
-        .unwrap()
+    std::fs::read(
+        root().join("fixtures/librdkafka/producer-kafka431-batch16k-6p-protocol/stats.jsonl"),
+    )
+    .unwrap()
 }
 
 pub fn options(settings: &[&str]) -> StatsOptions {

@@ -10,7 +10,10 @@ use crate::common::*;
 fn fixtures_match_expected_reports() {
     let table = std::fs::read_to_string(fixture("EXPECTED.tsv")).unwrap();
     let mut checked = 0;
-    for line in table.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let f: Vec<&str> = line.split('\t').collect();
         let [file, settings, series, emits, all_of, none_of] = f[..] else {
             panic!("bad EXPECTED.tsv line: {line}")
@@ -22,7 +25,11 @@ fn fixtures_match_expected_reports() {
         let r = analyze_file(file, &settings);
         let text = r.render_text();
         let ctx = format!("{file}:\n{text}");
-        assert_eq!(r.input.statistics_objects, emits.parse::<u64>().unwrap(), "{ctx}");
+        assert_eq!(
+            r.input.statistics_objects,
+            emits.parse::<u64>().unwrap(),
+            "{ctx}"
+        );
         assert_eq!(r.clients.len(), series.parse::<usize>().unwrap(), "{ctx}");
         assert_eq!(
             r.input.invalid_objects + r.input.truncated_objects + r.input.oversized_objects,
@@ -31,13 +38,22 @@ fn fixtures_match_expected_reports() {
         );
         let got = ids(&r);
         for want in all_of.split(',').filter(|s| !s.is_empty()) {
-            assert!(got.contains(&want), "{file}: {want} missing from {got:?}\n{text}");
+            assert!(
+                got.contains(&want),
+                "{file}: {want} missing from {got:?}\n{text}"
+            );
         }
         for not in none_of.split(',').filter(|s| !s.is_empty()) {
-            assert!(!got.contains(&not), "{file}: {not} present in {got:?}\n{text}");
+            assert!(
+                !got.contains(&not),
+                "{file}: {not} present in {got:?}\n{text}"
+            );
         }
         for l in text.lines() {
-            assert!(l.chars().count() <= 100, "{file}: line over 100 columns: {l}");
+            assert!(
+                l.chars().count() <= 100,
+                "{file}: line over 100 columns: {l}"
+            );
         }
         assert!(text.starts_with(&r.headline), "{ctx}");
         checked += 1;
@@ -87,16 +103,26 @@ fn rates_and_request_sizes_agree_with_a_recomputation_from_the_raw_json() {
     let got = br.produce_requests_per_s.unwrap();
     assert_eq!(got.n as usize, rates.len());
     let want = median(rates.clone());
-    assert!((got.p50 - want).abs() <= want * 0.001 + 1.0, "{got:?} vs {want}");
+    assert!(
+        (got.p50 - want).abs() <= want * 0.001 + 1.0,
+        "{got:?} vs {want}"
+    );
     let max = rates.iter().cloned().fold(0.0, f64::max);
     assert!((got.max - max).abs() <= max * 0.001 + 1.0);
     let bytes = br.bytes_per_produce_request.unwrap();
     let want = median(sizes);
-    assert!((bytes.p50 - want).abs() <= want * 0.001 + 1.0, "{bytes:?} vs {want}");
+    assert!(
+        (bytes.p50 - want).abs() <= want * 0.001 + 1.0,
+        "{bytes:?} vs {want}"
+    );
     // One broker: the aggregate is that broker.
     assert_eq!(c.total.produce_requests_per_s.unwrap().p50, got.p50);
     // The ceiling's evidence names the connection.
-    let d = r.diagnoses.iter().find(|d| d.id == "per-request-ceiling").unwrap();
+    let d = r
+        .diagnoses
+        .iter()
+        .find(|d| d.id == "per-request-ceiling")
+        .unwrap();
     assert_eq!(d.brokers, vec![b.to_string()]);
     assert_eq!(d.finding, Some("request-ceiling"));
 }
@@ -117,14 +143,22 @@ fn lag_and_fetch_queues_agree_with_a_recomputation() {
             .sum::<i64>() as f64
     };
     let r = analyze_file(name, &["queued.min.messages=2000"]);
-    let c = r.clients.iter().find(|c| c.client_type.as_deref() == Some("consumer")).unwrap();
+    let c = r
+        .clients
+        .iter()
+        .find(|c| c.client_type.as_deref() == Some("consumer"))
+        .unwrap();
     let k = c.consumer.as_ref().unwrap();
     assert_eq!(k.lag_field, "consumer_lag_stored");
     let l = k.lag_messages.unwrap();
     assert_eq!(l.summary.last, lag(consumer.last().unwrap()));
     assert_eq!(l.summary.n as usize, consumer.len());
     assert!(l.trend_per_s.unwrap() > 0.0);
-    let d = r.diagnoses.iter().find(|d| d.id == "consumer-lag-growing").unwrap();
+    let d = r
+        .diagnoses
+        .iter()
+        .find(|d| d.id == "consumer-lag-growing")
+        .unwrap();
     assert!(!d.partitions.is_empty());
 }
 
@@ -140,7 +174,10 @@ fn a_restart_starts_a_new_series_and_says_why() {
     for c in second {
         let why = c.started_because.as_deref().unwrap();
         assert!(why.contains("age") || why.contains("counters"), "{why}");
-        assert!(r.warnings.iter().any(|w| w.contains(&c.name) && w.contains("new series")));
+        assert!(r
+            .warnings
+            .iter()
+            .any(|w| w.contains(&c.name) && w.contains("new series")));
     }
 }
 
@@ -148,7 +185,11 @@ fn a_restart_starts_a_new_series_and_says_why() {
 fn older_librdkafka_versions_read_with_what_they_have() {
     let r = analyze_file("librdkafka-1.4.4-producer.jsonl", &[]);
     let c = &r.clients[0];
-    assert!(c.version_hint.starts_with("1.0 to 1.4"), "{}", c.version_hint);
+    assert!(
+        c.version_hint.starts_with("1.0 to 1.4"),
+        "{}",
+        c.version_hint
+    );
     // No `age` before 1.5: the defaults of that era apply (linger.ms 0.5).
     assert_eq!(r.config.linger_ms.value, 0.5);
     assert!(c.producer.as_ref().unwrap().messages_per_s.is_some());
@@ -167,7 +208,10 @@ fn per_connection_figures_sit_beside_the_aggregate() {
     let c = &r.clients[0];
     assert_eq!(c.total.name, "*");
     // The learned broker and the group coordinator's own connection.
-    assert!(c.brokers.iter().any(|b| b.source.as_deref() == Some("learned")));
+    assert!(c
+        .brokers
+        .iter()
+        .any(|b| b.source.as_deref() == Some("learned")));
     assert!(c.brokers.iter().any(|b| b.name == "GroupCoordinator"));
     let fetch: f64 = c
         .brokers
@@ -180,8 +224,15 @@ fn per_connection_figures_sit_beside_the_aggregate() {
 
 #[test]
 fn the_shared_diagnosis_form_carries_the_evidence() {
-    let r = analyze_file("kafka431-producer-linger0-window-default.jsonl", &["linger.ms=0"]);
-    let d = r.diagnoses.iter().find(|d| d.id == "inflight-queueing").unwrap();
+    let r = analyze_file(
+        "kafka431-producer-linger0-window-default.jsonl",
+        &["linger.ms=0"],
+    );
+    let d = r
+        .diagnoses
+        .iter()
+        .find(|d| d.id == "inflight-queueing")
+        .unwrap();
     let shared = d.to_diagnosis();
     assert_eq!(shared.id, "inflight-queueing");
     assert!(shared.evidence["waitresp_cnt_p50"].as_f64().unwrap() >= 10.0);

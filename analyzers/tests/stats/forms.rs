@@ -51,14 +51,25 @@ fn logger_lines_are_unwrapped() {
         let r = analyze_file(f, &[]);
         assert!(r.input.statistics_objects > 5, "{f}");
         assert_eq!(r.input.wrapped_objects, r.input.statistics_objects, "{f}");
-        assert!(r.clients[0].producer.as_ref().unwrap().messages_per_s.is_some(), "{f}");
+        assert!(
+            r.clients[0]
+                .producer
+                .as_ref()
+                .unwrap()
+                .messages_per_s
+                .is_some(),
+            "{f}"
+        );
     }
 }
 
 #[test]
 fn several_objects_on_a_line_and_after_prefixes_with_braces() {
     let two = two_emits();
-    let lines: Vec<&[u8]> = two.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&[u8]> = two
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
     let mut input = b"[main{1}] INFO {not json} STATS: ".to_vec();
     input.extend_from_slice(lines[0]);
     input.extend_from_slice(b" took 3ms ");
