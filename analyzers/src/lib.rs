@@ -6,6 +6,8 @@
 //! - [`protocol_log`]: `analyze-protocol-log`, requests on the wire and what bounded them.
 //! - [`fetch_log`]: `analyze-fetch-log`, where a consumer's fetcher slept and why.
 //! - [`requests`]: protocol accounting (requests, CorrId pairing, in-flight depth).
+//! - [`stats`]: `analyze-stats`, librdkafka's statistics JSON per client, broker and
+//!   partition, and what limited the client.
 //! - [`gap_report`]: `gap-report`, a whole folder of captures into one report of the post's
 //!   gaps, by the [`findings`] catalogue (each finding, its figures and its rule).
 //! - [`report`]: diagnoses and the other pieces every report shares.

@@ -104,6 +104,16 @@ impl LineChart {
     /// Renders the chart. Points with non-finite or (on a log axis) non-positive x are
     /// skipped; an empty chart still renders, with "no data".
     pub fn render(&self) -> String {
+        self.render_on(None)
+    }
+
+    /// Renders the chart over a given x range (charts sharing a time axis), whatever the
+    /// range of its own points.
+    pub fn render_on_x_range(&self, xmin: f64, xmax: f64) -> String {
+        self.render_on(Some((xmin, xmax)))
+    }
+
+    fn render_on(&self, x_range: Option<(f64, f64)>) -> String {
         let pts: Vec<(f64, f64)> = self
             .series
             .iter()
@@ -130,11 +140,12 @@ impl LineChart {
             );
             return svg;
         }
-        let (xmin, xmax) = pts
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
-                (a.min(p.0), b.max(p.0))
-            });
+        let (xmin, xmax) = x_range.unwrap_or_else(|| {
+            pts.iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+                    (a.min(p.0), b.max(p.0))
+                })
+        });
         let ymax = pts.iter().map(|p| p.1).fold(0.0, f64::max);
         let yticks = nice_ticks(ymax, 5);
         let ytop = *yticks.last().expect("ticks");

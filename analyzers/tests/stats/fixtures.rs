@@ -1,0 +1,241 @@
+//! Every fixture against its expectation (EXPECTED.tsv: counts from jq at capture time,
+//! diagnoses from what the capture was made to show), and figures recomputed here from the
+//! raw JSON, a path that shares no code with the analyzer.
+
+use serde_json::Value;
+
+use crate::common::*;
+
+#[test]
+fn fixtures_match_expected_reports() {
+    let table = std::fs::read_to_string(fixture("EXPECTED.tsv")).unwrap();
+    let mut checked = 0;
+    for line in table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let f: Vec<&str> = line.split('\t').collect();
+        let [file, settings, series, emits, all_of, none_of] = f[..] else {
+            panic!("bad EXPECTED.tsv line: {line}")
+        };
+        let settings: Vec<&str> = match settings {
+            "-" | "" => vec![],
+            s => s.split(',').collect(),
+        };
+        let r = analyze_file(file, &settings);
+        let text = r.render_text();
+        let ctx = format!("{file}:\n{text}");
+        assert_eq!(
+            r.input.statistics_objects,
+            emits.parse::<u64>().unwrap(),
+            "{ctx}"
+        );
+        assert_eq!(r.clients.len(), series.parse::<usize>().unwrap(), "{ctx}");
+        assert_eq!(
+            r.input.invalid_objects + r.input.truncated_objects + r.input.oversized_objects,
+            0,
+            "{ctx}"
+        );
+        let got = ids(&r);
+        for want in all_of.split(',').filter(|s| !s.is_empty()) {
+            assert!(
+                got.contains(&want),
+                "{file}: {want} missing from {got:?}\n{text}"
+            );
+        }
+        for not in none_of.split(',').filter(|s| !s.is_empty()) {
+            assert!(
+                !got.contains(&not),
+                "{file}: {not} present in {got:?}\n{text}"
+            );
+        }
+        for l in text.lines() {
+            assert!(
+                l.chars().count() <= 100,
+                "{file}: line over 100 columns: {l}"
+            );
+        }
+        assert!(text.starts_with(&r.headline), "{ctx}");
+        checked += 1;
+    }
+    assert!(checked >= 20, "EXPECTED.tsv lost rows: {checked}");
+}
+
+/// The objects of a plain capture, by serde_json alone.
+fn raw(name: &str) -> Vec<Value> {
+    std::fs::read_to_string(fixture(name))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The median as the report defines it: the value at rank round((n - 1) / 2).
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 / 2.0).round() as usize]
+}
+
+fn broker<'a>(e: &'a Value, name: &str) -> &'a Value {
+    &e["brokers"][name]
+}
+
+#[test]
+fn rates_and_request_sizes_agree_with_a_recomputation_from_the_raw_json() {
+    let name = "kafka431-producer-ceiling-16k.jsonl";
+    let emits = raw(name);
+    let b = "127.0.0.1:9092/1";
+    let mut rates = Vec::new();
+    let mut sizes = Vec::new();
+    for w in emits.windows(2) {
+        let dt = (w[1]["ts"].as_i64().unwrap() - w[0]["ts"].as_i64().unwrap()) as f64 / 1e6;
+        let req = |e: &Value| broker(e, b)["req"]["Produce"].as_f64().unwrap();
+        let tx = |e: &Value| broker(e, b)["txbytes"].as_f64().unwrap();
+        let n = req(&w[1]) - req(&w[0]);
+        rates.push(n / dt);
+        if n > 0.0 {
+            sizes.push((tx(&w[1]) - tx(&w[0])) / n);
+        }
+    }
+    let r = analyze_file(name, &["batch.size=16384"]);
+    let c = &r.clients[0];
+    let br = c.brokers.iter().find(|x| x.name == b).unwrap();
+    let got = br.produce_requests_per_s.unwrap();
+    assert_eq!(got.n as usize, rates.len());
+    let want = median(rates.clone());
+    assert!(
+        (got.p50 - want).abs() <= want * 0.001 + 1.0,
+        "{got:?} vs {want}"
+    );
+    let max = rates.iter().cloned().fold(0.0, f64::max);
+    assert!((got.max - max).abs() <= max * 0.001 + 1.0);
+    let bytes = br.bytes_per_produce_request.unwrap();
+    let want = median(sizes);
+    assert!(
+        (bytes.p50 - want).abs() <= want * 0.001 + 1.0,
+        "{bytes:?} vs {want}"
+    );
+    // One broker: the aggregate is that broker.
+    assert_eq!(c.total.produce_requests_per_s.unwrap().p50, got.p50);
+    // The ceiling's evidence names the connection.
+    let d = r
+        .diagnoses
+        .iter()
+        .find(|d| d.id == "per-request-ceiling")
+        .unwrap();
+    assert_eq!(d.brokers, vec![b.to_string()]);
+    assert_eq!(d.finding, Some("request-ceiling"));
+}
+
+#[test]
+fn lag_and_fetch_queues_agree_with_a_recomputation() {
+    let name = "kafka431-consumer-slow-app-lag.jsonl";
+    let emits = raw(name);
+    let consumer: Vec<&Value> = emits.iter().filter(|e| e["type"] == "consumer").collect();
+    let lag = |e: &Value| -> f64 {
+        e["topics"]
+            .as_object()
+            .unwrap()
+            .values()
+            .flat_map(|t| t["partitions"].as_object().unwrap().values())
+            .filter(|p| p["partition"].as_i64().unwrap() >= 0)
+            .filter_map(|p| p["consumer_lag_stored"].as_i64().filter(|&l| l >= 0))
+            .sum::<i64>() as f64
+    };
+    let r = analyze_file(name, &["queued.min.messages=2000"]);
+    let c = r
+        .clients
+        .iter()
+        .find(|c| c.client_type.as_deref() == Some("consumer"))
+        .unwrap();
+    let k = c.consumer.as_ref().unwrap();
+    assert_eq!(k.lag_field, "consumer_lag_stored");
+    let l = k.lag_messages.unwrap();
+    assert_eq!(l.summary.last, lag(consumer.last().unwrap()));
+    assert_eq!(l.summary.n as usize, consumer.len());
+    assert!(l.trend_per_s.unwrap() > 0.0);
+    let d = r
+        .diagnoses
+        .iter()
+        .find(|d| d.id == "consumer-lag-growing")
+        .unwrap();
+    assert!(!d.partitions.is_empty());
+}
+
+#[test]
+fn a_restart_starts_a_new_series_and_says_why() {
+    let r = analyze_file("two-clients-restart.jsonl", &[]);
+    let mut names: Vec<&str> = r.clients.iter().map(|c| c.name.as_str()).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), 2, "{names:?}");
+    let second: Vec<_> = r.clients.iter().filter(|c| c.series == 2).collect();
+    assert_eq!(second.len(), 2);
+    for c in second {
+        let why = c.started_because.as_deref().unwrap();
+        assert!(why.contains("age") || why.contains("counters"), "{why}");
+        assert!(r
+            .warnings
+            .iter()
+            .any(|w| w.contains(&c.name) && w.contains("new series")));
+    }
+}
+
+#[test]
+fn older_librdkafka_versions_read_with_what_they_have() {
+    let r = analyze_file("librdkafka-1.4.4-producer.jsonl", &[]);
+    let c = &r.clients[0];
+    assert!(
+        c.version_hint.starts_with("1.0 to 1.4"),
+        "{}",
+        c.version_hint
+    );
+    // No `age` before 1.5: the defaults of that era apply (linger.ms 0.5).
+    assert_eq!(r.config.linger_ms.value, 0.5);
+    assert!(c.producer.as_ref().unwrap().messages_per_s.is_some());
+    let r = analyze_file("librdkafka-1.9.2-producer.jsonl", &[]);
+    assert!(r.clients[0].version_hint.starts_with("1.8 to 2.0"));
+    assert_eq!(r.config.linger_ms.value, 5.0);
+    let r = analyze_file("librdkafka-1.9.2-consumer.jsonl", &[]);
+    let k = r.clients[0].consumer.as_ref().unwrap();
+    assert!(k.messages_per_s.is_some());
+    assert_ne!(k.lag_field, "none");
+}
+
+#[test]
+fn per_connection_figures_sit_beside_the_aggregate() {
+    let r = analyze_file("kafka431-consumer-backoff-1000ms.jsonl", &[]);
+    let c = &r.clients[0];
+    assert_eq!(c.total.name, "*");
+    // The learned broker and the group coordinator's own connection.
+    assert!(c
+        .brokers
+        .iter()
+        .any(|b| b.source.as_deref() == Some("learned")));
+    assert!(c.brokers.iter().any(|b| b.name == "GroupCoordinator"));
+    let fetch: f64 = c
+        .brokers
+        .iter()
+        .filter_map(|b| b.fetch_requests_per_s.map(|s| s.mean * s.n as f64))
+        .sum();
+    let total = c.total.fetch_requests_per_s.unwrap();
+    assert!((total.mean * total.n as f64 - fetch).abs() < 1.0);
+}
+
+#[test]
+fn the_shared_diagnosis_form_carries_the_evidence() {
+    let r = analyze_file(
+        "kafka431-producer-linger0-window-default.jsonl",
+        &["linger.ms=0"],
+    );
+    let d = r
+        .diagnoses
+        .iter()
+        .find(|d| d.id == "inflight-queueing")
+        .unwrap();
+    let shared = d.to_diagnosis();
+    assert_eq!(shared.id, "inflight-queueing");
+    assert!(shared.evidence["waitresp_cnt_p50"].as_f64().unwrap() >= 10.0);
+    assert_eq!(shared.evidence["client"], d.client.as_str());
+    assert!(!shared.examples.is_empty());
+}
