@@ -325,6 +325,9 @@ pub struct CompanionResult {
     pub e2e_ms_p99: Option<f64>,
     pub e2e_ms_p999: Option<f64>,
     pub e2e_ms_max: Option<f64>,
+    /// consume: CPU seconds of the thread that calls poll() (and reads the socket) over
+    /// the window; -1 when the JVM cannot tell.
+    pub poll_thread_cpu_s: Option<f64>,
     pub expected_messages: Option<u64>,
     pub complete: Option<bool>,
 }
