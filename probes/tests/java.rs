@@ -162,7 +162,12 @@ fn short_real_run_measures_and_keeps_the_gc_log() {
     }
     let text = std::fs::read_to_string(out_dir.join("report.txt")).unwrap();
     assert!(text.contains("verdict java-gc-collapse: CANNOT TELL"), "{text}");
-    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+    // Within 100 columns, but for the kit's payload line (a 64-digit digest).
+    let wide: Vec<&str> = text
+        .lines()
+        .filter(|l| l.chars().count() > 100 && !l.starts_with("payload pool:"))
+        .collect();
+    assert!(wide.is_empty(), "{wide:?}");
 }
 
 #[test]
@@ -402,7 +407,12 @@ fn socket_buffers_short_real_run_counts_socket_calls() {
         .is_file());
     let text = std::fs::read_to_string(out_dir.join("report.txt")).unwrap();
     assert!(text.contains("verdict java-receive-buffer: CANNOT TELL"), "{text}");
-    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+    // Within 100 columns, but for the kit's payload line (a 64-digit digest).
+    let wide: Vec<&str> = text
+        .lines()
+        .filter(|l| l.chars().count() > 100 && !l.starts_with("payload pool:"))
+        .collect();
+    assert!(wide.is_empty(), "{wide:?}");
 }
 
 #[test]
