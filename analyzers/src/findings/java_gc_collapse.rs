@@ -105,6 +105,9 @@ struct Tally {
     collapsed: usize,
     unknown: usize,
     oom: usize,
+    /// GC-heavy with the heap far from full: pauses stretched because GC threads got no CPU
+    /// (a starved machine), not a backlog that survives collections.
+    starved: usize,
 }
 
 fn tally(reps: &[Rep]) -> Tally {
@@ -115,6 +118,7 @@ fn tally(reps: &[Rep]) -> Tally {
     for r in reps {
         match r.collapsed() {
             Some(true) => t.collapsed += 1,
+            Some(false) if r.gc_share() >= MIN_GC_SHARE => t.starved += 1,
             Some(false) => {}
             None => t.unknown += 1,
         }
@@ -164,8 +168,18 @@ fn check_collapses(p: &PointEvidence) -> Check {
         Check::undecided(condition, format!("{detail}: {MIN_REPS} reps are needed (--reps {MIN_REPS})"))
     } else if 2 * t.collapsed > t.n {
         Check::passed(condition, detail)
-    } else if t.collapsed == 0 && t.unknown == 0 {
+    } else if t.collapsed == 0 && t.unknown == 0 && t.starved == 0 {
         Check::failed(condition, detail)
+    } else if t.collapsed == 0 && t.unknown == 0 {
+        Check::undecided(
+            condition,
+            format!(
+                "{detail}: GC took ≥ {} of a second in {} of them with the heap under {}                  full, so the pauses stretched for want of CPU, not under a backlog: this                  machine was too busy to let the senders outrun the network threads; a quieter                  machine, or --cpus to keep the broker off the JVM's cores",
+                units::percent(MIN_GC_SHARE),
+                t.starved,
+                units::percent(MIN_HEAP_SHARE)
+            ),
+        )
     } else {
         Check::undecided(
             condition,
@@ -330,7 +344,8 @@ pub const FINDING: Finding = Finding {
            rep collapses when GC takes ≥ 20% of its window or of its worst second while young \
            GCs leave the heap ≥ 80% of the maximum, or its JVM runs out of memory; the default \
            buffer.memory must collapse in most reps (≥ 3), and a bound of at most 4 MB per \
-           producer (the post's 2 MB) in none",
+           producer (the post's 2 MB) in none. GC-heavy reps with the heap far from full are a \
+           starved machine: CANNOT TELL",
     rule_fn: "findings::java_gc_collapse::decide",
     sources: &[
         direct("java-gc-collapse", "probe-java-producers"),
@@ -427,9 +442,51 @@ mod tests {
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
         assert!(v.reason.contains("1 of 3 reps collapsed"), "{}", v.reason);
-        // None of three: it does not hold.
+        // None of three, GC light: it does not hold.
         e.points[1].reps = vec![rep(0.05, 0.3); 3];
         assert_eq!(decide(&e).outcome, Outcome::DoesNotHold);
+    }
+
+    #[test]
+    fn a_starved_machine_cannot_tell() {
+        // The project's default sweep at load 17–25 (docs/probe-java-producers.md): at K=2
+        // the default buffer.memory's reps spent 9%, 47% and 50% of their worst second in GC
+        // with the heap 4%, 29% and 41% full after young GC; 2 MB: 12%, 12%, 30% and 7–8%.
+        let loaded = |w: f64, s: f64, h: f64| Rep {
+            gc_share_window: w,
+            gc_share_worst_second: Some(s),
+            heap_after_young_share: Some(h),
+            out_of_memory: false,
+        };
+        let e = Evidence {
+            cores: 2,
+            heap_mb: 256.0,
+            points: vec![
+                point(
+                    2,
+                    None,
+                    vec![
+                        loaded(0.024, 0.093, 0.043),
+                        loaded(0.171, 0.473, 0.293),
+                        loaded(0.216, 0.501, 0.406),
+                    ],
+                    &[38.6e3, 33.7e3, 62.7e3],
+                ),
+                point(
+                    2,
+                    Some(POST_BOUND_BYTES),
+                    vec![
+                        loaded(0.038, 0.124, 0.082),
+                        loaded(0.031, 0.117, 0.07),
+                        loaded(0.049, 0.295, 0.07),
+                    ],
+                    &[160.6e3, 82.8e3, 49.8e3],
+                ),
+            ],
+        };
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+        assert!(v.reason.contains("in 2 of them") && v.reason.contains("want of CPU"), "{}", v.reason);
     }
 
     #[test]
