@@ -10,6 +10,7 @@
 //! the post saw, compared the post's way.
 
 use super::reps::{check_at_least, check_every_rep, Reps, MORE_REPS_HINT};
+use super::java_send_buffer::throughput_change;
 use super::verdict::{Check, Verdict};
 use super::{direct, indirect, Finding, Reproduce, Side, Source, Strength};
 use crate::svg::bytes_label;
@@ -61,15 +62,10 @@ fn changes(pairs: &[ReadPair]) -> String {
     pairs
         .iter()
         .map(|p| {
-            format!(
-                "{} records: {} → {} msg/s{}",
-                bytes_label(p.record_bytes as f64),
-                units::si(med(&p.fixed_msgs_per_s)),
-                units::si(med(&p.os_msgs_per_s)),
-                match med(&p.fixed_msgs_per_s) {
-                    d if d > 0.0 => format!(" ({})", units::times(med(&p.os_msgs_per_s) / d)),
-                    _ => String::new(),
-                }
+            throughput_change(
+                &format!("{} records", bytes_label(p.record_bytes as f64)),
+                &p.fixed_msgs_per_s,
+                &p.os_msgs_per_s,
             )
         })
         .collect::<Vec<_>>()

@@ -369,18 +369,12 @@ impl Probe for JavaSocketBuffers {
     }
 
     fn after(&self, _cx: &Context, setup: &Setup<'_>, sweep: &mut Sweep<Self>) -> Result<()> {
-        let topics: Vec<String> = sweep
-            .result
-            .points
-            .iter()
-            .flat_map(|p| p.runs.iter().filter_map(|f| f.topic.clone()))
-            .collect();
+        let topics = java::run_topics(&sweep.result.points, |f| f.topic.as_deref());
         sweep.result.topics.extend(topics);
-        sweep.result.notes.push(format!(
-            "load average (1/5/15 min) before {} and after {}",
-            setup.load_before.as_deref().unwrap_or("?"),
-            java::load_average().as_deref().unwrap_or("?")
-        ));
+        sweep
+            .result
+            .notes
+            .push(java::load_note(setup.load_before.as_deref()));
         Ok(())
     }
 
