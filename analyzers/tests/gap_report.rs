@@ -378,34 +378,6 @@ fn rule_gzip_batch() {
 }
 
 #[test]
-fn rule_java_send_buffer() {
-    // 6.29 MB at ~298 KB per write: 22 writes copying 69.6 MB (11x).
-    let (writes, copied) = rules::tail_copy(6.29e6, 298e3);
-    assert_eq!(writes, 22);
-    assert!((copied / 1e6 - 69.6).abs() < 0.2, "{copied}");
-    assert!(rules::java_send_buffer(6.29e6, 298e3, 131_072.0));
-    // Autotuned: ~692 KB writes against a 4 MB buffer.
-    assert!(!rules::java_send_buffer(6.29e6, 692e3, 4_194_304.0));
-    // A 128 KB request needs one write.
-    assert!(!rules::java_send_buffer(131_072.0, 298e3, 131_072.0));
-}
-
-#[test]
-fn rule_java_receive_buffer() {
-    assert!(rules::java_receive_buffer(56_000.0, 65_536.0, 0.97));
-    assert!(!rules::java_receive_buffer(112_000.0, 65_536.0, 0.97));
-    assert!(!rules::java_receive_buffer(56_000.0, 65_536.0, 0.4));
-}
-
-#[test]
-fn rule_java_gc_collapse() {
-    assert!(rules::java_gc_collapse(0.37, 1846.0 / 2048.0));
-    // K=8: 1% in GC, 214 of 2048 MB after a young collection.
-    assert!(!rules::java_gc_collapse(0.01, 214.0 / 2048.0));
-    assert!(!rules::java_gc_collapse(0.37, 0.5));
-}
-
-#[test]
 fn every_diagnosis_id_the_analyzers_emit_is_mapped_or_known_other() {
     // Grep'd from the analyzers and probes: each is a catalogue finding, an all-clear, or
     // one of the few diagnoses that are not findings of the post.

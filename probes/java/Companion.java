@@ -531,6 +531,11 @@ public final class Companion {
             Window w = null;
             long got = 0;
             long bytes = 0;
+            // The classic consumer reads the socket on the thread that calls poll(): its CPU
+            // over the window says whether one core is the limit.
+            java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+            boolean cpuKnown = mx.isCurrentThreadCpuTimeSupported();
+            long pollCpu0 = 0;
             long deadline = System.nanoTime() + (long) (seconds * 1e9);
             while (got < messages && System.nanoTime() < deadline) {
                 ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(100));
@@ -540,6 +545,7 @@ public final class Companion {
                 if (w == null) {
                     // The window opens at the first records: connection and metadata excluded.
                     w = Window.open(kgap);
+                    pollCpu0 = cpuKnown ? mx.getCurrentThreadCpuTime() : 0;
                 }
                 for (ConsumerRecord<byte[], byte[]> r : rs) {
                     got++;
@@ -549,8 +555,10 @@ public final class Companion {
             if (w == null) {
                 throw new RuntimeException("no records within " + seconds + " s");
             }
+            long pollCpu1 = cpuKnown ? mx.getCurrentThreadCpuTime() : 0;
             w.close();
             Map<String, Object> r = w.figures(got, bytes);
+            r.put("poll_thread_cpu_s", cpuKnown ? round((pollCpu1 - pollCpu0) / 1e9) : -1);
             r.put("expected_messages", messages);
             r.put("complete", got >= messages);
             return r;

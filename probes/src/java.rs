@@ -325,6 +325,9 @@ pub struct CompanionResult {
     pub e2e_ms_p99: Option<f64>,
     pub e2e_ms_p999: Option<f64>,
     pub e2e_ms_max: Option<f64>,
+    /// consume: CPU seconds of the thread that calls poll() (and reads the socket) over
+    /// the window; -1 when the JVM cannot tell.
+    pub poll_thread_cpu_s: Option<f64>,
     pub expected_messages: Option<u64>,
     pub complete: Option<bool>,
 }
@@ -513,6 +516,27 @@ pub fn pool_sha256(java: &Java, size: usize, kind: crate::payload::PayloadKind) 
     r?.result
         .payload_sha256
         .ok_or_else(|| ProbeError::Kafka("pool-sha gave no payload_sha256".into()))
+}
+
+/// The note a Java probe ends its sweep with: the load average when it began and now.
+pub fn load_note(before: Option<&str>) -> String {
+    format!(
+        "load average (1/5/15 min) before {} and after {}: other work on this machine shares \
+         its cores",
+        before.unwrap_or("?"),
+        load_average().as_deref().unwrap_or("?")
+    )
+}
+
+/// The topics a sweep's runs created for themselves (each run's figures name its own).
+pub fn run_topics<F>(
+    points: &[kgap_analyzers::probe_result::Point<F>],
+    topic: impl Fn(&F) -> Option<&str>,
+) -> Vec<String> {
+    points
+        .iter()
+        .flat_map(|p| p.runs.iter().filter_map(&topic).map(str::to_string))
+        .collect()
 }
 
 /// The 1-, 5- and 15-minute load averages (/proc/loadavg), to print beside numbers measured

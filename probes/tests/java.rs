@@ -1,4 +1,4 @@
-//! The Java companion and probe-java-producers, end to end.
+//! The Java companion, probe-java-producers and probe-java-socket-buffers, end to end.
 //!
 //! Needs a JDK 17+ and Maven (scripts/java-companion fetches kafka-clients from Maven Central
 //! on first use), and for the broker tests the local Apache Kafka of `scripts/kafka up`
@@ -107,13 +107,14 @@ fn short_real_run_measures_and_keeps_the_gc_log() {
     assert_eq!(r["probe"], "probe-java-producers");
     assert_eq!(r["broker"]["kind"], "external");
     assert_eq!(
-        r["payload_sha256"],
+        r["payload"]["sha256"],
         Pool::new(100, PayloadKind::Random).sha256_hex()
     );
-    let settings = r["settings"].as_array().expect("settings");
-    assert_eq!(settings.len(), 2);
-    for s in settings {
-        let run = &s["runs"][0];
+    let points = r["points"].as_array().expect("points");
+    assert_eq!(points.len(), 2);
+    for p in points {
+        assert_eq!(p["client"], "java", "{p}");
+        let run = &p["runs"][0];
         assert!(run["msgs_per_s"].as_f64().unwrap() > 1000.0, "{run}");
         assert!(run["messages"].as_u64().unwrap() > 0, "{run}");
         assert_eq!(run["delivery_errors"], 0, "{run}");
@@ -125,17 +126,28 @@ fn short_real_run_measures_and_keeps_the_gc_log() {
         assert!(run["process_cpu_s"].as_f64().unwrap() > 0.0, "{run}");
         assert!(run["rss_mb"].as_f64().unwrap() > 10.0, "{run}");
         // The warmup alone makes young GCs at 256m: the GC log was written and analysed.
-        assert!(run["heap_after_young_mean_pct"].is_number(), "{run}");
+        assert!(run["heap_after_young_share"].is_number(), "{run}");
+        assert!(run["heap_after_young_mean_share"].is_number(), "{run}");
+        assert!(run["gc_share_window"].as_f64().unwrap() >= 0.0, "{run}");
+        assert!(run["topic"].as_str().unwrap().contains("probe-java-producers"), "{run}");
         // The bound is a hard cap: two producers never hold more than 2 × 2 MiB of batches.
-        if s["params"]["buffer.memory"] == 2097152 {
+        if p["params"]["buffer.memory"] == 2097152 {
             let used = run["buffer_used_mb_end"].as_f64().unwrap();
             assert!(
                 used <= 2.0 * 2.097152,
                 "{used} MB in use under a 2 MiB bound: {run}"
             );
+        } else {
+            assert_eq!(p["params"]["buffer.memory"], "default");
         }
     }
-    assert!(r["verdict"]["summary"].as_str().unwrap().len() > 20);
+    // One rep decides nothing, whatever the runs showed: the catalogue's rule says so.
+    let verdicts = r["verdicts"].as_array().expect("verdicts");
+    assert_eq!(verdicts.len(), 1);
+    assert_eq!(verdicts[0]["finding"], "java-gc-collapse");
+    assert_eq!(verdicts[0]["outcome"], "cannot-tell", "{}", verdicts[0]);
+    assert_eq!(verdicts[0]["checks"].as_array().map(Vec::len), Some(2));
+    assert_eq!(r["topics"].as_array().map(Vec::len), Some(2), "{}", r["topics"]);
     // Every run's files are kept: the GC log, the RESULT line, the command.
     for sub in ["bmdefault-k2-rep1", "bm2097152-k2-rep1"] {
         let d = out_dir.join(sub);
@@ -145,8 +157,17 @@ fn short_real_run_measures_and_keeps_the_gc_log() {
         assert!(line.starts_with("RESULT {"), "{line}");
         assert!(d.join("companion.cmd").is_file());
     }
-    assert!(out_dir.join("result.json").is_file());
-    assert!(out_dir.join("runs.csv").is_file());
+    for f in ["result.json", "runs.csv", "report.txt"] {
+        assert!(out_dir.join(f).is_file(), "{f}");
+    }
+    let text = std::fs::read_to_string(out_dir.join("report.txt")).unwrap();
+    assert!(text.contains("verdict java-gc-collapse: CANNOT TELL"), "{text}");
+    // Within 100 columns, but for the kit's payload line (a 64-digit digest).
+    let wide: Vec<&str> = text
+        .lines()
+        .filter(|l| l.chars().count() > 100 && !l.starts_with("payload pool:"))
+        .collect();
+    assert!(wide.is_empty(), "{wide:?}");
 }
 
 #[test]
@@ -170,99 +191,80 @@ fn a_setting_kafka_clients_refuses_is_exit_2() {
 }
 
 /// The captured companion runs of fixtures/gc/companion (K=2, 16 and 32 producers, default and
-/// 2 MB buffer.memory): the probe's own reading of a RESULT line and its GC log.
+/// 2 MB buffer.memory): the probe's own reading of a RESULT line and its GC log, and the
+/// catalogue's verdict on them.
 #[test]
 fn captured_companion_runs_read_as_the_probe_reads_them() {
-    use kgap_analyzers::gc::{analyze_gc_logs, GcInput, GcLogOptions};
-    use kgap_probes::java_producers::{figures, verdict};
-    use kgap_probes::result::SettingResult;
+    use kgap_analyzers::findings::{java_gc_collapse as rule, Outcome};
+    use kgap_probes::java_producers::{
+        figures, figures_out_of_memory, point_evidence, read_gc_log, Figures, Point,
+    };
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/gc/companion");
     let read = |name: &str| {
         let line = std::fs::read_to_string(dir.join(format!("{name}-jdk17.result"))).unwrap();
         let (r, _) = java::parse_result(&line).expect("a RESULT line");
-        let log = std::fs::File::open(dir.join(format!("{name}-jdk17.log"))).unwrap();
-        let gc = analyze_gc_logs(
-            vec![GcInput {
-                name: name.into(),
-                reader: Box::new(log),
-            }],
-            &GcLogOptions::default(),
-            None,
-        )
-        .unwrap();
         assert_eq!(
             r.payload_sha256.as_deref(),
             Some(Pool::new(100, PayloadKind::Random).sha256_hex().as_str())
         );
-        figures(&r, &gc)
+        let gc = read_gc_log(&dir.join(format!("{name}-jdk17.log"))).unwrap();
+        figures(&r, &gc, None)
     };
-    let setting = |name: &str, k: u32, bm: Option<u64>| {
-        let mut p = serde_json::Map::new();
-        p.insert(
-            "buffer.memory".into(),
-            bm.map_or("default".into(), Value::from),
-        );
-        p.insert("producers".into(), k.into());
-        let mut s = SettingResult::new(p);
-        s.push_run(&read(name));
-        s
-    };
-    let pair = |k: u32, default: &str, bounded: &str, heap: &str| {
-        verdict(
-            &[
-                setting(default, k, None),
-                setting(bounded, k, Some(2 << 20)),
-            ],
-            heap,
-        )
+    // Each fixture is one run; three reps of it stand for a point whose reps agree.
+    let verdict = |k: u32, default: &Figures, bounded: &Figures| {
+        let at = |bm: Option<u64>, f: &Figures| {
+            let p = Point {
+                buffer_memory: bm,
+                producers: k,
+            };
+            point_evidence(&p, &[f.clone(), f.clone(), f.clone()])
+        };
+        rule::decide(&rule::Evidence {
+            cores: 2,
+            heap_mb: 256.0,
+            points: vec![at(None, default), at(Some(2 << 20), bounded)],
+        })
     };
     // The probe's default point on a quiet 2-core machine: K=2, the scaled 256m heap.
     let k2 = read("k2-default-256m");
-    assert_eq!(k2.collapsed, 1, "{k2:?}");
+    assert_eq!(k2.collapsed, Some(true), "{k2:?}");
+    assert!(k2.gc.heap_after_young_share.unwrap() >= 0.8, "{k2:?}");
+    assert!(k2.full_gcs >= 1 && k2.evacuation_failures >= 1, "{k2:?}");
     let k2b = read("k2-bounded-2m-256m");
-    assert_eq!(k2b.collapsed, 0, "{k2b:?}");
+    assert_eq!(k2b.collapsed, Some(false), "{k2b:?}");
     assert!(
         k2b.msgs_per_s > k2.msgs_per_s,
         "the bound is also faster here"
     );
-    let v = pair(2, "k2-default-256m", "k2-bounded-2m-256m", "256m");
-    assert!(v.holds, "{}", v.summary);
-    assert!(v.summary.contains("K=2"), "{}", v.summary);
+    let v = verdict(2, &k2, &k2b);
+    assert_eq!(v.outcome, Outcome::Holds, "{}", v.render());
+    assert!(v.reason.contains("K=2 on 2 cores"), "{}", v.reason);
     // Had this JVM thrown OutOfMemoryError, the probe would read only its GC log.
-    let log = std::fs::File::open(dir.join("k2-default-256m-jdk17.log")).unwrap();
-    let gc = analyze_gc_logs(
-        vec![GcInput {
-            name: "k2".into(),
-            reader: Box::new(log),
-        }],
-        &GcLogOptions::default(),
-        None,
-    )
-    .unwrap();
-    let oom = kgap_probes::java_producers::figures_out_of_memory(&gc);
-    assert_eq!(
-        (oom.collapsed, oom.out_of_memory, oom.msgs_per_s),
-        (1, 1, 0.0)
-    );
+    let gc = read_gc_log(&dir.join("k2-default-256m-jdk17.log")).unwrap();
+    let oom = figures_out_of_memory(&gc);
+    assert_eq!((oom.collapsed, oom.gc.out_of_memory, oom.msgs_per_s), (Some(true), true, 0.0));
     assert_eq!(oom.full_gcs, gc.full_gcs);
-    assert!(oom.gc_fraction > 0.05 && oom.gc_fraction < 1.0, "{oom:?}");
+    assert!(
+        oom.gc.gc_share_window > 0.05 && oom.gc.gc_share_window < 1.0,
+        "{oom:?}"
+    );
     let k16 = read("k16-default");
-    assert_eq!(k16.collapsed, 1, "{k16:?}");
-    assert!(k16.gc_fraction >= 0.2 && k16.full_gcs >= 1, "{k16:?}");
-    assert!(k16.log_diagnoses.iter().any(|d| d == "gc-collapse"));
+    assert_eq!(k16.collapsed, Some(true), "{k16:?}");
+    assert!(k16.gc.gc_share_window >= 0.2 && k16.full_gcs >= 1, "{k16:?}");
+    assert!(k16.gc_log_diagnoses.iter().any(|d| d == "gc-collapse"));
     let k16b = read("k16-bounded-2m");
-    assert_eq!(k16b.collapsed, 0, "{k16b:?}");
+    assert_eq!(k16b.collapsed, Some(false), "{k16b:?}");
     assert!(
         k16b.buffer_wait_s.unwrap() > 0.0,
         "the 2 MB bound made send() wait"
     );
-    let v = pair(16, "k16-default", "k16-bounded-2m", "512m");
-    assert!(v.holds, "{}", v.summary);
+    assert_eq!(verdict(16, &k16, &k16b).outcome, Outcome::Holds);
     // K=32 on 2 cores: the bound did not save it (G1's concurrent cycle fell behind too).
-    assert_eq!(read("k32-bounded-2m").collapsed, 1);
-    let v = pair(32, "k32-default", "k32-bounded-2m", "512m");
-    assert!(!v.holds);
-    assert!(v.summary.contains("did not remove it"), "{}", v.summary);
+    let k32b = read("k32-bounded-2m");
+    assert_eq!(k32b.collapsed, Some(true));
+    let v = verdict(32, &read("k32-default"), &k32b);
+    assert_eq!(v.outcome, Outcome::DoesNotHold, "{}", v.render());
+    assert!(v.reason.contains("keeps every rep clean"), "{}", v.reason);
 }
 
 /// The companion's window recording (fixtures/jfr/companion): kgap's native JFR reader sees
@@ -300,7 +302,9 @@ fn captured_companion_recording_reads_like_the_jdk_reads_it() {
     // SO_SNDBUF), far below the 1 MB batches.
     let line = std::fs::read_to_string(dir.join(format!("{name}.result"))).unwrap();
     let (r, _) = java::parse_result(&line).unwrap();
-    let fig = kgap_probes::java_socket_buffers::figures(&r, &report, true);
+    use kgap_analyzers::findings::java_send_buffer as send;
+    use kgap_probes::java_socket_buffers::{figures, Side};
+    let fig = figures(&r, &report, Side::Produce, None);
     assert!(fig
         .socket_thread
         .unwrap()
@@ -311,6 +315,16 @@ fn captured_companion_recording_reads_like_the_jdk_reads_it() {
         fig.bytes_per_call_p50
     );
     assert!(fig.socket_calls > 100);
+    // The catalogue's cap: the median write inside its band of send.buffer.bytes, far below
+    // the 1 MB batches (the buffer, not the data, ended each write).
+    let buf = send::DEFAULT_SEND_BUFFER_BYTES as f64;
+    let p50 = fig.bytes_per_call_p50 as f64;
+    assert!(p50 >= send::CAPPED_WRITE_LO * buf && p50 <= send::CAPPED_WRITE_HI * buf);
+    assert_eq!(fig.bytes_per_call_max, fig.bytes_per_call_p50, "the cap is exact");
+    // This capture's companion predates kafka-clients' per-request metrics in its RESULT
+    // line: the request size is not measured, so the rule cannot count writes per request.
+    assert_eq!((fig.request_bytes, fig.writes_per_request), (None, None));
+    assert_eq!(fig.poll_thread_cores, None, "a producer has no poll thread");
 }
 
 #[test]
@@ -341,30 +355,64 @@ fn socket_buffers_short_real_run_counts_socket_calls() {
         .expect("probe runs");
     assert!(out.status.success(), "probe failed: {}", stderr(&out));
     let r: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
-    let settings = r["settings"].as_array().expect("settings");
-    assert_eq!(settings.len(), 4);
-    for s in settings {
-        let run = &s["runs"][0];
+    let points = r["points"].as_array().expect("points");
+    assert_eq!(points.len(), 4);
+    for p in points {
+        assert_eq!(p["client"], "java");
+        let run = &p["runs"][0];
         assert!(run["msgs_per_s"].as_f64().unwrap() > 100.0, "{run}");
         assert!(run["socket_calls"].as_u64().unwrap() > 0, "{run}");
         assert!(run["bytes_per_call_p50"].as_u64().unwrap() > 0, "{run}");
+        // Each side's own thread is measured: the network thread writes, the poll thread reads.
+        if p["params"]["side"] == "produce" {
+            assert!(run["network_thread_cores"].as_f64().unwrap() > 0.0, "{run}");
+            assert!(run["request_bytes"].as_f64().unwrap() > 1024.0, "{run}");
+            assert!(run["writes_per_request"].as_u64().unwrap() >= 1, "{run}");
+            assert!(run["poll_thread_cores"].is_null(), "{run}");
+        } else {
+            let cores = run["poll_thread_cores"].as_f64().unwrap();
+            assert!(cores > 0.0 && cores <= 1.05, "{run}");
+            assert!(run["network_thread_cores"].is_null(), "{run}");
+        }
     }
     // The fixed default caps a write at about twice send.buffer.bytes.
-    let fixed = &settings[0]["runs"][0];
-    assert_eq!(
-        settings[0]["params"]["send.buffer.bytes"],
-        "default (131072)"
-    );
+    let fixed = &points[0]["runs"][0];
+    assert_eq!(points[0]["params"]["send.buffer.bytes"], 131072);
+    assert_eq!(points[1]["params"]["send.buffer.bytes"], -1);
+    assert_eq!(points[2]["params"]["receive.buffer.bytes"], 65536);
     assert!(
         fixed["bytes_per_call_max"].as_u64().unwrap() <= 2 * 131072 + 1024,
         "{fixed}"
     );
+    // Two verdicts, each from its own side; one rep decides neither.
+    let v = r["verdicts"].as_array().expect("verdicts");
+    let ids: Vec<&str> = v.iter().map(|v| v["finding"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["java-send-buffer", "java-receive-buffer"]);
+    for v in v {
+        assert_eq!(v["outcome"], "cannot-tell", "{v}");
+        assert!(v["checks"].as_array().unwrap().len() >= 4, "{v}");
+    }
+    let send = &v[0]["evidence"]["pairs"][0];
+    assert_eq!(send["batch_size_bytes"], 131072);
+    let receive = &v[1]["evidence"]["pairs"][0];
+    assert_eq!(receive["record_bytes"], 1024);
+    assert!(!v[1].to_string().contains("write_bytes"), "{}", v[1]);
+    // The consumer's prefilled topic and the producers' own.
+    assert_eq!(r["topics"].as_array().map(Vec::len), Some(3), "{}", r["topics"]);
     assert!(out_dir
         .join("produce-batch-131072-default-rep1/window.jfr")
         .is_file());
     assert!(out_dir
         .join("consume-size-1024-os-rep1/window.jfr")
         .is_file());
+    let text = std::fs::read_to_string(out_dir.join("report.txt")).unwrap();
+    assert!(text.contains("verdict java-receive-buffer: CANNOT TELL"), "{text}");
+    // Within 100 columns, but for the kit's payload line (a 64-digit digest).
+    let wide: Vec<&str> = text
+        .lines()
+        .filter(|l| l.chars().count() > 100 && !l.starts_with("payload pool:"))
+        .collect();
+    assert!(wide.is_empty(), "{wide:?}");
 }
 
 #[test]

@@ -214,51 +214,6 @@ pub mod rules {
             && rate_lo > 0.0
             && rate_hi <= 0.95 * rate_lo
     }
-
-    /// Writes and bytes copied for one request when each write takes `write_bytes` and the
-    /// JDK copies the whole unsent rest on every write. (6.29 MB at 298 KB: 22 writes,
-    /// 69.6 MB.)
-    pub fn tail_copy(request_bytes: f64, write_bytes: f64) -> (u64, f64) {
-        if request_bytes <= 0.0 || write_bytes <= 0.0 {
-            return (0, 0.0);
-        }
-        let writes = (request_bytes / write_bytes).ceil() as u64;
-        let copied = (0..writes)
-            .map(|i| (request_bytes - i as f64 * write_bytes).max(0.0))
-            .sum();
-        (writes, copied)
-    }
-
-    /// Java's send buffer: a request takes ≥ 4 writes and writes sit between 1x and 3x the
-    /// fixed send buffer, i.e. the buffer caps them (the kernel doubles it; the post saw
-    /// 298 KB at 128 KB, and ~692 KB writes once autotuned up to 4 MB).
-    pub fn java_send_buffer(
-        request_bytes: f64,
-        write_bytes_p50: f64,
-        send_buffer_bytes: f64,
-    ) -> bool {
-        let (writes, _) = tail_copy(request_bytes, write_bytes_p50);
-        send_buffer_bytes > 0.0
-            && writes >= 4
-            && write_bytes_p50 >= send_buffer_bytes
-            && write_bytes_p50 <= 3.0 * send_buffer_bytes
-    }
-
-    /// Java's receive buffer: reads at or under the fixed receive buffer on a thread near
-    /// one core (the post: ~56 KB reads at 64 KB, 0.95–0.98 cores).
-    pub fn java_receive_buffer(
-        read_bytes_p50: f64,
-        receive_buffer_bytes: f64,
-        thread_cores: f64,
-    ) -> bool {
-        receive_buffer_bytes > 0.0 && read_bytes_p50 <= receive_buffer_bytes && thread_cores >= 0.9
-    }
-
-    /// GC collapse (analyze-gc-log's rule): a window ≥ 20% in GC while the heap after young
-    /// GC stays ≥ 80% of the maximum (the post: 37%, 1846 of 2048 MB).
-    pub fn java_gc_collapse(gc_share_worst_window: f64, heap_after_young_share: f64) -> bool {
-        gc_share_worst_window >= 0.20 && heap_after_young_share >= 0.80
-    }
 }
 
 #[cfg(test)]

@@ -150,6 +150,7 @@ pub(super) fn build(a: Analyzer<'_, '_>, with_timeline: bool) -> GcReport {
             None
         },
         worst_window: a.windows.worst.map(round_window),
+        worst_collapse_window: a.windows.worst_collapse.map(round_window),
         windows: a.windows.closed,
         windows_gc_over_share: a.windows.busy_windows,
         windows_collapsed: a.windows.collapse_windows,

@@ -208,6 +208,9 @@ pub struct GcReport {
     /// GC time over wall time in the worst window (null without timestamps).
     pub gc_fraction_max_window: Option<f64>,
     pub worst_window: Option<WindowSummary>,
+    /// The GC-heaviest window that also left the heap at least the collapse share full
+    /// (the window `gc-collapse` quotes), or null when none did.
+    pub worst_collapse_window: Option<WindowSummary>,
     /// Windows with GC ≥ the collapse share, and those with the heap also full.
     pub windows: u64,
     pub windows_gc_over_share: u64,
