@@ -34,6 +34,7 @@ pub mod batch_wrapper_latency;
 pub mod inflight_latency;
 pub mod per_partition_linger;
 pub mod gzip_batch_semantics;
+pub mod java_gzip_batch_closing;
 pub mod java_send_buffer;
 pub mod java_receive_buffer;
 pub mod java_gc_collapse;
@@ -144,6 +145,7 @@ pub const CATALOGUE: &[Finding] = &[
     inflight_latency::FINDING,
     per_partition_linger::FINDING,
     gzip_batch_semantics::FINDING,
+    java_gzip_batch_closing::FINDING,
     java_send_buffer::FINDING,
     java_receive_buffer::FINDING,
     java_gc_collapse::FINDING,
@@ -241,22 +243,6 @@ pub mod rules {
         gap_ms >= linger_ms && p50_ms >= 0.8 * linger_ms
     }
 
-    /// gzip batch semantics (the probe's rule), smallest vs largest batch.size: input per
-    /// batch follows batch.size (≥ 1.5x), compresses better (≥ 1.02x) and runs slower (≤ 0.95x).
-    pub fn gzip_batch(
-        input_lo: f64,
-        input_hi: f64,
-        ratio_lo: f64,
-        ratio_hi: f64,
-        rate_lo: f64,
-        rate_hi: f64,
-    ) -> bool {
-        input_hi >= 1.5 * input_lo
-            && ratio_hi >= 1.02 * ratio_lo
-            && rate_lo > 0.0
-            && rate_hi <= 0.95 * rate_lo
-    }
-
     /// Writes and bytes copied for one request when each write takes `write_bytes` and the
     /// JDK copies the whole unsent rest on every write. (6.29 MB at 298 KB: 22 writes,
     /// 69.6 MB.)
@@ -314,7 +300,7 @@ mod tests {
             assert!(f.rule_fn.starts_with("rules::") || f.rule_fn.starts_with("findings::"));
             assert!(f.reproduce.exists || f.reproduce.command.contains("(planned)"));
         }
-        assert_eq!(CATALOGUE.len(), 10);
+        assert_eq!(CATALOGUE.len(), 11);
     }
 
     #[test]
