@@ -76,7 +76,7 @@ examples:
   probe-gzip-batch --java-equivalent 16384  # librdkafka size for Java's 16 KB
   probe-gzip-batch --codec lz4              # the same sweep, another codec
   probe-gzip-batch --brokers 127.0.0.1:9092 --client both --level -1
-                                            # Java beside librdkafka, both halves";
+                                            # Java beside librdkafka";
 
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
