@@ -98,11 +98,11 @@ pub fn decide(e: &Evidence) -> Verdict {
     points.sort_by_key(|p| p.batch_size);
     points.dedup_by_key(|p| p.batch_size);
     let (Some(lo), Some(hi)) = (points.first(), points.last()) else {
-        return Verdict::cannot_tell(&FINDING, "librdkafka did not run: nothing to judge");
+        return refuse(e, "librdkafka did not run: nothing to judge");
     };
     if points.len() < 2 || lo.batch_size == 0 {
-        return Verdict::cannot_tell(
-            &FINDING,
+        return refuse(
+            e,
             format!(
                 "only batch.size {} was measured at this level: the rule compares a small \
                  batch.size with a large one (e.g. --batch-size 16384,90112)",
@@ -112,8 +112,8 @@ pub fn decide(e: &Evidence) -> Verdict {
     }
     let spread = hi.batch_size as f64 / lo.batch_size as f64;
     if spread < MIN_BATCH_SIZE_SPREAD {
-        return Verdict::cannot_tell(
-            &FINDING,
+        return refuse(
+            e,
             format!(
                 "batch.size {} and {} are {spread:.2}x apart: the rule needs ≥ \
                  {MIN_BATCH_SIZE_SPREAD}x between the smallest and the largest to show a trade",
@@ -301,6 +301,13 @@ fn compressor_is_the_limit(lo: &BatchPoint, hi: &BatchPoint) -> Check {
         );
     }
     Check::new(condition, state, detail)
+}
+
+/// CANNOT TELL before any check, with the evidence it saw (for the reader and gap-report).
+fn refuse(e: &Evidence, reason: impl Into<String>) -> Verdict {
+    let mut v = Verdict::cannot_tell(&FINDING, reason);
+    v.evidence = serde_json::to_value(e).unwrap_or_default();
+    v
 }
 
 pub const FINDING: Finding = Finding {

@@ -74,15 +74,15 @@ pub fn decide(e: &Evidence) -> Verdict {
     points.retain(|p| !p.msgs_per_s.is_empty());
     points.sort_by_key(|p| p.batch_size);
     let (Some(lo), Some(hi)) = (points.first(), points.last()) else {
-        return Verdict::cannot_tell(
-            &FINDING,
+        return refuse(
+            e,
             "the Java client did not run, so what closes its batches was not measured: run \
              with --client both --brokers HOST:PORT",
         );
     };
     if lo.batch_size == 0 || (hi.batch_size as f64) < MIN_BATCH_SIZE_SPREAD * lo.batch_size as f64 {
-        return Verdict::cannot_tell(
-            &FINDING,
+        return refuse(
+            e,
             format!(
                 "the Java client ran at batch.size {} only (or at sizes under \
                  {MIN_BATCH_SIZE_SPREAD}x apart): whether batch.size closed its batches needs a \
@@ -176,6 +176,13 @@ fn closed_on_time(e: &Evidence, p: &JavaBatchPoint) -> String {
             units::bytes(wire)
         ),
     }
+}
+
+/// CANNOT TELL before any check, with the evidence it saw (for the reader and gap-report).
+fn refuse(e: &Evidence, reason: impl Into<String>) -> Verdict {
+    let mut v = Verdict::cannot_tell(&FINDING, reason);
+    v.evidence = serde_json::to_value(e).unwrap_or_default();
+    v
 }
 
 pub const FINDING: Finding = Finding {
@@ -327,6 +334,7 @@ mod tests {
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell);
         assert!(v.reason.contains("batch.size 16K only"), "{}", v.reason);
+        assert_eq!(v.evidence["points"][0]["batch_size"], 16384, "the evidence it saw is kept");
     }
 
     #[test]
