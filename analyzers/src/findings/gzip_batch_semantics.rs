@@ -11,7 +11,7 @@
 //! Java's half of the post's claim (what closes a Java batch) is its own finding:
 //! [`super::java_gzip_batch_closing`].
 
-use super::reps::{apart, check_at_least, check_every_rep, Apart, Reps, MIN_REPS, MORE_REPS_HINT};
+use super::reps::{apart, check_at_least, check_every_rep, ratio, Apart, Reps, MIN_REPS, MORE_REPS_HINT};
 use super::verdict::{Check, CheckState, Verdict};
 use super::{direct, indirect, Finding, Reproduce, Side};
 use crate::units;
@@ -209,16 +209,11 @@ pub fn check_follows(
 ) -> Check {
     let condition = condition.into();
     let shown = format!("{} against {}", high.show(&fmt), low.show(&fmt));
-    let (Some(h), Some(l)) = (high.median(), low.median()) else {
-        return Check::undecided(condition, format!("{shown}: not measured"));
+    let r = match ratio(high, low) {
+        Ok(r) => r,
+        Err(why) => return Check::undecided(condition, format!("{shown}: {why}")),
     };
-    if l == 0.0 {
-        return Check::undecided(
-            condition,
-            format!("{shown}: the smaller side's median is 0: a ratio would divide by zero"),
-        );
-    }
-    let detail = format!("{} ({shown})", crate::units::times(h / l));
+    let detail = format!("{} ({shown})", crate::units::times(r.value));
     let n = high.n().min(low.n());
     if n < MIN_REPS {
         return Check::undecided(

@@ -4,9 +4,9 @@
 //! so at 16 KB it holds about 43 KB of text. A batch also closes on time: linger.ms, or when
 //! the sender drains it with the node's other batches. Which one closed it is measured, not
 //! assumed: where batch.size closed a batch, a larger batch.size lets the batch grow; where
-//! time closed it, the batch is the same size whatever batch.size. The rule compares the
-//! Java client's batches as sent at the smallest and the largest batch.size of its sweep,
-//! and asks that the smallest's hold more input than its batch.size. Judged only when the
+//! time closed it, the batch is the same size whatever batch.size. The rule judges the Java
+//! batch.size nearest the post's 16 KB that has a ≥ 1.5x larger one beside it: its batches
+//! as sent against the largest's, and its input against its batch.size. Judged only when the
 //! Java client ran (`--client both`): without it the rule says CANNOT TELL, never HOLDS.
 
 use super::gzip_batch_semantics::{check_follows, MIN_BATCH_SIZE_SPREAD};
@@ -19,8 +19,8 @@ use serde::{Deserialize, Serialize};
 /// Input per batch over batch.size a compressed limit shows (the post: 43 KB at 16 KB,
 /// 2.6x); an uncompressed limit keeps it ≤ 1.
 pub const MIN_INPUT_OVER_BATCH_SIZE: f64 = 1.2;
-/// Growth of a batch as sent, smallest to largest batch.size, that shows batch.size closed
-/// the smaller (checked with min/max ranges apart).
+/// Growth of a batch as sent, the judged to the largest batch.size, that shows batch.size
+/// closed the judged one's (checked with min/max ranges apart).
 pub const MIN_WIRE_GROWTH: f64 = 1.3;
 
 /// One batch.size of the Java client's sweep, per rep.
@@ -48,8 +48,8 @@ pub struct Evidence {
     pub message_bytes: u64,
     /// The Java client's batch.sizes at that level; empty when Java did not run.
     pub points: Vec<JavaBatchPoint>,
-    /// librdkafka's input per batch at the smallest Java batch.size, shown beside.
-    pub librdkafka_input_bytes_per_batch: Reps,
+    /// librdkafka's input per batch by batch.size at that level, shown beside (not judged).
+    pub librdkafka_input_bytes_per_batch: Vec<(u64, Reps)>,
 }
 
 impl Evidence {
@@ -62,35 +62,49 @@ impl Evidence {
     }
 }
 
+/// The post's Java batch.size, where it quotes "about 43 KB of input".
+pub const POST_BATCH_SIZE: u64 = 16384;
+
+fn distance_to_post(b: u64) -> f64 {
+    (b as f64 / POST_BATCH_SIZE as f64).ln().abs()
+}
+
 fn size(b: u64) -> String {
     crate::svg::bytes_label(b as f64)
 }
 
-/// The rule: at the smallest Java batch.size a batch holds ≥ 1.2x its batch.size of input in
+/// The rule: at the judged Java batch.size a batch holds ≥ 1.2x its batch.size of input in
 /// every rep, and at the largest the batches as sent grew ≥ 1.3x (ranges apart): batch.size
 /// closed them. Flat batches: time closed them (DOES NOT HOLD, with the linger arithmetic).
 pub fn decide(e: &Evidence) -> Verdict {
     let mut points = e.points.clone();
     points.retain(|p| !p.msgs_per_s.is_empty());
     points.sort_by_key(|p| p.batch_size);
-    let (Some(lo), Some(hi)) = (points.first(), points.last()) else {
+    let (Some(first), Some(hi)) = (points.first(), points.last()) else {
         return refuse(
             e,
             "the Java client did not run, so what closes its batches was not measured: run \
              with --client both --brokers HOST:PORT",
         );
     };
-    if lo.batch_size == 0 || (hi.batch_size as f64) < MIN_BATCH_SIZE_SPREAD * lo.batch_size as f64 {
+    // The batch.size judged: the one nearest the post's 16 KB among those with a batch.size
+    // ≥ 1.5x larger beside them, compared with the largest (the most room to grow).
+    let judged = points
+        .iter()
+        .filter(|p| p.batch_size > 0)
+        .filter(|p| hi.batch_size as f64 >= MIN_BATCH_SIZE_SPREAD * p.batch_size as f64)
+        .min_by(|a, b| distance_to_post(a.batch_size).total_cmp(&distance_to_post(b.batch_size)));
+    let Some(lo) = judged else {
         return refuse(
             e,
             format!(
                 "the Java client ran at batch.size {} only (or at sizes under \
                  {MIN_BATCH_SIZE_SPREAD}x apart): whether batch.size closed its batches needs a \
                  larger batch.size beside it (e.g. --batch-size 3000,16384,90112)",
-                size(lo.batch_size)
+                size(first.batch_size)
             ),
         );
-    }
+    };
     let over = check_every_rep(
         format!(
             "at batch.size {} a Java batch holds more input than its batch.size (≥ \
@@ -121,7 +135,8 @@ pub fn decide(e: &Evidence) -> Verdict {
         .outlier_warnings(&format!("Java msg/s at batch.size {}", size(lo.batch_size)), units::msgs_per_s);
     Verdict::from_checks(&FINDING, vec![over, closed], e, || {
         let m = |r: &Reps| r.median().unwrap_or(0.0);
-        let beside = match e.librdkafka_input_bytes_per_batch.median() {
+        let rdk = e.librdkafka_input_bytes_per_batch.iter().find(|(b, _)| *b == lo.batch_size);
+        let beside = match rdk.and_then(|(_, r)| r.median()) {
             Some(i) => format!("; librdkafka at the same batch.size: {}", units::bytes(i)),
             None => String::new(),
         };
@@ -208,10 +223,11 @@ pub const FINDING: Finding = Finding {
     expected_shape: "a Java batch holds more input than its batch.size, and its batches grow \
                      as sent when batch.size grows; batches of one size whatever batch.size \
                      closed on time (linger.ms)",
-    rule: "only when the Java client ran (else CANNOT TELL), ≥ 2 Java batch.sizes ≥ 1.5x \
-           apart at one level, ≥ 3 reps: at the smallest, input ≥ 1.2x batch.size in every \
-           rep; at the largest, bytes per batch as sent ≥ 1.3x the smallest's (min/max above \
-           1.3x the smallest's range); flat batches: DOES NOT HOLD, time closed them",
+    rule: "only when the Java client ran (else CANNOT TELL); at one level, the Java \
+           batch.size nearest 16 KB with one ≥ 1.5x larger beside it, ≥ 3 reps: input ≥ 1.2x \
+           batch.size in every rep, and at the largest batch.size bytes per batch as sent ≥ \
+           1.3x its own (min/max above 1.3x its range); flat batches: DOES NOT HOLD, time \
+           closed them",
     rule_fn: "findings::java_gzip_batch_closing::decide",
     sources: &[direct("java-gzip-batch-closing", "probe-gzip-batch")],
 };
@@ -244,7 +260,7 @@ mod tests {
             linger_ms: 5.0,
             message_bytes: 1024,
             points,
-            librdkafka_input_bytes_per_batch: reps(&[15360.0; 3]),
+            librdkafka_input_bytes_per_batch: vec![(3000, reps(&[2048.0; 3])), (16384, reps(&[15360.0; 3]))],
         }
     }
 
@@ -312,6 +328,26 @@ mod tests {
         let v = decide(&recorded_one_partition());
         assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
         assert!(v.reason.contains("closed them"), "{}", v.reason);
+    }
+
+    #[test]
+    fn the_judged_batch_size_is_the_one_nearest_the_posts_16k() {
+        // 3000 B batches grew at 16K (batch.size closed them), 16K's did not at 88K (time
+        // closed them): the post's claim is about 16 KB, so 16K is judged.
+        let mut e = recorded_six_partitions();
+        e.points.remove(1);
+        e.points.insert(
+            0,
+            point(3000, &[11e3, 12e3, 12.5e3], &[6.3e3, 6.44e3, 6.5e3], &[1.55e3, 1.6e3, 1.62e3]),
+        );
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
+        assert!(v.reason.contains("at 16K"), "{}", v.reason);
+        // Without the 88K point, 3000 B is the only one with a larger beside it.
+        e.points.pop();
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
+        assert!(v.reason.contains("batch.size 3000"), "{}", v.reason);
     }
 
     #[test]

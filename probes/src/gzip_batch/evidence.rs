@@ -57,8 +57,7 @@ pub fn librdkafka(probe: &GzipBatch, sweep: &Sweep<GzipBatch>) -> rdk::Evidence 
 /// Java's half: the Java client's batch.sizes at the judged level (none when it did not run).
 pub fn java(probe: &GzipBatch, sweep: &Sweep<GzipBatch>) -> jv::Evidence {
     let level = judged_level(probe);
-    let java = at_level(sweep, Client::Java, level);
-    let points: Vec<JavaBatchPoint> = java
+    let points: Vec<JavaBatchPoint> = at_level(sweep, Client::Java, level)
         .iter()
         .map(|m| JavaBatchPoint {
             batch_size: m.point.batch_size,
@@ -68,12 +67,10 @@ pub fn java(probe: &GzipBatch, sweep: &Sweep<GzipBatch>) -> jv::Evidence {
             compression_ratio: m.reps_of(|f| f.compression_ratio),
         })
         .collect();
-    let beside = points.first().and_then(|lo| {
-        at_level(sweep, Client::Librdkafka, level)
-            .into_iter()
-            .find(|m| m.point.batch_size == lo.batch_size)
-            .map(|m| m.reps_of(|f| f.input_bytes_per_batch))
-    });
+    let beside = at_level(sweep, Client::Librdkafka, level)
+        .iter()
+        .map(|m| (m.point.batch_size, m.reps_of(|f| f.input_bytes_per_batch)))
+        .collect();
     jv::Evidence {
         codec: probe.opts.codec.name().into(),
         compression_level: level,
@@ -81,7 +78,7 @@ pub fn java(probe: &GzipBatch, sweep: &Sweep<GzipBatch>) -> jv::Evidence {
         linger_ms: LINGER_MS as f64,
         message_bytes: message_bytes(sweep),
         points,
-        librdkafka_input_bytes_per_batch: beside.unwrap_or_default(),
+        librdkafka_input_bytes_per_batch: beside,
     }
 }
 
