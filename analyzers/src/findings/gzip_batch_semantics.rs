@@ -385,7 +385,8 @@ mod tests {
         assert_eq!(v.checks.len(), 5);
     }
 
-    /// docs/probe-gzip-batch.md, `--client both` on Kafka 4.3.1, 3 reps, level default:
+    /// The earlier `--client both` run on Kafka 4.3.1 (`git show 59a4238:docs/probe-gzip-batch.md`,
+    /// load average under 1.5), 3 reps, level default:
     /// 16K 35k (34k–36k) msg/s, 15360 B in, 4.71, rdk:broker 0.97; 88K 18k (11k–20k),
     /// 88064 B, 5.70, 0.99.
     fn recorded_level_default() -> Evidence {
@@ -402,6 +403,22 @@ mod tests {
         let v = decide(&recorded_level_default());
         assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
         assert!(v.checks[0].detail.contains("0.94x at 16K"), "{}", v.checks[0].detail);
+    }
+
+    #[test]
+    fn the_projects_run_under_load_cannot_tell() {
+        // docs/probe-gzip-batch.md, `--client both`, load average 14–24: the rates fell with
+        // batch.size, but the compressing thread had 0.40 (0.31–0.63) cores at 16K and 0.30
+        // (0.19–0.46) at 88K, so they do not compare zlib's cost.
+        let e = evidence(vec![
+            point(16384, &[11e3, 11.4e3, 25e3], 15_360.0, 4.70, &[0.31, 0.40, 0.63]),
+            point(90112, &[3.9e3, 6.7e3, 10e3], 88_064.0, 5.73, &[0.19, 0.30, 0.46]),
+        ]);
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+        assert!(v.reason.contains("16K: 0.40 (0.31–0.63) cores"), "{}", v.reason);
+        assert_eq!(v.checks[4].state, CheckState::Passed, "the rates alone would have passed");
+        assert!(v.warnings.iter().any(|w| w.contains("outlier")), "{:?}", v.warnings);
     }
 
     #[test]
