@@ -107,7 +107,11 @@ fn librdkafkas_gzip_input_per_batch_tracks_batch_size_on_the_real_broker() {
         assert_eq!(p["params"]["compression.type"], "gzip");
         assert_eq!(p["runs"].as_array().map(Vec::len), Some(3));
         for run in p["runs"].as_array().unwrap() {
-            for key in ["input_bytes_per_batch", "wire_bytes_per_batch", "compression_ratio"] {
+            for key in [
+                "input_bytes_per_batch",
+                "wire_bytes_per_batch",
+                "compression_ratio",
+            ] {
                 assert!(run[key].is_number(), "run lacks {key}: {run}");
             }
             assert_eq!(run["delivery_errors"], 0, "{run}");
@@ -116,17 +120,29 @@ fn librdkafkas_gzip_input_per_batch_tracks_batch_size_on_the_real_broker() {
             let ratio = run["compression_ratio"].as_f64().unwrap();
             // batch.size limits the uncompressed input (one message of slack: librdkafka
             // always takes a batch's first message).
-            assert!(input <= (batch + size) as f64, "batch.size {batch}: {input} B in a batch");
+            assert!(
+                input <= (batch + size) as f64,
+                "batch.size {batch}: {input} B in a batch"
+            );
             assert!(input >= size as f64, "batch.size {batch}: {input} B");
             // Word-list text compresses: fewer bytes on the wire than payload bytes.
-            assert!(ratio > 1.5 && wire < input, "batch.size {batch}: ratio {ratio}");
-            assert!(run["compressing_thread_cores"].as_f64().unwrap() > 0.0, "{run}");
+            assert!(
+                ratio > 1.5 && wire < input,
+                "batch.size {batch}: ratio {ratio}"
+            );
+            assert!(
+                run["compressing_thread_cores"].as_f64().unwrap() > 0.0,
+                "{run}"
+            );
             assert!(run["topic"].as_str().unwrap().starts_with(PREFIX), "{run}");
         }
         inputs.push(p["median"]["input_bytes_per_batch"].as_f64().unwrap());
     }
     // 8x the batch.size: several times the input per batch.
-    assert!(inputs[1] >= 3.0 * inputs[0], "input per batch did not track batch.size: {inputs:?}");
+    assert!(
+        inputs[1] >= 3.0 * inputs[0],
+        "input per batch did not track batch.size: {inputs:?}"
+    );
     // The catalogue decides, check by check: the input half passed in every rep.
     let v = verdict(&doc, "gzip-batch-semantics");
     assert!(
@@ -145,7 +161,10 @@ fn librdkafkas_gzip_input_per_batch_tracks_batch_size_on_the_real_broker() {
     // Java did not run: its half is not judged, and never holds.
     let j = verdict(&doc, "java-gzip-batch-closing");
     assert_eq!(j["outcome"], "cannot-tell", "{j}");
-    assert!(j["reason"].as_str().unwrap().contains("--client both"), "{j}");
+    assert!(
+        j["reason"].as_str().unwrap().contains("--client both"),
+        "{j}"
+    );
     // Every run's topic is listed, and every one is gone.
     let topics: Vec<String> = doc["topics"]
         .as_array()
@@ -187,9 +206,18 @@ fn embedded_mock_run_says_so_and_prints_both_verdicts_and_java_equivalent() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("mock"), "{text}");
-    assert!(text.contains("verdict gzip-batch-semantics: CANNOT TELL"), "one rep: {text}");
-    assert!(text.contains("verdict java-gzip-batch-closing: CANNOT TELL"), "{text}");
-    assert!(text.contains("java equivalent: a Java batch.size of 3000 B"), "{text}");
+    assert!(
+        text.contains("verdict gzip-batch-semantics: CANNOT TELL"),
+        "one rep: {text}"
+    );
+    assert!(
+        text.contains("verdict java-gzip-batch-closing: CANNOT TELL"),
+        "{text}"
+    );
+    assert!(
+        text.contains("java equivalent: a Java batch.size of 3000 B"),
+        "{text}"
+    );
     assert!(text.contains("not measured:"), "{text}");
     // The kit's payload line carries a 64-digit SHA-256: the probe's own lines fit.
     let wide: Vec<&str> = text
@@ -203,11 +231,24 @@ fn embedded_mock_run_says_so_and_prints_both_verdicts_and_java_equivalent() {
     }
     for f in ["gzip-batch-rate.svg", "gzip-batch-ratio.svg"] {
         let svg = std::fs::read_to_string(out_dir.join(f)).unwrap();
-        assert!(svg.starts_with("<svg") && svg.contains("level 1"), "{f}: {svg}");
+        assert!(
+            svg.starts_with("<svg") && svg.contains("level 1"),
+            "{f}: {svg}"
+        );
     }
     let csv = std::fs::read_to_string(out_dir.join("runs.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 3, "a header and one row per run: {csv}");
-    assert!(csv.lines().next().unwrap().contains("input_bytes_per_batch"), "{csv}");
+    assert_eq!(
+        csv.lines().count(),
+        3,
+        "a header and one row per run: {csv}"
+    );
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .contains("input_bytes_per_batch"),
+        "{csv}"
+    );
 }
 
 #[test]
@@ -243,7 +284,10 @@ fn bad_input_is_exit_2_with_a_reason() {
             err.contains(&format!("no {codec} codec")) && err.contains("builtin.features"),
             "{err}"
         );
-        assert!(!err.contains("127.0.0.1:1"), "refused before the broker: {err}");
+        assert!(
+            !err.contains("127.0.0.1:1"),
+            "refused before the broker: {err}"
+        );
     }
 }
 

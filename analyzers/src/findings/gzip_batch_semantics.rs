@@ -11,7 +11,9 @@
 //! Java's half of the post's claim (what closes a Java batch) is its own finding:
 //! [`super::java_gzip_batch_closing`].
 
-use super::reps::{apart, check_at_least, check_every_rep, ratio, Apart, Reps, MIN_REPS, MORE_REPS_HINT};
+use super::reps::{
+    apart, check_at_least, check_every_rep, ratio, Apart, Reps, MIN_REPS, MORE_REPS_HINT,
+};
 use super::verdict::{Check, CheckState, Verdict};
 use super::{direct, indirect, Finding, Reproduce, Side};
 use crate::units;
@@ -169,10 +171,10 @@ pub fn decide(e: &Evidence) -> Verdict {
     ];
     let mut warnings = Vec::new();
     for p in [lo, hi] {
-        warnings.extend(
-            p.msgs_per_s
-                .outlier_warnings(&format!("msg/s at batch.size {}", size(p.batch_size)), units::msgs_per_s),
-        );
+        warnings.extend(p.msgs_per_s.outlier_warnings(
+            &format!("msg/s at batch.size {}", size(p.batch_size)),
+            units::msgs_per_s,
+        ));
     }
     Verdict::from_checks(&FINDING, checks, e, || {
         let m = |r: &Reps| r.median().unwrap_or(0.0);
@@ -224,7 +226,10 @@ pub fn check_follows(
     let scaled = Reps::new(low.values().iter().map(|x| x * factor));
     match apart(high, &scaled) {
         Some(Apart::Higher) => Check::passed(condition, detail),
-        Some(Apart::Lower) => Check::failed(condition, format!("{detail}: short of {factor:.2}x in every rep")),
+        Some(Apart::Lower) => Check::failed(
+            condition,
+            format!("{detail}: short of {factor:.2}x in every rep"),
+        ),
         _ => Check::undecided(
             condition,
             format!("{detail}: the ranges overlap {factor:.2}x the smaller side; {MORE_REPS_HINT}"),
@@ -241,13 +246,22 @@ fn within_batch_size(points: &[BatchPoint], message_bytes: u64) -> Check {
         .iter()
         .map(|p| {
             let limit = (p.batch_size + message_bytes) as f64;
-            let c = check_every_rep(condition, &p.input_bytes_per_batch, |i| i <= limit, units::bytes);
+            let c = check_every_rep(
+                condition,
+                &p.input_bytes_per_batch,
+                |i| i <= limit,
+                units::bytes,
+            );
             (p.batch_size, c)
         })
         .collect();
     for state in [CheckState::Failed, CheckState::Undecided] {
         if let Some((b, c)) = per_point.iter().find(|(_, c)| c.state == state) {
-            return Check::new(condition, state, format!("at batch.size {}: {}", size(*b), c.detail));
+            return Check::new(
+                condition,
+                state,
+                format!("at batch.size {}: {}", size(*b), c.detail),
+            );
         }
     }
     let shares: Vec<String> = points
@@ -260,7 +274,10 @@ fn within_batch_size(points: &[BatchPoint], message_bytes: u64) -> Check {
             )
         })
         .collect();
-    Check::passed(condition, format!("input ÷ batch.size (medians): {}", shares.join(", ")))
+    Check::passed(
+        condition,
+        format!("input ÷ batch.size (medians): {}", shares.join(", ")),
+    )
 }
 
 /// zlib's cost is what the rates compare only when the compressing thread is the limit; a
@@ -371,8 +388,20 @@ mod tests {
     /// the broker thread at a full core; medians of 3, ranges not given (tight here).
     fn post() -> Evidence {
         evidence(vec![
-            point(16384, &[45.9e3, 46.4e3, 46.9e3], 15_360.0, 4.70, &[0.99, 1.0, 0.98]),
-            point(90112, &[27.2e3, 27.5e3, 27.9e3], 88_064.0, 5.71, &[0.99, 1.0, 0.99]),
+            point(
+                16384,
+                &[45.9e3, 46.4e3, 46.9e3],
+                15_360.0,
+                4.70,
+                &[0.99, 1.0, 0.98],
+            ),
+            point(
+                90112,
+                &[27.2e3, 27.5e3, 27.9e3],
+                88_064.0,
+                5.71,
+                &[0.99, 1.0, 0.99],
+            ),
         ])
     }
 
@@ -391,10 +420,34 @@ mod tests {
     /// 88064 B, 5.70, 0.99.
     fn recorded_level_default() -> Evidence {
         evidence(vec![
-            point(16384, &[34e3, 35e3, 36e3], 15_360.0, 4.71, &[0.96, 0.97, 0.98]),
-            point(32768, &[23e3, 25e3, 28e3], 31_744.0, 5.22, &[0.98, 0.99, 0.99]),
-            point(65536, &[13e3, 20e3, 21e3], 64_512.0, 5.61, &[0.97, 0.98, 0.99]),
-            point(90112, &[11e3, 18e3, 20e3], 88_064.0, 5.70, &[0.98, 0.99, 1.0]),
+            point(
+                16384,
+                &[34e3, 35e3, 36e3],
+                15_360.0,
+                4.71,
+                &[0.96, 0.97, 0.98],
+            ),
+            point(
+                32768,
+                &[23e3, 25e3, 28e3],
+                31_744.0,
+                5.22,
+                &[0.98, 0.99, 0.99],
+            ),
+            point(
+                65536,
+                &[13e3, 20e3, 21e3],
+                64_512.0,
+                5.61,
+                &[0.97, 0.98, 0.99],
+            ),
+            point(
+                90112,
+                &[11e3, 18e3, 20e3],
+                88_064.0,
+                5.70,
+                &[0.98, 0.99, 1.0],
+            ),
         ])
     }
 
@@ -402,7 +455,11 @@ mod tests {
     fn the_projects_three_rep_run_holds() {
         let v = decide(&recorded_level_default());
         assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
-        assert!(v.checks[0].detail.contains("0.94x at 16K"), "{}", v.checks[0].detail);
+        assert!(
+            v.checks[0].detail.contains("0.94x at 16K"),
+            "{}",
+            v.checks[0].detail
+        );
     }
 
     #[test]
@@ -411,14 +468,38 @@ mod tests {
         // batch.size, but the compressing thread had 0.40 (0.31–0.63) cores at 16K and 0.30
         // (0.19–0.46) at 88K, so they do not compare zlib's cost.
         let e = evidence(vec![
-            point(16384, &[11e3, 11.4e3, 25e3], 15_360.0, 4.70, &[0.31, 0.40, 0.63]),
-            point(90112, &[3.9e3, 6.7e3, 10e3], 88_064.0, 5.73, &[0.19, 0.30, 0.46]),
+            point(
+                16384,
+                &[11e3, 11.4e3, 25e3],
+                15_360.0,
+                4.70,
+                &[0.31, 0.40, 0.63],
+            ),
+            point(
+                90112,
+                &[3.9e3, 6.7e3, 10e3],
+                88_064.0,
+                5.73,
+                &[0.19, 0.30, 0.46],
+            ),
         ]);
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        assert!(v.reason.contains("16K: 0.40 (0.31–0.63) cores"), "{}", v.reason);
-        assert_eq!(v.checks[4].state, CheckState::Passed, "the rates alone would have passed");
-        assert!(v.warnings.iter().any(|w| w.contains("outlier")), "{:?}", v.warnings);
+        assert!(
+            v.reason.contains("16K: 0.40 (0.31–0.63) cores"),
+            "{}",
+            v.reason
+        );
+        assert_eq!(
+            v.checks[4].state,
+            CheckState::Passed,
+            "the rates alone would have passed"
+        );
+        assert!(
+            v.warnings.iter().any(|w| w.contains("outlier")),
+            "{:?}",
+            v.warnings
+        );
     }
 
     #[test]
@@ -429,14 +510,34 @@ mod tests {
         let e = Evidence {
             compression_level: 1,
             ..evidence(vec![
-                point(16384, &[55e3, 63e3, 67e3], 15_360.0, 4.05, &[0.80, 0.82, 0.85]),
-                point(90112, &[91e3, 114e3, 122e3], 89_088.0, 4.32, &[0.95, 0.96, 0.97]),
+                point(
+                    16384,
+                    &[55e3, 63e3, 67e3],
+                    15_360.0,
+                    4.05,
+                    &[0.80, 0.82, 0.85],
+                ),
+                point(
+                    90112,
+                    &[91e3, 114e3, 122e3],
+                    89_088.0,
+                    4.32,
+                    &[0.95, 0.96, 0.97],
+                ),
             ])
         };
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        assert!(v.reason.contains("16K: 0.82 (0.80–0.85) cores"), "{}", v.reason);
-        assert!(v.checks[4].detail.contains("not zlib's cost"), "{:?}", v.checks[4]);
+        assert!(
+            v.reason.contains("16K: 0.82 (0.80–0.85) cores"),
+            "{}",
+            v.reason
+        );
+        assert!(
+            v.checks[4].detail.contains("not zlib's cost"),
+            "{:?}",
+            v.checks[4]
+        );
     }
 
     #[test]
@@ -445,7 +546,11 @@ mod tests {
         e.points[1].msgs_per_s = reps(&[55e3, 56e3, 57e3]);
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
-        assert!(v.reason.contains("runs slower") && v.reason.contains("other way"), "{}", v.reason);
+        assert!(
+            v.reason.contains("runs slower") && v.reason.contains("other way"),
+            "{}",
+            v.reason
+        );
     }
 
     #[test]
@@ -500,7 +605,11 @@ mod tests {
         e.points[1].compressing_thread_cores = reps(&[0.55, 0.6, 0.58]);
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        assert!(v.reason.contains("not what limits the rate"), "{}", v.reason);
+        assert!(
+            v.reason.contains("not what limits the rate"),
+            "{}",
+            v.reason
+        );
     }
 
     #[test]
@@ -530,6 +639,10 @@ mod tests {
         e.points[0].msgs_per_s = reps(&[0.0, 0.0, 0.0]);
         e.points[1].msgs_per_s = reps(&[0.0, 0.0, 0.0]);
         let v = decide(&e);
-        assert!(v.checks[4].detail.contains("divide by zero"), "{:?}", v.checks[4]);
+        assert!(
+            v.checks[4].detail.contains("divide by zero"),
+            "{:?}",
+            v.checks[4]
+        );
     }
 }

@@ -128,14 +128,20 @@ pub fn decide(e: &Evidence) -> Verdict {
         units::bytes,
     );
     if closed.state == CheckState::Failed {
-        closed.detail.push_str(&format!(": {}", closed_on_time(e, lo)));
+        closed
+            .detail
+            .push_str(&format!(": {}", closed_on_time(e, lo)));
     }
-    let warnings = lo
-        .msgs_per_s
-        .outlier_warnings(&format!("Java msg/s at batch.size {}", size(lo.batch_size)), units::msgs_per_s);
+    let warnings = lo.msgs_per_s.outlier_warnings(
+        &format!("Java msg/s at batch.size {}", size(lo.batch_size)),
+        units::msgs_per_s,
+    );
     Verdict::from_checks(&FINDING, vec![over, closed], e, || {
         let m = |r: &Reps| r.median().unwrap_or(0.0);
-        let rdk = e.librdkafka_input_bytes_per_batch.iter().find(|(b, _)| *b == lo.batch_size);
+        let rdk = e
+            .librdkafka_input_bytes_per_batch
+            .iter()
+            .find(|(b, _)| *b == lo.batch_size);
         let beside = match rdk.and_then(|(_, r)| r.median()) {
             Some(i) => format!("; librdkafka at the same batch.size: {}", units::bytes(i)),
             None => String::new(),
@@ -158,8 +164,10 @@ pub fn decide(e: &Evidence) -> Verdict {
 
 /// Batches that did not grow with batch.size closed on time: say how, with the arithmetic.
 fn closed_on_time(e: &Evidence, p: &JavaBatchPoint) -> String {
-    let (Some(input), Some(wire)) = (p.input_bytes_per_batch.median(), p.wire_bytes_per_batch.median())
-    else {
+    let (Some(input), Some(wire)) = (
+        p.input_bytes_per_batch.median(),
+        p.wire_bytes_per_batch.median(),
+    ) else {
         return "the batches did not grow with batch.size, so batch.size did not close them".into();
     };
     let share = units::times(wire / p.batch_size as f64);
@@ -260,7 +268,10 @@ mod tests {
             linger_ms: 5.0,
             message_bytes: 1024,
             points,
-            librdkafka_input_bytes_per_batch: vec![(3000, reps(&[2048.0; 3])), (16384, reps(&[15360.0; 3]))],
+            librdkafka_input_bytes_per_batch: vec![
+                (3000, reps(&[2048.0; 3])),
+                (16384, reps(&[15360.0; 3])),
+            ],
         }
     }
 
@@ -270,8 +281,18 @@ mod tests {
         evidence(
             6,
             vec![
-                point(3000, &[48e3, 48.2e3, 48.5e3], &[7.9e3, 8e3, 8.1e3], &[1.90e3, 1.93e3, 1.95e3]),
-                point(16384, &[33.5e3, 33.9e3, 34.2e3], &[42.5e3, 43e3, 43.5e3], &[7.9e3, 7.98e3, 8.05e3]),
+                point(
+                    3000,
+                    &[48e3, 48.2e3, 48.5e3],
+                    &[7.9e3, 8e3, 8.1e3],
+                    &[1.90e3, 1.93e3, 1.95e3],
+                ),
+                point(
+                    16384,
+                    &[33.5e3, 33.9e3, 34.2e3],
+                    &[42.5e3, 43e3, 43.5e3],
+                    &[7.9e3, 7.98e3, 8.05e3],
+                ),
             ],
         )
     }
@@ -282,7 +303,11 @@ mod tests {
         assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
         assert!(v.reason.contains("batch.size 3000"), "{}", v.reason);
         assert!(v.reason.contains("2.67x its batch.size"), "{}", v.reason);
-        assert!(v.reason.contains("librdkafka at the same batch.size"), "{}", v.reason);
+        assert!(
+            v.reason.contains("librdkafka at the same batch.size"),
+            "{}",
+            v.reason
+        );
     }
 
     /// docs/probe-gzip-batch.md, `--client both`, Kafka 4.3.1, 6 partitions, 3 reps, level
@@ -292,9 +317,24 @@ mod tests {
         evidence(
             6,
             vec![
-                point(16384, &[4.1e3, 4.4e3, 5.5e3], &[31.8e3, 32.8e3, 34.2e3], &[6.1e3, 6.255e3, 6.5e3]),
-                point(32768, &[2.9e3, 6.3e3, 8.7e3], &[31e3, 31.66e3, 32e3], &[5.9e3, 6.047e3, 6.2e3]),
-                point(90112, &[2.8e3, 9.9e3, 15e3], &[32.5e3, 33.35e3, 34e3], &[6.1e3, 6.345e3, 6.4e3]),
+                point(
+                    16384,
+                    &[4.1e3, 4.4e3, 5.5e3],
+                    &[31.8e3, 32.8e3, 34.2e3],
+                    &[6.1e3, 6.255e3, 6.5e3],
+                ),
+                point(
+                    32768,
+                    &[2.9e3, 6.3e3, 8.7e3],
+                    &[31e3, 31.66e3, 32e3],
+                    &[5.9e3, 6.047e3, 6.2e3],
+                ),
+                point(
+                    90112,
+                    &[2.8e3, 9.9e3, 15e3],
+                    &[32.5e3, 33.35e3, 34e3],
+                    &[6.1e3, 6.345e3, 6.4e3],
+                ),
             ],
         )
     }
@@ -307,7 +347,11 @@ mod tests {
         assert_eq!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
         assert_eq!(v.checks[0].state, CheckState::Passed, "32.8 KB is 2.0x 16K");
         assert!(v.reason.contains("outlived linger.ms=5"), "{}", v.reason);
-        assert!(v.reason.contains("3.8 KB in 5 ms"), "4.4k msg/s ÷ 6 × 5 ms × 1 KB: {}", v.reason);
+        assert!(
+            v.reason.contains("3.8 KB in 5 ms"),
+            "4.4k msg/s ÷ 6 × 5 ms × 1 KB: {}",
+            v.reason
+        );
         assert!(v.reason.contains("0.38x batch.size"), "{}", v.reason);
     }
 
@@ -319,14 +363,32 @@ mod tests {
         let e = evidence(
             6,
             vec![
-                point(16384, &[23e3, 25e3, 25e3], &[40.1e3, 41.25e3, 42e3], &[7.5e3, 7.668e3, 7.8e3]),
-                point(90112, &[15e3, 21e3, 23e3], &[39e3, 39.8e3, 40.5e3], &[7.3e3, 7.417e3, 7.5e3]),
+                point(
+                    16384,
+                    &[23e3, 25e3, 25e3],
+                    &[40.1e3, 41.25e3, 42e3],
+                    &[7.5e3, 7.668e3, 7.8e3],
+                ),
+                point(
+                    90112,
+                    &[15e3, 21e3, 23e3],
+                    &[39e3, 39.8e3, 40.5e3],
+                    &[7.3e3, 7.417e3, 7.5e3],
+                ),
             ],
         );
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
-        assert!(v.reason.contains("21.3 KB in 5 ms"), "25k ÷ 6 × 5 ms × 1 KB: {}", v.reason);
-        assert!(v.reason.contains("7.7 KB as sent, 0.47x batch.size"), "{}", v.reason);
+        assert!(
+            v.reason.contains("21.3 KB in 5 ms"),
+            "25k ÷ 6 × 5 ms × 1 KB: {}",
+            v.reason
+        );
+        assert!(
+            v.reason.contains("7.7 KB as sent, 0.47x batch.size"),
+            "{}",
+            v.reason
+        );
     }
 
     /// docs/probe-gzip-batch.md, one partition, 3 reps, load average 17–20: at 3000 B 5.8k
@@ -336,8 +398,18 @@ mod tests {
         evidence(
             1,
             vec![
-                point(3000, &[1.5e3, 5.76e3, 7.1e3], &[7.2e3, 7445.0, 7.5e3], &[1.79e3, 1796.0, 1.8e3]),
-                point(16384, &[5.0e3, 5.04e3, 12e3], &[40e3, 48478.0, 55e3], &[7.2e3, 8819.0, 10.2e3]),
+                point(
+                    3000,
+                    &[1.5e3, 5.76e3, 7.1e3],
+                    &[7.2e3, 7445.0, 7.5e3],
+                    &[1.79e3, 1796.0, 1.8e3],
+                ),
+                point(
+                    16384,
+                    &[5.0e3, 5.04e3, 12e3],
+                    &[40e3, 48478.0, 55e3],
+                    &[7.2e3, 8819.0, 10.2e3],
+                ),
             ],
         )
     }
@@ -357,7 +429,12 @@ mod tests {
         e.points.remove(1);
         e.points.insert(
             0,
-            point(3000, &[11e3, 12e3, 12.5e3], &[6.3e3, 6.44e3, 6.5e3], &[1.55e3, 1.6e3, 1.62e3]),
+            point(
+                3000,
+                &[11e3, 12e3, 12.5e3],
+                &[6.3e3, 6.44e3, 6.5e3],
+                &[1.55e3, 1.6e3, 1.62e3],
+            ),
         );
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
@@ -377,7 +454,10 @@ mod tests {
         // A Java point with no runs is not a Java run.
         let mut e = post();
         for p in &mut e.points {
-            *p = JavaBatchPoint { batch_size: p.batch_size, ..Default::default() };
+            *p = JavaBatchPoint {
+                batch_size: p.batch_size,
+                ..Default::default()
+            };
         }
         assert_eq!(decide(&e).outcome, Outcome::CannotTell);
     }
@@ -389,14 +469,20 @@ mod tests {
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell);
         assert!(v.reason.contains("batch.size 16K only"), "{}", v.reason);
-        assert_eq!(v.evidence["points"][0]["batch_size"], 16384, "the evidence it saw is kept");
+        assert_eq!(
+            v.evidence["points"][0]["batch_size"], 16384,
+            "the evidence it saw is kept"
+        );
     }
 
     #[test]
     fn one_rep_or_overlapping_batches_cannot_tell() {
         let one = evidence(
             6,
-            vec![point(3000, &[48e3], &[8e3], &[1.93e3]), point(16384, &[33.9e3], &[43e3], &[7.98e3])],
+            vec![
+                point(3000, &[48e3], &[8e3], &[1.93e3]),
+                point(16384, &[33.9e3], &[43e3], &[7.98e3]),
+            ],
         );
         let v = decide(&one);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
@@ -414,13 +500,27 @@ mod tests {
         let e = evidence(
             6,
             vec![
-                point(16384, &[35e3; 3], &[15.3e3, 15.36e3, 15.4e3], &[3.2e3, 3.26e3, 3.3e3]),
-                point(90112, &[18e3; 3], &[88e3, 88.06e3, 88.1e3], &[15.4e3, 15.45e3, 15.5e3]),
+                point(
+                    16384,
+                    &[35e3; 3],
+                    &[15.3e3, 15.36e3, 15.4e3],
+                    &[3.2e3, 3.26e3, 3.3e3],
+                ),
+                point(
+                    90112,
+                    &[18e3; 3],
+                    &[88e3, 88.06e3, 88.1e3],
+                    &[15.4e3, 15.45e3, 15.5e3],
+                ),
             ],
         );
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::DoesNotHold);
-        assert!(v.reason.contains("more input than its batch.size"), "{}", v.reason);
+        assert!(
+            v.reason.contains("more input than its batch.size"),
+            "{}",
+            v.reason
+        );
     }
 
     #[test]

@@ -98,7 +98,11 @@ mod tests {
         assert!(f.iter().any(|x| x == "gzip"), "{f:?}");
         // Whatever the build has, the check agrees with builtin.features.
         for c in Codec::ALL {
-            assert_eq!(check_codec(c, &f).is_ok(), f.iter().any(|x| x == c.name()), "{c:?}");
+            assert_eq!(
+                check_codec(c, &f).is_ok(),
+                f.iter().any(|x| x == c.name()),
+                "{c:?}"
+            );
         }
     }
 }

@@ -29,7 +29,10 @@ pub fn java_client_settings(
         ("batch.size".into(), batch_size.to_string()),
     ];
     if level != -1 && codec != Codec::Snappy {
-        v.push((format!("compression.{}.level", codec.name()), level.to_string()));
+        v.push((
+            format!("compression.{}.level", codec.name()),
+            level.to_string(),
+        ));
     }
     v
 }

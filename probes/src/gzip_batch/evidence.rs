@@ -19,13 +19,20 @@ fn at_level<'s>(
     client: Client,
     level: i32,
 ) -> Vec<Measured<'s, GzipBatch>> {
-    let mut v: Vec<_> = sweep.of(client).filter(|m| m.point.level == level).collect();
+    let mut v: Vec<_> = sweep
+        .of(client)
+        .filter(|m| m.point.level == level)
+        .collect();
     v.sort_by_key(|m| m.point.batch_size);
     v
 }
 
 fn message_bytes(sweep: &Sweep<GzipBatch>) -> u64 {
-    sweep.result.payload.as_ref().map_or(0, |p| p.size_bytes as u64)
+    sweep
+        .result
+        .payload
+        .as_ref()
+        .map_or(0, |p| p.size_bytes as u64)
 }
 
 /// librdkafka's half: its batch.sizes at the judged level.
@@ -47,10 +54,10 @@ pub fn librdkafka(probe: &GzipBatch, sweep: &Sweep<GzipBatch>) -> rdk::Evidence 
         compression_level: level,
         message_bytes: message_bytes(sweep),
         points,
-        java_equivalent: probe
-            .opts
-            .java_equivalent
-            .and_then(|b| measured_java_equivalent(sweep, b, level).or_else(|| java_equivalent(b, &ratio_curve(sweep, level)))),
+        java_equivalent: probe.opts.java_equivalent.and_then(|b| {
+            measured_java_equivalent(sweep, b, level)
+                .or_else(|| java_equivalent(b, &ratio_curve(sweep, level)))
+        }),
     }
 }
 
@@ -86,7 +93,12 @@ pub fn java(probe: &GzipBatch, sweep: &Sweep<GzipBatch>) -> jv::Evidence {
 pub fn ratio_curve(sweep: &Sweep<GzipBatch>, level: i32) -> Vec<(u64, f64)> {
     at_level(sweep, Client::Librdkafka, level)
         .iter()
-        .filter_map(|m| Some((m.point.batch_size, m.reps_of(|f| f.compression_ratio).median()?)))
+        .filter_map(|m| {
+            Some((
+                m.point.batch_size,
+                m.reps_of(|f| f.compression_ratio).median()?,
+            ))
+        })
         .collect()
 }
 
@@ -154,7 +166,10 @@ pub fn measured_java_equivalent(
     let m = at_level(sweep, Client::Java, level)
         .into_iter()
         .find(|m| m.point.batch_size == java_bytes)?;
-    let input = m.reps_of(|f: &Figures| f.input_bytes_per_batch).median()?.round() as u64;
+    let input = m
+        .reps_of(|f: &Figures| f.input_bytes_per_batch)
+        .median()?
+        .round() as u64;
     Some(JavaEquivalent {
         java_batch_size: java_bytes,
         ratio: m.reps_of(|f| f.compression_ratio).median()?,
@@ -186,7 +201,10 @@ mod tests {
         let e = java_equivalent(3000, &curve).unwrap();
         assert!(!e.extrapolated);
         let (r, _) = ratio_at(&curve, e.java_input_bytes as f64);
-        assert!((3000.0 * r - e.java_input_bytes as f64).abs() <= 1.0, "{e:?}");
+        assert!(
+            (3000.0 * r - e.java_input_bytes as f64).abs() <= 1.0,
+            "{e:?}"
+        );
         assert!(e.ratio > 4.0 && e.ratio < 5.0);
         // Nothing to stand on: no answer rather than a 0.
         assert!(java_equivalent(0, &curve).is_none());

@@ -87,7 +87,12 @@ impl Figures {
     /// The Java companion's figures at one point: a batch as sent is kafka-clients'
     /// batch-size-avg (the closed, compressed batch), the ratio payload bytes over bytes sent
     /// in the window (producer-topic-metrics totals), the input wire × ratio.
-    pub fn java(r: &CompanionResult, topic: String, payload_size: usize, batch_size: u64) -> Figures {
+    pub fn java(
+        r: &CompanionResult,
+        topic: String,
+        payload_size: usize,
+        batch_size: u64,
+    ) -> Figures {
         let ratio = match (r.records_sent_window, r.wire_bytes_window) {
             (Some(n), Some(w)) if n > 0 && w > 0 => {
                 Some(round3(n as f64 * payload_size as f64 / w as f64))
@@ -160,7 +165,10 @@ mod tests {
         assert_eq!(f.input_over_batch_size, Some(2.5));
         assert_eq!(f.compressing_thread_cores, Some(0.75));
         let j = f.java.as_ref().unwrap();
-        assert_eq!(j.network_thread_cores, None, "-1 means the JVM could not tell");
+        assert_eq!(
+            j.network_thread_cores, None,
+            "-1 means the JVM could not tell"
+        );
         assert_eq!(f.cpu_s_per_million, Some(30.0));
         // The two clients' figures serialize flat, with the same shared names.
         let v = serde_json::to_value(&f).unwrap();
@@ -176,7 +184,11 @@ mod tests {
         };
         let f = Figures::java(&empty, "t".into(), 1024, 16384);
         assert_eq!(
-            (f.compression_ratio, f.input_bytes_per_batch, f.wire_bytes_per_batch),
+            (
+                f.compression_ratio,
+                f.input_bytes_per_batch,
+                f.wire_bytes_per_batch
+            ),
             (None, None, None)
         );
         assert_eq!(f.cpu_s_per_million, None);

@@ -192,10 +192,17 @@ impl GzipBatch {
 
     /// message.max.bytes as the producer will see it (the last -X wins).
     fn message_max_bytes(&self) -> Result<u64> {
-        match self.opts.common.property.iter().rev().find(|(k, _)| k == "message.max.bytes") {
-            Some((_, v)) => v.parse().map_err(|_| {
-                ProbeError::Usage(format!("-X message.max.bytes={v}: not a number"))
-            }),
+        match self
+            .opts
+            .common
+            .property
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "message.max.bytes")
+        {
+            Some((_, v)) => v
+                .parse()
+                .map_err(|_| ProbeError::Usage(format!("-X message.max.bytes={v}: not a number"))),
             None => Ok(DEFAULT_MESSAGE_MAX_BYTES),
         }
     }
@@ -257,7 +264,7 @@ impl Probe for GzipBatch {
         Ok(())
     }
 
-    fn prepare<'c>(&self, _cx: &'c Context, result: &mut ProbeResult<Figures>) -> Result<Setup> {
+    fn prepare(&self, _cx: &Context, result: &mut ProbeResult<Figures>) -> Result<Setup> {
         let pool = Pool::new(self.opts.size as usize, self.opts.kind);
         let sha256 = pool.sha256_hex();
         result.payload = Some(PayloadInfo {
@@ -314,7 +321,8 @@ impl Probe for GzipBatch {
             units::msgs_per_s(f.msgs_per_s),
             b(f.input_bytes_per_batch),
             b(f.wire_bytes_per_batch),
-            f.compression_ratio.map_or("?".into(), |r| format!("{r:.2}")),
+            f.compression_ratio
+                .map_or("?".into(), |r| format!("{r:.2}")),
         )
     }
 
@@ -438,9 +446,16 @@ mod tests {
                 .flat_map(|&l| sizes.iter().map(move |&b| (l, b)))
                 .collect()
         };
-        assert_eq!(broker_free, vec![(-1, 16384), (-1, 90112), (1, 16384), (1, 90112)]);
+        assert_eq!(
+            broker_free,
+            vec![(-1, 16384), (-1, 90112), (1, 16384), (1, 90112)]
+        );
         assert_eq!(p.levels(), vec![-1, 1]);
-        let pt = Point { codec: Codec::Gzip, level: -1, batch_size: 16384 };
+        let pt = Point {
+            codec: Codec::Gzip,
+            level: -1,
+            batch_size: 16384,
+        };
         assert_eq!(p.label(&pt), "default-batch16384");
         let v = serde_json::to_value(pt).unwrap();
         assert_eq!(v["compression.type"], "gzip");
@@ -466,7 +481,10 @@ mod tests {
     #[test]
     fn a_batch_size_past_message_max_bytes_is_usage() {
         let p = probe(&["--batch-size", "2000000"]);
-        assert_eq!(p.check().unwrap_err().exit_code(), crate::error::exit::USAGE);
+        assert_eq!(
+            p.check().unwrap_err().exit_code(),
+            crate::error::exit::USAGE
+        );
         let p = probe(&["--batch-size", "2000000", "-X", "message.max.bytes=3000000"]);
         assert!(p.check().is_ok());
         let p = probe(&["-X", "message.max.bytes=lots"]);

@@ -53,10 +53,16 @@ pub fn render(probe: &GzipBatch, sweep: &Sweep<GzipBatch>) -> String {
             svg::bytes_label(m.point.batch_size as f64),
             m.reps(|f| f.msgs_per_s).show(units::si),
             opt(median(&m, |f| f.msgs_per_batch), |x| format!("{x:.0}")),
-            opt(median(&m, |f| f.input_bytes_per_batch), |x| format!("{x:.0}")),
-            opt(median(&m, |f| f.wire_bytes_per_batch), |x| format!("{x:.0}")),
+            opt(median(&m, |f| f.input_bytes_per_batch), |x| {
+                format!("{x:.0}")
+            }),
+            opt(median(&m, |f| f.wire_bytes_per_batch), |x| {
+                format!("{x:.0}")
+            }),
             opt(median(&m, |f| f.compression_ratio), |x| format!("{x:.2}")),
-            opt(median(&m, |f| f.compressing_thread_cores), |x| format!("{x:.2}")),
+            opt(median(&m, |f| f.compressing_thread_cores), |x| {
+                format!("{x:.2}")
+            }),
             opt(app, |x| format!("{x:.2}")),
         ]);
     }
@@ -113,11 +119,19 @@ fn java_table(probe: &GzipBatch, sweep: &Sweep<GzipBatch>) -> String {
                 svg::bytes_label(m.point.batch_size as f64)
             ),
             rate.show(units::si),
-            opt(median(&m, |f| f.input_bytes_per_batch), |x| format!("{x:.0}")),
-            opt(median(&m, |f| f.wire_bytes_per_batch), |x| format!("{x:.0}")),
+            opt(median(&m, |f| f.input_bytes_per_batch), |x| {
+                format!("{x:.0}")
+            }),
+            opt(median(&m, |f| f.wire_bytes_per_batch), |x| {
+                format!("{x:.0}")
+            }),
             opt(median(&m, |f| f.compression_ratio), |x| format!("{x:.2}")),
-            opt(median(&m, |f| f.input_over_batch_size), |x| format!("{x:.2}x")),
-            opt(median(&m, |f| f.compressing_thread_cores), |x| format!("{x:.2}")),
+            opt(median(&m, |f| f.input_over_batch_size), |x| {
+                format!("{x:.2}x")
+            }),
+            opt(median(&m, |f| f.compressing_thread_cores), |x| {
+                format!("{x:.2}")
+            }),
             vs.unwrap_or_else(|| "-".into()),
         ]);
     }
@@ -183,7 +197,10 @@ pub fn java_equivalent_line(e: &JavaEquivalent) -> String {
 
 /// One line per (client, level): librdkafka's, then the Java companion's.
 fn series_by_level(sweep: &Sweep<GzipBatch>, figure: fn(&Figures) -> Option<f64>) -> Vec<Series> {
-    let mut lines: Vec<(Client, i32)> = sweep.measured().map(|m| (m.client, m.point.level)).collect();
+    let mut lines: Vec<(Client, i32)> = sweep
+        .measured()
+        .map(|m| (m.client, m.point.level))
+        .collect();
     lines.sort();
     lines.dedup();
     lines
