@@ -464,9 +464,9 @@ mod tests {
 
     #[test]
     fn the_projects_run_under_load_cannot_tell() {
-        // docs/probe-gzip-batch.md, `--client both`, load average 14–24: the rates fell with
-        // batch.size, but the compressing thread had 0.40 (0.31–0.63) cores at 16K and 0.30
-        // (0.19–0.46) at 88K, so they do not compare zlib's cost.
+        // `git show 61d4564:docs/probe-gzip-batch.md`, `--client both`, load average 14–24:
+        // the rates fell with batch.size, but the compressing thread had 0.40 (0.31–0.63)
+        // cores at 16K and 0.30 (0.19–0.46) at 88K, so they do not compare zlib's cost.
         let e = evidence(vec![
             point(
                 16384,

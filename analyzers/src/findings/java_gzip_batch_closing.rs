@@ -310,9 +310,10 @@ mod tests {
         );
     }
 
-    /// docs/probe-gzip-batch.md, `--client both`, Kafka 4.3.1, 6 partitions, 3 reps, level
-    /// default, load average 14–24: 16K 4.4k (4.1k–5.5k) msg/s, 32.8 (31.8–34.2) KB in, 6.3
-    /// (6.1–6.5) KB as sent; 88K 9.9k (2.8k–15k), 6.3 (6.1–6.4) KB as sent.
+    /// `git show 61d4564:docs/probe-gzip-batch.md`, `--client both`, Kafka 4.3.1, 6
+    /// partitions, 3 reps, level default, load average 14–24: 16K 4.4k (4.1k–5.5k) msg/s,
+    /// 32.8 (31.8–34.2) KB in, 6.3 (6.1–6.5) KB as sent; 88K 9.9k (2.8k–15k), 6.3 (6.1–6.4)
+    /// KB as sent. (The page's next regeneration measured the same: 6.5 and 6.6 KB.)
     fn recorded_six_partitions() -> Evidence {
         evidence(
             6,
@@ -391,9 +392,9 @@ mod tests {
         );
     }
 
-    /// docs/probe-gzip-batch.md, one partition, 3 reps, load average 17–20: at 3000 B 5.8k
-    /// (1.5k–7.1k) msg/s, 7.4 (7.2–7.5) KB in, 1.8 (1.8–1.8) KB as sent; at 16K 8.8
-    /// (7.2–10.2) KB as sent.
+    /// `git show 61d4564:docs/probe-gzip-batch.md`, one partition, 3 reps, load average
+    /// 17–20: at 3000 B 5.8k (1.5k–7.1k) msg/s, 7.4 (7.2–7.5) KB in, 1.8 (1.8–1.8) KB as
+    /// sent; at 16K 8.8 (7.2–10.2) KB as sent.
     fn recorded_one_partition() -> Evidence {
         evidence(
             1,
