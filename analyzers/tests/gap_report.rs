@@ -363,21 +363,6 @@ fn rule_per_partition_linger() {
 }
 
 #[test]
-fn rule_gzip_batch() {
-    // librdkafka 16 KB → 88 KB: 46.4k → 27.5k msg/s, ratio 4.70 → 5.71.
-    assert!(rules::gzip_batch(
-        16_384.0, 88_000.0, 4.70, 5.71, 46_400.0, 27_500.0
-    ));
-    // Input per batch that does not follow batch.size, or no slowdown.
-    assert!(!rules::gzip_batch(
-        43_000.0, 44_000.0, 5.39, 5.40, 33_900.0, 33_000.0
-    ));
-    assert!(!rules::gzip_batch(
-        16_384.0, 88_000.0, 4.70, 5.71, 46_400.0, 46_000.0
-    ));
-}
-
-#[test]
 fn every_diagnosis_id_the_analyzers_emit_is_mapped_or_known_other() {
     // Grep'd from the analyzers and probes: each is a catalogue finding, an all-clear, or
     // one of the few diagnoses that are not findings of the post.

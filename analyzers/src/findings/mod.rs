@@ -35,6 +35,7 @@ pub mod batch_wrapper_latency;
 pub mod inflight_latency;
 pub mod per_partition_linger;
 pub mod gzip_batch_semantics;
+pub mod java_gzip_batch_closing;
 pub mod java_send_buffer;
 pub mod java_receive_buffer;
 pub mod java_gc_collapse;
@@ -146,6 +147,7 @@ pub const CATALOGUE: &[Finding] = &[
     inflight_latency::FINDING,
     per_partition_linger::FINDING,
     gzip_batch_semantics::FINDING,
+    java_gzip_batch_closing::FINDING,
     java_send_buffer::FINDING,
     java_receive_buffer::FINDING,
     java_gc_collapse::FINDING,
@@ -198,22 +200,6 @@ pub mod rules {
         let gap_ms = partitions / rate_per_s * 1000.0;
         gap_ms >= linger_ms && p50_ms >= 0.8 * linger_ms
     }
-
-    /// gzip batch semantics (the probe's rule), smallest vs largest batch.size: input per
-    /// batch follows batch.size (≥ 1.5x), compresses better (≥ 1.02x) and runs slower (≤ 0.95x).
-    pub fn gzip_batch(
-        input_lo: f64,
-        input_hi: f64,
-        ratio_lo: f64,
-        ratio_hi: f64,
-        rate_lo: f64,
-        rate_hi: f64,
-    ) -> bool {
-        input_hi >= 1.5 * input_lo
-            && ratio_hi >= 1.02 * ratio_lo
-            && rate_lo > 0.0
-            && rate_hi <= 0.95 * rate_lo
-    }
 }
 
 #[cfg(test)]
@@ -227,7 +213,7 @@ mod tests {
             assert!(f.rule_fn.starts_with("rules::") || f.rule_fn.starts_with("findings::"));
             assert!(f.reproduce.exists || f.reproduce.command.contains("(planned)"));
         }
-        assert_eq!(CATALOGUE.len(), 11);
+        assert_eq!(CATALOGUE.len(), 12);
     }
 
     #[test]

@@ -103,6 +103,12 @@ pub trait Probe: Sized {
     /// The progress line after a run (`1.48M msg/s, 0 Queue-full backoffs`).
     fn describe(&self, figures: &Self::Figures) -> String;
 
+    /// Topics a run created (and deleted) itself, for the result's `topics`: a probe that
+    /// gives every run a fresh topic names it here.
+    fn run_topics(&self, _figures: &Self::Figures) -> Vec<String> {
+        Vec::new()
+    }
+
     /// A run's measured window in seconds, for the kit's check that every window is long
     /// enough to sample ([`MIN_WINDOW_S`]).
     fn window_s(&self, _figures: &Self::Figures) -> Option<f64> {

@@ -242,6 +242,11 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
             sweep.result.reps,
             probe.describe(&figures)
         ));
+        for t in probe.run_topics(&figures) {
+            if !sweep.result.topics.contains(&t) {
+                sweep.result.topics.push(t);
+            }
+        }
         sweep.result.points[slot.point].push(figures);
         if interrupt::stopped() {
             sweep.result.interrupted = true;
