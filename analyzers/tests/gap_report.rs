@@ -117,7 +117,9 @@ fn fixtures_show_the_expected_gaps_and_only_those() {
     assert_eq!(confidence(&r, "request-ceiling"), Confidence::High);
     // Findings no capture here can show are said to be unchecked, with what would show them.
     let nf = |id: &str| r.not_found.iter().find(|n| n.finding == id).unwrap();
-    assert!(nf("batch-consume").result.starts_with("not checked: needs"));
+    // Statistics could show batch-consume's signature (fetch queues full, lag growing); these do not.
+    assert!(nf("batch-consume").result.starts_with("not found in"), "{:?}", nf("batch-consume"));
+    assert!(nf("batch-wrapper-latency").result.starts_with("not checked"));
     assert!(nf("gzip-batch-semantics")
         .result
         .starts_with("not found in"));
@@ -151,7 +153,7 @@ fn a_healthy_consumer_gc_log_and_jfr_show_no_gap() {
         .iter()
         .find(|n| n.finding == "fetch-backoff")
         .unwrap();
-    assert_eq!(backoff.checked_in, ["consumer.log"]);
+    assert_eq!(backoff.checked_in, ["consumer.log", "stats.jsonl"]);
     let text = r.render_text();
     assert!(
         text.contains("none of the post's findings shows in these files"),
@@ -373,6 +375,10 @@ fn every_diagnosis_id_the_analyzers_emit_is_mapped_or_known_other() {
         "premature-promotion",
         "humongous-allocations",
         "saturated-thread",
+        "producer-backlog",
+        "fetch-queue-empty-lag-growing",
+        "broker-throttle",
+        "broker-down",
     ];
     for id in [
         "per-request-ceiling",
@@ -393,10 +399,17 @@ fn every_diagnosis_id_the_analyzers_emit_is_mapped_or_known_other() {
         "fetch-backoff",
         "inflight-latency",
         "gzip-batch-semantics",
-        findings::STATS_SMALL_PRODUCE_REQUESTS,
+        "fetch-queue-full-lag-growing",
     ] {
         assert!(findings::for_diagnosis(id, None).is_some(), "{id}");
     }
+    // The same id can speak differently by analyzer: the fetch log shows the backoff itself,
+    // statistics only its signature.
+    use findings::Strength::{Direct, Indirect};
+    let strength = |id, source| findings::evidence_from(id, Some(source), None).map(|(_, s)| s);
+    assert_eq!(strength("fetch-queue-backoff", "analyze-fetch-log"), Some(Direct));
+    assert_eq!(strength("fetch-queue-backoff", "analyze-stats"), Some(Indirect));
+    assert_eq!(strength("per-request-ceiling", "analyze-stats"), Some(Direct));
     for id in not_findings.iter().chain(findings::ALL_CLEAR_IDS) {
         assert!(findings::for_diagnosis(id, None).is_none(), "{id}");
     }

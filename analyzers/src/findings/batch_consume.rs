@@ -197,6 +197,10 @@ pub const FINDING: Finding = Finding {
     sources: &[
         direct("batch-consume", "probe-batch-consume"),
         indirect("app-thread-saturated", "analyze-thread-cpu"),
+        // Fetch queues full while lag grows: the application is the limit. (Empty queues
+        // with lag growing point at the fetcher, which a throttle or the network also
+        // explain: no evidence for a finding.)
+        indirect("fetch-queue-full-lag-growing", "analyze-stats"),
     ],
 };
 

@@ -8,7 +8,7 @@
 
 use super::reps::{check_at_least, check_every_rep, Reps};
 use super::verdict::Verdict;
-use super::{direct, Finding, Reproduce, Side};
+use super::{direct, indirect, Finding, Reproduce, Side};
 use crate::units;
 use serde::{Deserialize, Serialize};
 
@@ -119,6 +119,9 @@ pub const FINDING: Finding = Finding {
     sources: &[
         direct("fetch-backoff", "probe-fetch-backoff"),
         direct("fetch-queue-backoff", "analyze-fetch-log"),
+        // Statistics show the local queue at queued.min.messages with the receive rate in
+        // bursts, but not the backoff itself: a debug=fetch log does.
+        indirect("fetch-queue-backoff", "analyze-stats"),
     ],
 };
 

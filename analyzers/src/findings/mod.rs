@@ -82,7 +82,8 @@ pub enum Strength {
 pub struct Source {
     /// The diagnosis id as the analyzer emits it, or a probe's verdict `finding`.
     pub id: &'static str,
-    /// Who emits it (`analyze-fetch-log`, `probe-fetch-backoff`, `gap-report (stats)`, …).
+    /// Who emits it (`analyze-fetch-log`, `analyze-stats`, `probe-fetch-backoff`, …): the
+    /// same id can be direct from one analyzer and indirect from another.
     pub source: &'static str,
     /// For ids used with several meanings (analyze-jfr's `fixed-socket-buffer`), the
     /// evidence field `op` it must carry.
@@ -134,8 +135,6 @@ pub(crate) const fn indirect(id: &'static str, source: &'static str) -> Source {
     }
 }
 
-/// Statistics-derived evidence `gap-report` computes itself (librdkafka stats JSON).
-pub const STATS_SMALL_PRODUCE_REQUESTS: &str = "stats-small-produce-requests";
 
 /// Every finding of the post, in the order the post tells them.
 pub const CATALOGUE: &[Finding] = &[
@@ -164,12 +163,27 @@ pub fn for_diagnosis(id: &str, op: Option<&str>) -> Option<&'static Finding> {
     evidence_for(id, op).map(|(f, _)| f)
 }
 
-/// [`for_diagnosis`] with the strength of the evidence.
+/// [`for_diagnosis`] with the strength of the evidence (the first analyzer that emits the id).
 pub fn evidence_for(id: &str, op: Option<&str>) -> Option<(&'static Finding, Strength)> {
+    evidence_from(id, None, op)
+}
+
+/// The finding a diagnosis id from `source` (an analyzer's name) is evidence for, and how
+/// strongly; `source` None takes the first analyzer that emits the id. The one map from
+/// what the analyzers say to the post's findings.
+pub fn evidence_from(
+    id: &str,
+    source: Option<&str>,
+    op: Option<&str>,
+) -> Option<(&'static Finding, Strength)> {
     CATALOGUE.iter().find_map(|f| {
         f.sources
             .iter()
-            .find(|e| e.id == id && (e.op.is_none() || e.op == op))
+            .find(|e| {
+                e.id == id
+                    && source.is_none_or(|s| e.source == s)
+                    && (e.op.is_none() || e.op == op)
+            })
             .map(|e| (f, e.strength))
     })
 }

@@ -14,7 +14,7 @@
 
 use super::reps::{check_at_least, check_every_rep, check_within, Reps, MIN_REPS};
 use super::verdict::{Check, CheckState, Verdict};
-use super::{direct, indirect, Finding, Reproduce, Side, STATS_SMALL_PRODUCE_REQUESTS};
+use super::{direct, indirect, Finding, Reproduce, Side};
 use crate::units;
 use serde::{Deserialize, Serialize};
 
@@ -439,7 +439,8 @@ pub const FINDING: Finding = Finding {
     sources: &[
         direct("request-ceiling", "probe-request-ceiling"),
         direct("per-request-ceiling", "analyze-protocol-log"),
-        indirect(STATS_SMALL_PRODUCE_REQUESTS, "gap-report (statistics)"),
+        // (analyze-stats' producer-backlog is no evidence: every unpaced producer has one.)
+        direct("per-request-ceiling", "analyze-stats"),
     ],
 };
 

@@ -1,23 +1,21 @@
 //! One file through its analyzer, as a library call, into signals.
 
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::sniff::{self, Kind};
 use super::{Chart, Options, Outcome, Signal, SignalWindow};
 use crate::fetch_log::{analyze_fetch_log_parallel, FetchLogOptions};
-use crate::findings::{self, STATS_SMALL_PRODUCE_REQUESTS};
+use crate::findings;
 use crate::gc::{analyze_gc_logs, GcInput, GcLogOptions};
-use crate::input::{Input, LineReader};
+use crate::input::Input;
 use crate::jfr::{analyze_jfr, ReportOptions};
 use crate::librdkafka::RecordFinder;
 use crate::protocol_log::{analyze_protocol_log_parallel, ProtocolLogOptions};
 use crate::report::{round3, Diagnosis, Window};
-use crate::stats;
 use crate::svg::{self, LineChart, Scale, Series};
 use crate::thread_cpu;
 use crate::threads;
@@ -38,7 +36,7 @@ pub(crate) fn file(path: &Path, rel: &str, finder: &RecordFinder, opts: &Options
     drop(head);
     let mut o = match &kind {
         Kind::LibrdkafkaLog => librdkafka_log(path, rel, opts),
-        Kind::Stats => stats_file(path, rel, opts),
+        Kind::Stats => super::statistics::stats_file(path, rel, opts),
         Kind::GcLog => gc_log(path, rel, opts),
         Kind::Jfr | Kind::JfrJson => jfr(path, rel),
         Kind::ThreadCpu => thread_cpu_file(path, rel, opts),
@@ -57,7 +55,7 @@ pub(crate) fn file(path: &Path, rel: &str, finder: &RecordFinder, opts: &Options
     o
 }
 
-fn open(path: &Path) -> Result<File, String> {
+pub(super) fn open(path: &Path) -> Result<File, String> {
     File::open(path).map_err(|e| format!("cannot open: {e}"))
 }
 
@@ -68,7 +66,12 @@ fn unusable(reason: impl Into<String>) -> Outcome {
     }
 }
 
-fn signal(rel: &str, source: &str, d: &Diagnosis, window: Option<SignalWindow>) -> Signal {
+pub(super) fn signal(
+    rel: &str,
+    source: &str,
+    d: &Diagnosis,
+    window: Option<SignalWindow>,
+) -> Signal {
     let op = d.evidence.get("op").and_then(Value::as_str);
     // The analyzers name where a gap starts under a few keys; the first one present wins.
     let from = ["first_collapse_s", "worst_window_start_s", "from_s"]
@@ -82,7 +85,7 @@ fn signal(rel: &str, source: &str, d: &Diagnosis, window: Option<SignalWindow>) 
         file: rel.to_string(),
         source: source.to_string(),
         id: d.id.clone(),
-        strength: findings::evidence_for(&d.id, op).map(|(_, s)| s),
+        strength: findings::evidence_from(&d.id, Some(source), op).map(|(_, s)| s),
         title: d.title.clone(),
         cause: d.cause.clone(),
         fix: d.fix.clone(),
@@ -107,7 +110,7 @@ fn log_window(w: Option<&Window>, timestamps: &str) -> Option<SignalWindow> {
 }
 
 /// Chart file name from the file's relative path: stable and flat.
-fn chart_name(rel: &str, what: &str) -> String {
+pub(super) fn chart_name(rel: &str, what: &str) -> String {
     let base: String = rel
         .chars()
         .map(|c| {
@@ -287,187 +290,6 @@ fn librdkafka_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
         ));
     }
     o.summary = format!("{lines} lines: {}", parts.join(", "));
-    o
-}
-
-/// Per client: first and last emit (counters are cumulative) and a rate series.
-#[derive(Default)]
-struct ClientStats {
-    first: Option<stats::Stats>,
-    last: Option<stats::Stats>,
-    emits: u64,
-    series: Vec<(f64, f64)>,
-}
-
-/// Most clients tracked in one statistics file (hostile input cannot grow memory).
-const MAX_CLIENTS: usize = 1000;
-/// Most chart points per client.
-const MAX_POINTS: usize = 100_000;
-
-fn stats_file(path: &Path, rel: &str, opts: &Options) -> Outcome {
-    let f = match open(path).and_then(|f| Input::detect(f).map_err(|e| e.to_string())) {
-        Ok(f) => f,
-        Err(e) => return unusable(e),
-    };
-    let mut reader = LineReader::new(f);
-    let mut clients: BTreeMap<String, ClientStats> = BTreeMap::new();
-    let (mut ok, mut bad) = (0u64, 0u64);
-    loop {
-        let line = match reader.next_line() {
-            Ok(Some(l)) => l,
-            Ok(None) => break,
-            Err(e) => return unusable(format!("cannot read: {e}")),
-        };
-        let text = line.bytes.trim_ascii();
-        if text.is_empty() {
-            continue;
-        }
-        let s = match stats::parse(text) {
-            Ok(s) if !s.client_type.is_empty() => s,
-            _ => {
-                bad += 1;
-                continue;
-            }
-        };
-        ok += 1;
-        if !clients.contains_key(&s.name) && clients.len() >= MAX_CLIENTS {
-            continue;
-        }
-        let c = clients.entry(s.name.clone()).or_default();
-        c.emits += 1;
-        let api = if s.client_type == "producer" {
-            "Produce"
-        } else {
-            "Fetch"
-        };
-        if let Some(prev) = &c.last {
-            if let Some(r) = stats::rates(prev, &s, api) {
-                if c.series.len() < MAX_POINTS {
-                    let t0 = c.first.as_ref().map_or(s.ts, |f| f.ts);
-                    let y = if s.client_type == "producer" {
-                        r.requests_per_s
-                    } else {
-                        r.rx_bytes_per_s / 1e6
-                    };
-                    c.series.push(((s.ts - t0) as f64 / 1e6, y));
-                }
-            }
-        }
-        if c.first.is_none() {
-            c.first = Some(s);
-        } else {
-            c.last = Some(s);
-        }
-    }
-    if ok == 0 {
-        return unusable(format!(
-            "{bad} lines, none of them librdkafka statistics JSON"
-        ));
-    }
-    let mut o = Outcome {
-        analyzers: vec!["gap-report (statistics)".into()],
-        ..Outcome::default()
-    };
-    let mut parts = Vec::new();
-    for (name, c) in &clients {
-        let (Some(first), Some(last)) = (&c.first, &c.last) else {
-            parts.push(format!("{name}: 1 emit (no rates from one emit)"));
-            continue;
-        };
-        let producer = first.client_type == "producer";
-        let api = if producer { "Produce" } else { "Fetch" };
-        let Some(r) = stats::rates(first, last, api) else {
-            parts.push(format!("{name}: emits out of order"));
-            continue;
-        };
-        parts.push(format!(
-            "{name}: {} emits, {:.0} {api} requests/s over {:.1} s",
-            c.emits, r.requests_per_s, r.seconds
-        ));
-        let batch_avg = last
-            .topics
-            .values()
-            .map(|t| t.batchsize.avg)
-            .max()
-            .unwrap_or(0);
-        // Small ProduceRequests at a high rate: the broker's per-request cost is near.
-        // Indirect: statistics cannot show the rate staying flat across partitions.
-        if producer
-            && r.seconds >= 0.5
-            && r.requests_per_s >= 1000.0
-            && r.tx_bytes_per_request < 65536.0
-        {
-            let d = Diagnosis {
-                id: STATS_SMALL_PRODUCE_REQUESTS.into(),
-                title: format!(
-                    "{:.0} ProduceRequests/s of {:.1} KB each",
-                    r.requests_per_s,
-                    r.tx_bytes_per_request / 1000.0
-                ),
-                evidence: json!({
-                    "client": name,
-                    "produce_requests_per_s": round3(r.requests_per_s),
-                    "tx_bytes_per_request": round3(r.tx_bytes_per_request),
-                    "batchsize_avg_bytes_last_interval": batch_avg,
-                    "seconds": round3(r.seconds),
-                    "emits": c.emits,
-                }),
-                cause: "many small ProduceRequests per second: each costs the broker a fixed \
-                        time (the post: ~65 µs for a 15.6 KB request, ~15,400 requests/s)"
-                    .into(),
-                fix: "raise batch.size (librdkafka's default 1 MB) so each request carries \
-                      more bytes"
-                    .into(),
-                examples: Vec::new(),
-            };
-            let w = SignalWindow {
-                clock: "epoch".into(),
-                start_s: Some(first.time as f64),
-                end_s: Some(last.time as f64),
-                duration_s: Some(round3(r.seconds)),
-                shows_from_s: None,
-            };
-            o.signals
-                .push(signal(rel, "gap-report (statistics)", &d, Some(w)));
-        }
-        if opts.charts && c.series.len() >= 2 {
-            o.charts.push(Chart {
-                file: chart_name(&format!("{rel}.{name}"), "rate"),
-                title: format!("{name} — {rel}"),
-                source: rel.to_string(),
-                finding: producer.then_some("request-ceiling"),
-                svg: LineChart {
-                    title: format!(
-                        "{name}: {} per statistics interval",
-                        if producer {
-                            "ProduceRequests/s"
-                        } else {
-                            "MB/s received"
-                        }
-                    ),
-                    x_label: "seconds".into(),
-                    y_label: if producer { "requests/s" } else { "MB/s" }.into(),
-                    x_scale: Scale::Linear,
-                    x_format: svg::plain_label,
-                    y_format: svg::si_label,
-                    series: vec![Series {
-                        label: name.clone(),
-                        points: c.series.clone(),
-                    }],
-                }
-                .render(),
-            });
-        }
-    }
-    o.summary = format!(
-        "{ok} statistics emits{}; {}",
-        if bad > 0 {
-            format!(" ({bad} other lines skipped)")
-        } else {
-            String::new()
-        },
-        parts.join("; ")
-    );
     o
 }
 

@@ -20,6 +20,7 @@
 mod analyze;
 mod probe;
 mod render;
+mod statistics;
 pub mod sniff;
 
 use std::collections::BTreeSet;
@@ -411,8 +412,10 @@ fn needs(source: &str) -> String {
             "a per-thread CPU recording (analyze-thread-cpu --save, or a probe's threads.csv)"
                 .into()
         }
-        s if s.starts_with("gap-report") => {
-            "librdkafka statistics JSON (statistics.interval.ms, one emit a line)".into()
+        "analyze-stats" => {
+            "librdkafka statistics JSON (statistics.interval.ms, as a stats callback or log \
+             writes it)"
+                .into()
         }
         probe => format!("the result.json of `{probe} --out DIR`"),
     }
@@ -435,7 +438,7 @@ fn assemble(
         let finding = if s.source.starts_with("probe-") {
             findings::get(&s.id)
         } else {
-            findings::evidence_for(&s.id, op).map(|(f, _)| f)
+            findings::evidence_from(&s.id, Some(&s.source), op).map(|(f, _)| f)
         };
         match finding {
             Some(f) => {

@@ -12,7 +12,6 @@ use super::stat::{round_sig, Stat};
 use super::summary::SeriesAcc;
 use super::thresholds::Thresholds;
 use super::track::Track;
-use crate::findings::Strength;
 
 /// Episodes kept per diagnosis.
 const MAX_EPISODES: usize = 10;
@@ -296,6 +295,9 @@ fn med(s: &Stat) -> Value {
 }
 
 /// Everything a diagnosis needs from its series.
+/// The analyzer name the catalogue knows these diagnoses by.
+pub const SOURCE: &str = "analyze-stats";
+
 pub(crate) struct Context<'a> {
     pub track: &'a Track,
     pub acc: &'a SeriesAcc,
@@ -305,11 +307,14 @@ pub(crate) struct Context<'a> {
 
 impl Context<'_> {
     fn base(&self, id: &'static str, title: String, held: &Held) -> StatsDiagnosis {
+        // Which finding it speaks for, and how strongly, is the catalogue's to say.
+        let (finding, strength) = crate::findings::evidence_from(id, Some(SOURCE), None)
+            .map_or((None, None), |(f, s)| (Some(f.id), Some(s)));
         StatsDiagnosis {
             id,
             title,
-            finding: None,
-            strength: None,
+            finding,
+            strength,
             client: self.track.name.clone(),
             series: self.track.number,
             brokers: Vec::new(),
@@ -391,8 +396,6 @@ impl Diagnoser {
                 ),
                 &held,
             );
-            d.finding = Some("request-ceiling");
-            d.strength = Some(Strength::Direct);
             d.brokers = hits
                 .iter()
                 .map(|(i, _)| cx.broker(*i).to_string())
@@ -469,8 +472,6 @@ impl Diagnoser {
                 ),
                 &held,
             );
-            d.finding = Some("inflight-latency");
-            d.strength = Some(Strength::Direct);
             d.brokers = hits
                 .iter()
                 .map(|(i, _)| cx.broker(*i).to_string())
@@ -528,8 +529,6 @@ impl Diagnoser {
                 ),
                 &self.backlog,
             );
-            d.finding = Some("request-ceiling");
-            d.strength = Some(Strength::Indirect);
             d.evidence = json!({
                 "queue_share_max": share.map(round_sig),
                 "queue_max_messages": acc.queue_max_messages(),
@@ -580,8 +579,6 @@ impl Diagnoser {
                 ),
                 &self.linger,
             );
-            d.finding = Some("per-partition-linger");
-            d.strength = Some(Strength::Direct);
             let parts = acc.partition_rates();
             let per_partition_per_linger: Vec<f64> = parts
                 .iter()
@@ -808,8 +805,6 @@ impl Diagnoser {
                 ),
                 &self.fetch_full,
             );
-            d.finding = Some("fetch-backoff");
-            d.strength = Some(Strength::Indirect);
             d.partitions = parts;
             d.evidence = json!({
                 "queued_min_messages": cx.setting(cx.config.queued_min_messages),
@@ -853,8 +848,6 @@ impl Diagnoser {
                 ),
                 &self.starved,
             );
-            d.finding = Some("batch-consume");
-            d.strength = Some(Strength::Indirect);
             d.evidence = json!({
                 "intervals_starved": self.starved.held,
                 "messages_per_s_in_starved_intervals": summ(&self.starved_rx),
@@ -894,8 +887,6 @@ impl Diagnoser {
                 ),
                 &self.fetch_full,
             );
-            d.finding = Some("batch-consume");
-            d.strength = Some(Strength::Indirect);
             d.partitions = acc.full_partitions(cx.track);
             d.evidence = json!({
                 "intervals_with_a_full_queue": self.fetch_full.held,
