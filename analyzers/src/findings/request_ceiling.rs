@@ -14,7 +14,7 @@
 
 use super::reps::{check_at_least, check_every_rep, check_within, Reps, MIN_REPS};
 use super::verdict::{Check, CheckState, Verdict};
-use super::{direct, indirect, Finding, Reproduce, Side};
+use super::{direct, Finding, Reproduce, Side};
 use crate::units;
 use serde::{Deserialize, Serialize};
 

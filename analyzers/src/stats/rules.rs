@@ -53,9 +53,15 @@ pub(crate) fn inflight_queueing(b: &BrokerFig, t: &Thresholds) -> Option<bool> {
     let rtt = b.rtt.filter(|w| w.count() > 0)?;
     let waiting = b.waitresp_cnt?;
     let (p50, min) = (ms(rtt.p50)?, ms(rtt.min)?);
-    let small = b
-        .bytes_per_produce
-        .is_none_or(|x| x <= t.small_request_bytes);
+    let messages_per_request = match (b.waitresp_msg_cnt, b.waitresp_cnt) {
+        (Some(m), Some(r)) if r > 0.0 => Some(m / r),
+        _ => None,
+    };
+    let small = match (messages_per_request, b.bytes_per_produce) {
+        (Some(m), _) => m <= t.inflight_max_messages_per_request,
+        (None, Some(bytes)) => bytes <= t.inflight_max_request_bytes,
+        (None, None) => false,
+    };
     Some(
         waiting >= t.inflight_waiting_min
             && p50 >= t.inflight_rtt_p50_ms
@@ -236,6 +242,15 @@ mod tests {
             ..BrokerFig::default()
         };
         assert_eq!(inflight_queueing(&b, &t), Some(true));
+        // Full 15.6 KB batches of 15 messages queueing: the ceiling's signature, not this.
+        b.waitresp_msg_cnt = Some(128.0 * 15.0);
+        assert_eq!(inflight_queueing(&b, &t), Some(false));
+        b.waitresp_msg_cnt = Some(128.0 * 1.5);
+        assert_eq!(inflight_queueing(&b, &t), Some(true));
+        b.waitresp_msg_cnt = None;
+        b.bytes_per_produce = Some(15_645.0);
+        assert_eq!(inflight_queueing(&b, &t), Some(false));
+        b.bytes_per_produce = Some(2000.0);
         b.waitresp_cnt = Some(4.0);
         assert_eq!(inflight_queueing(&b, &t), Some(false));
         b.waitresp_cnt = Some(128.0);

@@ -37,6 +37,12 @@ pub struct Thresholds {
     pub inflight_rtt_over_min: f64,
     /// …and at least this long (ms), so a sub-millisecond jitter is not queueing.
     pub inflight_rtt_p50_ms: f64,
+    /// …of small requests: at most this many messages per request waiting (waitresp_msg_cnt
+    /// over waitresp_cnt; the post: "a message or two"). Full batches queueing are the
+    /// per-request ceiling's signature, not the in-flight window's.
+    pub inflight_max_messages_per_request: f64,
+    /// …or, where the message counts are absent, at most this many bytes per request.
+    pub inflight_max_request_bytes: f64,
 
     // --- producer backlog ------------------------------------------------------------------
     /// The producer queue this full (msg_cnt/msg_max or msg_size/msg_size_max): QueueFull is
@@ -99,6 +105,8 @@ impl Default for Thresholds {
             inflight_waiting_min: 10.0,
             inflight_rtt_over_min: 4.0,
             inflight_rtt_p50_ms: 2.0,
+            inflight_max_messages_per_request: 4.0,
+            inflight_max_request_bytes: 4096.0,
             backlog_queue_share: 0.8,
             backlog_int_latency_ms: 100.0,
             linger_band_low: 0.5,
