@@ -378,24 +378,6 @@ fn rule_batch_wrapper_latency() {
 }
 
 #[test]
-fn rule_inflight_latency() {
-    assert!(rules::inflight_latency(26.4, 1.28));
-    assert!(rules::inflight_latency(32.9, 1.93));
-    assert!(!rules::inflight_latency(1.94, 1.28));
-    assert!(!rules::inflight_latency(26.4, 0.0));
-}
-
-#[test]
-fn rule_per_partition_linger() {
-    // 1k/s over 6 partitions: a message per partition every 6 ms ≥ 5 ms linger.
-    assert!(rules::per_partition_linger(5.0, 1000.0, 6.0, 5.1));
-    // Java's 2.8 ms is half the linger: per-broker linger.
-    assert!(!rules::per_partition_linger(5.0, 1000.0, 6.0, 2.8));
-    // At 10k/s the rule does not apply (p50s meet at ~3 ms).
-    assert!(!rules::per_partition_linger(5.0, 10_000.0, 6.0, 3.0));
-}
-
-#[test]
 fn rule_gzip_batch() {
     // librdkafka 16 KB → 88 KB: 46.4k → 27.5k msg/s, ratio 4.70 → 5.71.
     assert!(rules::gzip_batch(

@@ -37,6 +37,7 @@ pub mod gzip_batch_semantics;
 pub mod java_send_buffer;
 pub mod java_receive_buffer;
 pub mod java_gc_collapse;
+pub mod java_per_broker_linger;
 
 pub use reps::Reps;
 pub use verdict::{Check, CheckState, Outcome, Verdict};
@@ -147,6 +148,7 @@ pub const CATALOGUE: &[Finding] = &[
     java_send_buffer::FINDING,
     java_receive_buffer::FINDING,
     java_gc_collapse::FINDING,
+    java_per_broker_linger::FINDING,
 ];
 
 /// The finding with this id.
@@ -217,28 +219,6 @@ pub mod rules {
     ) -> bool {
         let wait = batch_wait_ms(rate_per_s, batch_messages, timeout_ms);
         wait >= 10.0 && p99_ms >= 0.5 * wait && p99_ms <= 1.5 * wait
-    }
-
-    /// In-flight latency (the probe's rule): p99 with the default window at least 3x the
-    /// p99 with max.in.flight=5 (the post: 26.4 vs 1.28 ms, 20.6x).
-    pub fn inflight_latency(p99_default_window_ms: f64, p99_inflight5_ms: f64) -> bool {
-        p99_inflight5_ms > 0.0 && p99_default_window_ms / p99_inflight5_ms >= 3.0
-    }
-
-    /// Per-partition linger: when each partition sees less than one message per linger,
-    /// librdkafka's p50 is close to the whole linger (the post: 5.1 ms at 5 ms; Java 2.8).
-    /// False when the rate is too high for the rule to apply.
-    pub fn per_partition_linger(
-        linger_ms: f64,
-        rate_per_s: f64,
-        partitions: f64,
-        p50_ms: f64,
-    ) -> bool {
-        if linger_ms <= 0.0 || rate_per_s <= 0.0 {
-            return false;
-        }
-        let gap_ms = partitions / rate_per_s * 1000.0;
-        gap_ms >= linger_ms && p50_ms >= 0.8 * linger_ms
     }
 
     /// gzip batch semantics (the probe's rule), smallest vs largest batch.size: input per
@@ -314,7 +294,7 @@ mod tests {
             assert!(f.rule_fn.starts_with("rules::") || f.rule_fn.starts_with("findings::"));
             assert!(f.reproduce.exists || f.reproduce.command.contains("(planned)"));
         }
-        assert_eq!(CATALOGUE.len(), 10);
+        assert_eq!(CATALOGUE.len(), 11);
     }
 
     #[test]
