@@ -74,8 +74,7 @@ pub struct Evidence {
 
 fn sustained(w: &Window, rate: u64) -> bool {
     !w.rate_achieved_per_s.is_empty()
-        && w
-            .rate_achieved_per_s
+        && w.rate_achieved_per_s
             .values()
             .iter()
             .all(|&a| a >= SUSTAINED_SHARE * rate as f64)
@@ -90,7 +89,10 @@ fn unsustained_sentence(pairs: &[&RatePair]) -> Option<String> {
     let parts: Vec<String> = pairs
         .iter()
         .map(|p| {
-            let (d, f) = (sustained(&p.default_window, p.rate_per_s), sustained(&p.window_5, p.rate_per_s));
+            let (d, f) = (
+                sustained(&p.default_window, p.rate_per_s),
+                sustained(&p.window_5, p.rate_per_s),
+            );
             let waiting = p
                 .default_window
                 .waiting_requests
@@ -156,7 +158,10 @@ fn at_least_or_short(
         (Some(h), Some(l)) if l > 0.0 => h / l,
         _ => return c,
     };
-    if c.state == CheckState::Undecided && high.n().min(low.n()) >= super::reps::MIN_REPS && best < factor {
+    if c.state == CheckState::Undecided
+        && high.n().min(low.n()) >= super::reps::MIN_REPS
+        && best < factor
+    {
         let detail = format!(
             "{} against {}: even the most favourable reps give {}, short of {factor}x",
             high.show(fmt),
@@ -183,7 +188,9 @@ pub fn decide(e: &Evidence) -> Verdict {
     let judged = pairs
         .iter()
         .rev()
-        .find(|p| sustained(&p.default_window, p.rate_per_s) && sustained(&p.window_5, p.rate_per_s))
+        .find(|p| {
+            sustained(&p.default_window, p.rate_per_s) && sustained(&p.window_5, p.rate_per_s)
+        })
         .copied();
     let above: Vec<&RatePair> = pairs
         .iter()
@@ -250,8 +257,13 @@ pub fn decide(e: &Evidence) -> Verdict {
         ),
         mechanism,
     ];
-    let mut warnings = d.ack_ms_p99.outlier_warnings("p99 with the default window", units::ms);
-    warnings.extend(f.ack_ms_p99.outlier_warnings("p99 with max.in.flight=5", units::ms));
+    let mut warnings = d
+        .ack_ms_p99
+        .outlier_warnings("p99 with the default window", units::ms);
+    warnings.extend(
+        f.ack_ms_p99
+            .outlier_warnings("p99 with max.in.flight=5", units::ms),
+    );
     let m = |r: &Reps| r.median().unwrap_or(0.0);
     let mut v = Verdict::from_checks(&FINDING, checks, e, || {
         format!(
@@ -268,7 +280,10 @@ pub fn decide(e: &Evidence) -> Verdict {
             units::si(m(&f.produce_requests_per_s)),
             fmt_msgs(m(&d.msgs_per_request)),
             fmt_msgs(m(&f.msgs_per_request)),
-            limits.as_ref().map(|l| format!("; {l}")).unwrap_or_default()
+            limits
+                .as_ref()
+                .map(|l| format!("; {l}"))
+                .unwrap_or_default()
         )
     })
     .with_warnings(warnings);
@@ -405,14 +420,23 @@ mod tests {
         assert!(v.reason.contains("at 10k msg/s"), "{}", v.reason);
         assert!(v.reason.contains("1,589 requests awaiting"), "{}", v.reason);
         assert!(
-            v.reason.contains("default window could not sustain the rate"),
+            v.reason
+                .contains("default window could not sustain the rate"),
             "{}",
             v.reason
         );
         // The ProduceRequest rates were about equal: the queue is the mechanism here.
         let mech = v.checks.last().unwrap();
-        assert!(mech.detail.contains("✓ more than 10 requests"), "{}", mech.detail);
-        assert!(mech.detail.contains("✗ the default window sends"), "{}", mech.detail);
+        assert!(
+            mech.detail.contains("✓ more than 10 requests"),
+            "{}",
+            mech.detail
+        );
+        assert!(
+            mech.detail.contains("✗ the default window sends"),
+            "{}",
+            mech.detail
+        );
     }
 
     #[test]
@@ -471,7 +495,11 @@ mod tests {
         };
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        assert!(v.reason.contains("neither window sustained"), "{}", v.reason);
+        assert!(
+            v.reason.contains("neither window sustained"),
+            "{}",
+            v.reason
+        );
         assert!(v.reason.contains("at 1.0k msg/s"), "{}", v.reason);
     }
 
@@ -481,7 +509,11 @@ mod tests {
         e.pairs.retain(|p| p.rate_per_s == 50_000);
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell);
-        assert!(v.reason.contains("could not sustain the rate"), "{}", v.reason);
+        assert!(
+            v.reason.contains("could not sustain the rate"),
+            "{}",
+            v.reason
+        );
         assert!(v.reason.contains("41k"), "{}", v.reason);
     }
 

@@ -22,7 +22,9 @@ pub const BAND: (f64, f64) = (0.3, 0.7);
 /// The rule: the Java client's rows; linger adds about half the linger.
 pub fn decide(e: &Evidence) -> Verdict {
     let checks = linger_checks(e, BAND, "Java's");
-    let warnings = e.added_ms().outlier_warnings("the wait linger added", units::ms);
+    let warnings = e
+        .added_ms()
+        .outlier_warnings("the wait linger added", units::ms);
     Verdict::from_checks(&FINDING, checks, e, || {
         format!(
             "{}: kafka-clients lingers per broker, draining every partition's batch once one \
@@ -42,7 +44,8 @@ pub const FINDING: Finding = Finding {
     id: "java-per-broker-linger",
     title: "Java lingers per broker: about half the linger",
     side: Side::Java,
-    post: "linger.ms 5 at 1k msg/s over 6 partitions: Java's producer p50 2.8 ms (librdkafka 5.1 ms)",
+    post:
+        "linger.ms 5 at 1k msg/s over 6 partitions: Java's producer p50 2.8 ms (librdkafka 5.1 ms)",
     claim: "At linger.ms=5 and 1k msg/s over 6 partitions, Java's producer p50 is 2.8 ms: \
             linger only decides when a broker connection is ready, and then every \
             partition's waiting batch on that broker goes, so a message waits about half \

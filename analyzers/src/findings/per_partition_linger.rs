@@ -79,7 +79,10 @@ pub fn linger_checks(e: &Evidence, band: (f64, f64), what: &str) -> Vec<Check> {
         e.linger_ms
     );
     let applies = if e.linger_ms == 0 {
-        Check::undecided(applies, "linger.ms=0 lingers nothing: measure a linger.ms above 0")
+        Check::undecided(
+            applies,
+            "linger.ms=0 lingers nothing: measure a linger.ms above 0",
+        )
     } else if gap >= l {
         Check::passed(applies, "the rule applies")
     } else {
@@ -112,10 +115,7 @@ pub fn linger_checks(e: &Evidence, band: (f64, f64), what: &str) -> Vec<Check> {
     };
     let (lo, hi) = (band.0 * l, band.1 * l);
     let added = e.added_ms();
-    let paired = e
-        .e2e_ms_p50_lingering
-        .n()
-        .min(e.e2e_ms_p50_baseline.n());
+    let paired = e.e2e_ms_p50_lingering.n().min(e.e2e_ms_p50_baseline.n());
     let mut band_check = check_every_rep(
         format!(
             "{what} linger adds {}–{} to the end-to-end p50 (× linger.ms {}–{}), rep by rep",
@@ -133,7 +133,10 @@ pub fn linger_checks(e: &Evidence, band: (f64, f64), what: &str) -> Vec<Check> {
     }
     let preconditions = vec![
         applies,
-        keeps_up(&e.rate_achieved_baseline, format!("linger.ms=0 sustains {at}")),
+        keeps_up(
+            &e.rate_achieved_baseline,
+            format!("linger.ms=0 sustains {at}"),
+        ),
         keeps_up(
             &e.rate_achieved_lingering,
             format!("linger.ms={} sustains {at}", e.linger_ms),
@@ -154,7 +157,10 @@ pub fn linger_checks(e: &Evidence, band: (f64, f64), what: &str) -> Vec<Check> {
     ];
     // Where the rule does not apply or the rate was not held, the figures decide nothing.
     if preconditions.iter().any(|c| c.state != CheckState::Passed) {
-        for c in measured.iter_mut().filter(|c| c.state == CheckState::Failed) {
+        for c in measured
+            .iter_mut()
+            .filter(|c| c.state == CheckState::Failed)
+        {
             c.state = CheckState::Undecided;
             c.detail.push_str(" (not judged: see the conditions above)");
         }
@@ -187,7 +193,9 @@ pub fn holds_sentence(e: &Evidence, client: &str) -> String {
 /// The rule: librdkafka's rows; linger adds the whole linger (see the module doc).
 pub fn decide(e: &Evidence) -> Verdict {
     let checks = linger_checks(e, BAND, "librdkafka's");
-    let warnings = e.added_ms().outlier_warnings("the wait linger added", units::ms);
+    let warnings = e
+        .added_ms()
+        .outlier_warnings("the wait linger added", units::ms);
     Verdict::from_checks(&FINDING, checks, e, || {
         format!(
             "{}: librdkafka counts linger.ms for each partition, so a partition that sees one \

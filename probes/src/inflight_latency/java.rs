@@ -126,7 +126,10 @@ mod tests {
         };
         let f = figures(&r, 10_000, "t".into());
         assert!(!f.sustained, "96% of the target is not sustained");
-        assert_eq!((f.e2e_ms_p99, f.ack_ms_p50, f.ack_ms_p90), (12.5, 1.5, None));
+        assert_eq!(
+            (f.e2e_ms_p99, f.ack_ms_p50, f.ack_ms_p90),
+            (12.5, 1.5, None)
+        );
         assert!(figures(&r, 9_800, "t".into()).sustained);
         let p = Point {
             rate_per_s: 1000,

@@ -13,15 +13,18 @@
 //! [`per_partition_linger`](kgap_analyzers::findings::per_partition_linger) and, when Java
 //! ran, [`java_per_broker_linger`](kgap_analyzers::findings::java_per_broker_linger).
 
+mod evidence;
 mod java;
 mod render;
 mod run;
+
+pub use evidence::{inflight_evidence, linger_evidence};
 
 use crate::broker::Broker;
 use crate::cli::{parse_duration, CommonArgs};
 use crate::error::Result;
 use crate::java::Client as ClientChoice;
-use crate::kit::{Context, Measured, Probe, Sweep};
+use crate::kit::{Context, Probe, Sweep};
 use crate::measure::ThreadFigure;
 use crate::paced::producer_settings;
 use crate::payload::{PayloadKind, Pool};
@@ -223,93 +226,6 @@ pub fn window_label(max_in_flight: u64) -> String {
     }
 }
 
-/// The point of `client` at these parameters, if measured.
-fn find<'a>(
-    sweep: &'a Sweep<InflightLatency>,
-    client: Client,
-    p: Point,
-) -> Option<Measured<'a, InflightLatency>> {
-    sweep.of(client).find(|m| *m.point == p)
-}
-
-fn window_reps(m: &Measured<'_, InflightLatency>) -> inflight::Window {
-    inflight::Window {
-        rate_achieved_per_s: m.reps(|f| f.rate_achieved_per_s),
-        ack_ms_p50: m.reps(|f| f.ack_ms_p50),
-        ack_ms_p99: m.reps(|f| f.ack_ms_p99),
-        e2e_ms_p99: m.reps(|f| f.e2e_ms_p99),
-        produce_requests_per_s: m.reps_of(|f| f.produce_requests_per_s),
-        msgs_per_request: m.reps_of(|f| f.msgs_per_batch_mean),
-        waiting_requests: m.reps_of(|f| f.requests_in_flight_mean),
-    }
-}
-
-/// The in-flight rule's evidence: every rate with both windows at linger.ms=0 (librdkafka).
-pub fn inflight_evidence(sweep: &Sweep<InflightLatency>) -> inflight::Evidence {
-    let mut rates: Vec<u64> = sweep.of(Client::Librdkafka).map(|m| m.point.rate_per_s).collect();
-    rates.sort_unstable();
-    rates.dedup();
-    let pairs = rates
-        .into_iter()
-        .filter_map(|rate| {
-            let at = |max_in_flight| Point {
-                rate_per_s: rate,
-                linger_ms: 0,
-                max_in_flight,
-            };
-            let d = find(sweep, Client::Librdkafka, at(DEFAULT_WINDOW))?;
-            let f = find(sweep, Client::Librdkafka, at(inflight::SMALL_WINDOW))?;
-            Some(inflight::RatePair {
-                rate_per_s: rate,
-                default_window: window_reps(&d),
-                window_5: window_reps(&f),
-            })
-        })
-        .collect();
-    inflight::Evidence { pairs }
-}
-
-/// The linger rules' evidence for one client: the smallest linger.ms above 0 against 0, at
-/// the lowest rate both ran, with max.in.flight=5 when measured (else the default window).
-pub fn linger_evidence(
-    sweep: &Sweep<InflightLatency>,
-    client: Client,
-    partitions: u32,
-) -> Option<linger::Evidence> {
-    let mut lingers: Vec<u64> = sweep.of(client).map(|m| m.point.linger_ms).filter(|&l| l > 0).collect();
-    lingers.sort_unstable();
-    let l = *lingers.first()?;
-    let mut rates: Vec<u64> = sweep.of(client).map(|m| m.point.rate_per_s).collect();
-    rates.sort_unstable();
-    rates.dedup();
-    for rate in rates {
-        for window in [inflight::SMALL_WINDOW, DEFAULT_WINDOW] {
-            let at = |linger_ms| Point {
-                rate_per_s: rate,
-                linger_ms,
-                max_in_flight: window,
-            };
-            let (Some(on), Some(off)) = (find(sweep, client, at(l)), find(sweep, client, at(0)))
-            else {
-                continue;
-            };
-            return Some(linger::Evidence {
-                linger_ms: l,
-                rate_per_s: rate,
-                partitions,
-                max_in_flight: window,
-                e2e_ms_p50_lingering: on.reps(|f| f.e2e_ms_p50),
-                e2e_ms_p50_baseline: off.reps(|f| f.e2e_ms_p50),
-                rate_achieved_lingering: on.reps(|f| f.rate_achieved_per_s),
-                rate_achieved_baseline: off.reps(|f| f.rate_achieved_per_s),
-                ack_ms_p50_lingering: on.reps(|f| f.ack_ms_p50),
-                ack_ms_p50_baseline: off.reps(|f| f.ack_ms_p50),
-            });
-        }
-    }
-    None
-}
-
 impl Probe for InflightLatency {
     type Point = Point;
     type Figures = Figures;
@@ -404,14 +320,16 @@ impl Probe for InflightLatency {
     fn verdicts(&self, sweep: &Sweep<Self>) -> Vec<Verdict> {
         let mut v = vec![inflight::decide(&inflight_evidence(sweep))];
         let partitions = self.opts.partitions as u32;
-        v.push(match linger_evidence(sweep, Client::Librdkafka, partitions) {
-            Some(e) => linger::decide(&e),
-            None => Verdict::cannot_tell(
-                &linger::FINDING,
-                "librdkafka measured no linger.ms above 0 beside linger.ms=0 at the same rate \
+        v.push(
+            match linger_evidence(sweep, Client::Librdkafka, partitions) {
+                Some(e) => linger::decide(&e),
+                None => Verdict::cannot_tell(
+                    &linger::FINDING,
+                    "librdkafka measured no linger.ms above 0 beside linger.ms=0 at the same rate \
                  and window (e.g. --rates 1000 --linger-ms 0,5)",
-            ),
-        });
+                ),
+            },
+        );
         if self.java_runs() {
             v.push(match linger_evidence(sweep, Client::Java, partitions) {
                 Some(e) => java_linger::decide(&e),
@@ -484,7 +402,9 @@ impl Probe for InflightLatency {
             v.push(java::note(self.opts.warmup));
         }
         for (k, val) in broker.overrides() {
-            v.push(format!("-X {k}={val} (applied last to librdkafka's clients)"));
+            v.push(format!(
+                "-X {k}={val} (applied last to librdkafka's clients)"
+            ));
         }
         v
     }
@@ -503,7 +423,14 @@ mod tests {
 
     #[test]
     fn points_are_rates_by_lingers_by_windows_without_repeats() {
-        let p = probe(&["--rates", "1000,50000,1000", "--linger-ms", "0", "--max-in-flight", "5"]);
+        let p = probe(&[
+            "--rates",
+            "1000,50000,1000",
+            "--linger-ms",
+            "0",
+            "--max-in-flight",
+            "5",
+        ]);
         let b = Broker::start(None, &[]).unwrap();
         let pts = p.points(&b);
         assert_eq!(pts.len(), 2);

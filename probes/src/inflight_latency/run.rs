@@ -30,7 +30,10 @@ pub fn once(
     dir: &Path,
 ) -> Result<Option<Figures>> {
     let broker = &cx.broker;
-    let topic = broker.create_topic(<super::InflightLatency as crate::kit::Probe>::NAME, opts.partitions)?;
+    let topic = broker.create_topic(
+        <super::InflightLatency as crate::kit::Probe>::NAME,
+        opts.partitions,
+    )?;
     let stats_path = dir.join("stats.jsonl");
     let psink = Arc::new(
         Sink::to_files(None, Some(&stats_path))
