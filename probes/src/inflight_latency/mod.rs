@@ -62,13 +62,12 @@ exit status: 0 measured (the verdicts say whether the findings held), 1 the run 
 usage or a configuration librdkafka refused, 130 interrupted (what was measured is printed).
 
 examples:
-  probe-inflight-latency                        # 1k,10k,50k/s x linger 0,5 x default,5
-  probe-inflight-latency --rates 50000 --linger-ms 0    # the post's worst case
-  probe-inflight-latency --brokers 127.0.0.1:9092 --out il   # real broker, files
-  probe-inflight-latency --rates 1000 --max-in-flight 5     # linger only
-  probe-inflight-latency --max-in-flight 1000000,5,1        # add a window of one
-  probe-inflight-latency --brokers 127.0.0.1:9092 --client both --rates 1000
-                                                # librdkafka and kafka-clients";
+  probe-inflight-latency                     # the default sweep, on the mock
+  probe-inflight-latency --rates 50000 --linger-ms 0   # the post's worst case
+  probe-inflight-latency --brokers 127.0.0.1:9092 --out il   # Kafka, files kept
+  probe-inflight-latency --rates 1000 --max-in-flight 5   # the linger findings
+  probe-inflight-latency --max-in-flight 1000000,5,1      # add a window of one
+  probe-inflight-latency --brokers 127.0.0.1:9092 --client both   # and Java";
 
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
