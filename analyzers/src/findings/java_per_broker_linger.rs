@@ -128,6 +128,19 @@ mod tests {
     }
 
     #[test]
+    fn the_projects_loaded_java_run_cannot_tell() {
+        // Recorded (docs/probe-inflight-latency.md, --client both, 3 reps, load average 21–23):
+        // the JVM held 15–80% of 1k msg/s and its linger.ms=0 median came out above its
+        // linger.ms=5 one.
+        let mut e = java([9.536, 18.816, 7.584], [22.144, 64.768, 14.272]);
+        e.rate_achieved_lingering = reps(&[671.5, 650.0, 803.0]);
+        e.rate_achieved_baseline = reps(&[479.5, 149.6, 751.7]);
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+        assert!(v.reason.contains("fell behind"), "{}", v.reason);
+    }
+
+    #[test]
     fn no_java_rows_cannot_tell() {
         let v = not_measured("the Java client measured no linger.ms=0 and 5 pair");
         assert_eq!(v.outcome, Outcome::CannotTell);

@@ -325,6 +325,29 @@ mod tests {
     }
 
     #[test]
+    fn the_projects_loaded_runs_cannot_tell_but_show_the_whole_linger() {
+        // Recorded (docs/probe-inflight-latency.md), 1k msg/s, 5 in flight, 3 reps, load
+        // average 24–28 on the mock: the linger added 5.0 ms in every rep, but no run held
+        // the rate in every rep.
+        let mut e = post([6.231, 6.243, 6.255]);
+        e.e2e_ms_p50_baseline = reps(&[1.229, 1.232, 0.705]);
+        e.rate_achieved_lingering = reps(&[879.7, 849.0, 913.0]);
+        e.rate_achieved_baseline = reps(&[977.1, 970.5, 892.7]);
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+        assert!(
+            v.checks.last().unwrap().state == CheckState::Passed,
+            "{v:#?}"
+        );
+        // On Kafka 4.3.1 under the same load one rep's median was 14.5 ms: not the linger.
+        let mut e = post([14.471, 5.395, 6.347]);
+        e.e2e_ms_p50_baseline = reps(&[0.609, 0.543, 0.461]);
+        e.rate_achieved_lingering = reps(&[935.5, 946.7, 523.8]);
+        e.rate_achieved_baseline = reps(&[596.7, 907.9, 765.7]);
+        assert_eq!(decide(&e).outcome, Outcome::CannotTell);
+    }
+
+    #[test]
     fn an_unsustained_rate_cannot_tell() {
         let mut e = post([5.0, 5.1, 5.2]);
         e.rate_achieved_lingering = reps(&[958.0, 960.0, 990.0]);
