@@ -570,6 +570,64 @@ mod tests {
     }
 
     #[test]
+    fn the_quiet_kafka_run_cannot_tell_from_1k_beneath_rates_not_held() {
+        // docs/probe-inflight-latency.md: Kafka 4.3.1, 3 reps, load average 1.2–5.8. Both
+        // windows held 1k msg/s (no queue there, as the post says); at 10k the default window
+        // held 1 rep of 3 with 109 and 1,009 requests waiting in two; at 50k none.
+        let e = Evidence {
+            pairs: vec![
+                RatePair {
+                    rate_per_s: 1000,
+                    default_window: recorded(
+                        [998.8, 981.8, 986.8],
+                        [0.732, 2.863, 0.734],
+                        [998.7, 984.2, 983.3],
+                        [1.0; 3],
+                        [0.0, 0.0, 0.0],
+                    ),
+                    window_5: recorded(
+                        [998.3, 984.1, 996.9],
+                        [0.744, 1.118, 1.376],
+                        [998.2, 978.2, 996.9],
+                        [1.0; 3],
+                        [0.333, 0.0, 0.5],
+                    ),
+                },
+                RatePair {
+                    rate_per_s: 10_000,
+                    default_window: recorded(
+                        [9973.4, 9221.7, 8137.6],
+                        [567.3, 497.4, 3.453],
+                        [4102.0, 4552.5, 3829.5],
+                        [2.0, 1.0, 2.0],
+                        [109.3, 1008.7, 0.333],
+                    ),
+                    window_5: recorded(
+                        [9837.8, 9957.7, 9176.2],
+                        [31.86, 54.88, 15.58],
+                        [4741.3, 4769.8, 4111.9],
+                        [2.0, 2.0, 1.0],
+                        [5.0, 4.667, 5.0],
+                    ),
+                },
+            ],
+        };
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+        assert!(
+            v.reason.starts_with("at 10k msg/s neither window"),
+            "{}",
+            v.reason
+        );
+        assert!(
+            v.reason
+                .contains("at 1.0k msg/s, the highest rate both sustained"),
+            "{}",
+            v.reason
+        );
+    }
+
+    #[test]
     fn nothing_sustained_cannot_tell() {
         let mut e = quiet_run();
         e.pairs.retain(|p| p.rate_per_s == 50_000);

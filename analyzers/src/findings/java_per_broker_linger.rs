@@ -141,6 +141,23 @@ mod tests {
     }
 
     #[test]
+    fn the_projects_quiet_java_run_cannot_tell_and_would_not_hold() {
+        // docs/probe-inflight-latency.md, --client both, 3 reps, load average 4.5–5.6: the
+        // JVM held 94–97% of 1k msg/s, and linger.ms=5 added 3.5–3.8 ms to its e2e median
+        // (0.7–0.75 of the linger, not half).
+        let mut e = java([4.384, 4.384, 4.192], [0.796, 0.62, 0.652]);
+        e.rate_achieved_lingering = reps(&[967.442, 947.261, 966.147]);
+        e.rate_achieved_baseline = reps(&[954.997, 958.581, 939.503]);
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+        // Had the JVM held the rate, the band decides: above 0.7 × linger.ms in every rep.
+        e.rate_achieved_lingering = reps(&[1000.0; 3]);
+        e.rate_achieved_baseline = reps(&[1000.0; 3]);
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
+    }
+
+    #[test]
     fn no_java_rows_cannot_tell() {
         let v = not_measured("the Java client measured no linger.ms=0 and 5 pair");
         assert_eq!(v.outcome, Outcome::CannotTell);
