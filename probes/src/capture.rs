@@ -127,7 +127,10 @@ fn level_number(level: RDKafkaLogLevel) -> i32 {
 /// librdkafka runs delivery callbacks inside poll(), so they run on the one thread that polls
 /// the producer; the histogram is only touched there, and read with [`AckLatency::take`] after
 /// that thread stopped polling. Messages carry their send time (ns since `origin`) as the
-/// librdkafka message opaque.
+/// librdkafka message opaque; it marks the window. The latency recorded is librdkafka's own
+/// (`rd_kafka_message_latency`: from inside produce() to the moment the report is served),
+/// so it is only as good as the serving: a report that waits in the queue counts its wait
+/// (see `paced::Deliveries`, which serves reports as they arrive).
 pub struct AckLatency {
     origin: std::time::Instant,
     /// Messages sent before this (ns since origin) are warmup: not recorded.
@@ -165,6 +168,28 @@ impl AckLatency {
             let h = unsafe { &mut *self.hist.get() };
             h.saturating_record(us);
         }
+    }
+
+    /// Records a delivered message: librdkafka's own latency for it (its clock from inside
+    /// produce() to now), or our send stamp's when librdkafka has none; only messages sent
+    /// inside the window (the opaque is the send stamp).
+    ///
+    /// # Safety
+    /// `m` must be a live message of a delivery report being served on the recording thread.
+    #[inline]
+    pub unsafe fn record_message(&self, m: *const rdsys::rd_kafka_message_t) {
+        let sent_ns = (*m)._private as usize as u64;
+        if sent_ns == 0 || sent_ns < self.window_start_ns.load(Ordering::Relaxed) {
+            return;
+        }
+        let latency_us = rdsys::rd_kafka_message_latency(m);
+        if latency_us < 0 {
+            self.record(sent_ns);
+            return;
+        }
+        // SAFETY: only the polling thread records (see the type's doc).
+        let h = &mut *self.hist.get();
+        h.saturating_record((latency_us as u64).max(1));
     }
 
     /// The histogram (µs). Call only once the producer is no longer polled.
@@ -235,10 +260,8 @@ impl KgapContext {
             }
             if (*m).err == rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR {
                 ok += 1;
-                if let (Some(ack), sent_ns) = (&self.ack, (*m)._private as usize) {
-                    if sent_ns != 0 {
-                        ack.record(sent_ns as u64);
-                    }
+                if let Some(ack) = &self.ack {
+                    ack.record_message(m);
                 }
             } else if self.delivery_errors.fetch_add(1, Ordering::Relaxed) == 0 {
                 let e = KafkaError::MessageProduction((*m).err.into());
@@ -271,10 +294,11 @@ impl ProducerContext for KgapContext {
 
     fn delivery(&self, result: &DeliveryResult<'_>, sent_ns: usize) {
         match result {
-            Ok(_) => {
+            Ok(m) => {
                 self.delivered.fetch_add(1, Ordering::Relaxed);
                 if let (Some(ack), true) = (&self.ack, sent_ns != 0) {
-                    ack.record(sent_ns as u64);
+                    // SAFETY: the message lives through this callback, on the polling thread.
+                    unsafe { ack.record_message(m.ptr()) };
                 }
             }
             Err((e, _)) => {

@@ -623,10 +623,11 @@ fn inflight_latency_runs_the_java_e2e_mode_at_the_same_points() {
             "-q",
         ],
     ));
-    let settings = r["settings"].as_array().expect("settings");
-    assert_eq!(settings.len(), 1, "java only: no librdkafka settings");
-    assert_eq!(settings[0]["params"]["client"], "java");
-    let run = &settings[0]["runs"][0];
+    let points = r["points"].as_array().expect("points");
+    assert_eq!(points.len(), 1, "java only: no librdkafka points");
+    assert_eq!(points[0]["client"], "java");
+    assert_eq!(points[0]["params"]["linger.ms"], 5);
+    let run = &points[0]["runs"][0];
     let n = |k: &str| run[k].as_f64().unwrap_or_else(|| panic!("{k} in {run}"));
     assert_eq!(run["rate_target_per_s"], 2000);
     assert!(n("e2e_count") >= 1000.0, "{run}");
@@ -636,6 +637,21 @@ fn inflight_latency_runs_the_java_e2e_mode_at_the_same_points() {
         "{run}"
     );
     assert!(n("ack_ms_p50") > 0.0, "{run}");
-    // librdkafka's rule has no pair to judge: the Java rows are not its evidence.
-    assert_eq!(r["verdict"]["evidence"]["pairs"], serde_json::json!([]));
+    // librdkafka's rules have nothing to judge: the Java rows are not their evidence. Java's
+    // own linger claim is judged (here: no linger.ms=0 baseline, so it cannot tell).
+    let v = r["verdicts"].as_array().expect("verdicts");
+    let of = |id: &str| {
+        v.iter()
+            .find(|v| v["finding"] == id)
+            .unwrap_or_else(|| panic!("{id}"))
+    };
+    assert_eq!(of("inflight-latency")["outcome"], "cannot-tell");
+    assert!(of("inflight-latency")["reason"]
+        .as_str()
+        .unwrap()
+        .contains("no rate was measured"));
+    assert_eq!(of("per-partition-linger")["outcome"], "cannot-tell");
+    let j = of("java-per-broker-linger");
+    assert_eq!(j["outcome"], "cannot-tell");
+    assert!(j["reason"].as_str().unwrap().contains("Java client"), "{j}");
 }

@@ -545,8 +545,103 @@ fn request_ceiling_with_one_partition_count_cannot_tell_on_the_mock() {
     );
 }
 
+/// The runs of a probe-inflight-latency document, with their point's params and client.
+fn inflight_runs(r: &Value) -> Vec<(Value, String, Value)> {
+    r["points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .flat_map(|p| {
+            p["runs"].as_array().unwrap().iter().map(move |run| {
+                (
+                    p["params"].clone(),
+                    p["client"].as_str().unwrap().to_string(),
+                    run.clone(),
+                )
+            })
+        })
+        .collect()
+}
+
+fn num(v: &Value, k: &str) -> f64 {
+    v[k].as_f64().unwrap_or_else(|| panic!("{k} missing in {v}"))
+}
+
+/// Send-to-ack is the client's own clock: an ack cannot come later than the consumer seeing
+/// the message. With the probe's own wait for delivery reports in it, the old clock gave a
+/// p50 of 4 ms on the mock and 12–19 ms on Kafka against an end-to-end p50 of 0.45 ms.
+fn check_ack_clock(r: &Value) {
+    let mut n = 0;
+    for (params, client, run) in inflight_runs(r) {
+        assert_eq!(client, "librdkafka");
+        if params["linger.ms"] != 0 {
+            continue;
+        }
+        n += 1;
+        // Enough samples for a median even when a loaded machine holds only part of the
+        // rate (seen: 724 of 1000 msg/s at a load average of 19).
+        assert!(num(&run, "ack_count") >= 500.0, "{run}");
+        assert!(num(&run, "ack_ms_p50") > 0.0, "{run}");
+        assert!(
+            num(&run, "ack_ms_p50") <= num(&run, "e2e_ms_p50"),
+            "send-to-ack p50 above end-to-end p50 at {params}: {run}"
+        );
+        // The serving loop measured its own promptness.
+        assert!(num(&run, "delivery_serve_ms_p50") < 1.0, "{run}");
+    }
+    assert!(n > 0, "no linger.ms=0 run");
+}
+
 #[test]
-fn inflight_default_window_sends_more_smaller_requests_than_five_at_linger_0() {
+fn inflight_send_to_ack_is_at_most_end_to_end_on_the_mock_and_linger_adds_the_linger() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (out, _) = probe(
+        "probe-inflight-latency",
+        &[
+            "--rates", "1000", "--linger-ms", "0,5", "--max-in-flight", "5", "--reps", "1",
+            "--warmup", "500ms", "--duration", "2s", "--json",
+        ],
+    );
+    let r = json_of(&out);
+    assert_eq!(r["broker"]["kind"], "embedded-mock");
+    check_ack_clock(&r);
+    // librdkafka lingers per partition: at 1k msg/s over 6 partitions (a message per
+    // partition every 6 ms) linger.ms=5 adds about 5 ms to the end-to-end median.
+    let p50 = |linger: u64| {
+        inflight_runs(&r)
+            .into_iter()
+            .find(|(p, _, _)| p["linger.ms"] == linger)
+            .map(|(_, _, run)| num(&run, "e2e_ms_p50"))
+            .unwrap()
+    };
+    let added = p50(5) - p50(0);
+    assert!((3.5..=6.5).contains(&added), "linger added {added} ms");
+    let v = r["verdicts"].as_array().unwrap();
+    let ids: Vec<&str> = v.iter().map(|v| v["finding"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["inflight-latency", "per-partition-linger"], "no Java verdict");
+    // One rep decides nothing.
+    assert!(v.iter().all(|v| v["outcome"] == "cannot-tell"), "{v:?}");
+}
+
+#[test]
+fn inflight_send_to_ack_is_at_most_end_to_end_on_kafka() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_broker();
+    let b = brokers();
+    let (out, _) = probe(
+        "probe-inflight-latency",
+        &[
+            "--brokers", &b, "--rates", "1000", "--linger-ms", "0", "--max-in-flight",
+            "5,1000000", "--reps", "1", "--warmup", "500ms", "--duration", "2s", "--json",
+        ],
+    );
+    let r = json_of(&out);
+    assert_eq!(r["broker"]["kind"], "external");
+    check_ack_clock(&r);
+}
+
+#[test]
+fn inflight_default_window_queues_requests_that_five_does_not_at_linger_0() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     require_broker();
     let before = topics_with_prefix("kgap.probe-inflight-latency.");
@@ -554,70 +649,49 @@ fn inflight_default_window_sends_more_smaller_requests_than_five_at_linger_0() {
     let (out, _) = probe(
         "probe-inflight-latency",
         &[
-            "--brokers",
-            &b,
-            "--rates",
-            "20000",
-            "--linger-ms",
-            "0",
-            "--max-in-flight",
-            "1000000,5",
-            "--reps",
-            "1",
-            "--warmup",
-            "500ms",
-            "--duration",
-            "2s",
-            "--json",
+            "--brokers", &b, "--rates", "20000", "--linger-ms", "0", "--max-in-flight",
+            "1000000,5", "--reps", "3", "--warmup", "500ms", "--duration", "2s", "--json",
         ],
     );
     let r = json_of(&out);
-    assert_eq!(r["broker"]["kind"], "external");
-    let s = r["settings"].as_array().unwrap();
-    assert_eq!(s.len(), 2);
-    let (default, five) = (&s[0]["runs"][0], &s[1]["runs"][0]);
-    assert_eq!(
-        s[0]["params"]["max.in.flight.requests.per.connection"],
-        1000000
-    );
-    let n = |v: &Value, k: &str| {
-        v[k].as_f64()
-            .unwrap_or_else(|| panic!("{k} missing in {v}"))
+    let runs = inflight_runs(&r);
+    assert_eq!(runs.len(), 6, "2 windows × 3 reps");
+    let median = |window: u64, k: &str| {
+        let mut v: Vec<f64> = runs
+            .iter()
+            .filter(|(p, _, _)| p["max.in.flight.requests.per.connection"] == window)
+            .map(|(_, _, run)| num(run, k))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
     };
-    for run in [default, five] {
-        assert!(n(run, "ack_count") > 1000.0, "{run}");
-        assert!(n(run, "e2e_count") > 1000.0, "{run}");
-        assert!(n(run, "ack_ms_p50") > 0.0 && n(run, "ack_ms_p99") >= n(run, "ack_ms_p50"));
+    for (_, _, run) in &runs {
         assert_eq!(run["rate_target_per_s"], 20000);
+        assert!(num(run, "e2e_count") > 1000.0, "{run}");
+        assert!(num(run, "ack_ms_p99") >= num(run, "ack_ms_p50"), "{run}");
     }
-    // The mechanism: an unlimited window sends a request as soon as a message or two is
-    // ready; five in flight make messages wait for a slot and coalesce into fewer, larger
-    // requests (the verdict's own rule: 1.2x the requests or 0.8x the batch).
-    let (rd, rf) = (
-        n(default, "produce_requests_per_s"),
-        n(five, "produce_requests_per_s"),
-    );
-    let (bd, bf) = (
-        n(default, "msgs_per_batch_mean"),
-        n(five, "msgs_per_batch_mean"),
-    );
-    // On this shared machine the broker sometimes keeps up with five in flight without
-    // coalescing (both ~3 messages a batch at the same request rate) while requests still
-    // queue behind each other under the default window: then the queueing shows only in
-    // the latency, ≥ 3x at p99 (seen: 619 against 11 ms). Either shape is the finding.
-    // Or the default window holds more than five requests waiting (statistics waitresp_cnt).
-    let (pd, pf) = (n(default, "ack_ms_p99"), n(five, "ack_ms_p99"));
+    // max.in.flight=5 caps the requests awaiting a response (one more for a Metadata request
+    // in passing); the default window lets them pile up, or sends more, smaller requests.
     let (wd, wf) = (
-        n(default, "requests_in_flight_mean"),
-        n(five, "requests_in_flight_mean"),
+        median(1_000_000, "requests_in_flight_mean"),
+        median(5, "requests_in_flight_mean"),
     );
-    assert!(
-        rd > 1.2 * rf || bd < 0.8 * bf || pd >= 3.0 * pf || wd > 5.0,
-        "default {default}\nfive {five}"
+    assert!(wf <= 6.0, "five: {wf} waiting");
+    let (rd, rf) = (
+        median(1_000_000, "produce_requests_per_s"),
+        median(5, "produce_requests_per_s"),
     );
-    // max.in.flight=5 caps the gauge (one more for a Metadata request in passing).
-    assert!(wf <= 6.0, "five {five}");
-    assert_eq!(r["verdict"]["finding"], "inflight-latency");
+    assert!(wd > 5.0 || rd > 1.2 * rf, "default {wd} waiting, {rd} req/s; five {rf} req/s");
+    // The catalogue's verdict: never DOES NOT HOLD for this shape (the machine may not hold
+    // 20k msg/s with the default window, which the verdict then says).
+    let v = &r["verdicts"][0];
+    assert_eq!(v["finding"], "inflight-latency");
+    assert_ne!(v["outcome"], "does-not-hold", "{v}");
+    if v["outcome"] == "cannot-tell" {
+        assert!(v["reason"].as_str().unwrap().contains("sustain"), "{v}");
+    }
+    // Every run's topic is listed and gone.
+    assert_eq!(r["topics"].as_array().unwrap().len(), 6);
     assert_eq!(topics_with_prefix("kgap.probe-inflight-latency."), before);
 }
 
