@@ -20,7 +20,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Where one client's log lines and statistics go. Files are optional: a client without a
 /// capture still records its last error for error messages.
@@ -394,19 +394,5 @@ impl Drop for LogQueue {
             let _ = t.join();
         }
         unsafe { rdsys::rd_kafka_queue_destroy(self.handles.queue) };
-    }
-}
-
-/// Waits up to `timeout` for a condition, polling every 10 ms.
-pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let end = std::time::Instant::now() + timeout;
-    loop {
-        if cond() {
-            return true;
-        }
-        if std::time::Instant::now() >= end {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(10));
     }
 }

@@ -1,6 +1,5 @@
 //! Command-line options every probe shares (flattened into each probe's clap parser).
 
-use crate::error::{ProbeError, Result};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -91,52 +90,6 @@ pub fn parse_property(s: &str) -> std::result::Result<(String, String), String> 
     }
 }
 
-/// Progress lines on stderr (`probe: line`), unless --quiet.
-pub fn progress_printer(probe: &'static str, quiet: bool) -> impl Fn(&str) {
-    move |line: &str| {
-        if !quiet {
-            eprintln!("{probe}: {line}");
-        }
-    }
-}
-
-/// Prints a probe's outcome (the JSON document or the text report) and exits with the kit's
-/// codes: 0 measured, 130 interrupted, the error's code otherwise.
-pub fn finish(
-    probe: &str,
-    json: bool,
-    outcome: Result<crate::result::ProbeResult>,
-    render_text: fn(&crate::result::ProbeResult) -> String,
-) -> ! {
-    match outcome {
-        Ok(result) => {
-            if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&result).expect("result serializes")
-                );
-            } else {
-                print!("{}", render_text(&result));
-            }
-            std::process::exit(if result.interrupted {
-                crate::error::exit::INTERRUPTED
-            } else {
-                crate::error::exit::OK
-            });
-        }
-        Err(e) => {
-            eprintln!("{probe}: error: {e}");
-            std::process::exit(e.exit_code());
-        }
-    }
-}
-
-/// A usage error: message on stderr, exit 2.
-pub fn usage_exit(probe: &str, msg: &str) -> ! {
-    eprintln!("{probe}: {msg}");
-    std::process::exit(crate::error::exit::USAGE);
-}
-
 /// Parses `--duration` values such as `10`, `10s`, `500ms`, `2m`.
 pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
     let s = s.trim();
@@ -159,22 +112,6 @@ pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-/// Parses a comma-separated list of integers (`1000,100,10,0`).
-pub fn parse_list_u64(s: &str) -> Result<Vec<u64>> {
-    let out: std::result::Result<Vec<u64>, _> = s
-        .split(',')
-        .map(|p| p.trim())
-        .filter(|p| !p.is_empty())
-        .map(|p| p.parse::<u64>())
-        .collect();
-    match out {
-        Ok(v) if !v.is_empty() => Ok(v),
-        _ => Err(ProbeError::Usage(format!(
-            "expected a comma-separated list of non-negative integers, got {s:?}"
-        ))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,16 +124,6 @@ mod tests {
         assert!(parse_duration("0").is_err());
         assert!(parse_duration("ten").is_err());
         assert!(parse_duration("5h").is_err());
-    }
-
-    #[test]
-    fn lists() {
-        assert_eq!(
-            parse_list_u64("1000, 100,10,0").unwrap(),
-            vec![1000, 100, 10, 0]
-        );
-        assert!(parse_list_u64("").is_err());
-        assert!(parse_list_u64("10,-1").is_err());
     }
 
     #[test]

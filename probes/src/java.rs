@@ -154,42 +154,6 @@ impl Client {
     }
 }
 
-/// Whether a setting of a probe's result is the Java companion's (params "client": "java").
-pub fn is_java_setting(s: &crate::result::SettingResult) -> bool {
-    s.params.get("client").and_then(serde_json::Value::as_str) == Some("java")
-}
-
-/// The settings of one client that were measured: the Java companion's (`java`) or
-/// librdkafka's, each with at least one run.
-pub fn measured(
-    settings: &[crate::result::SettingResult],
-    java: bool,
-) -> impl Iterator<Item = &crate::result::SettingResult> {
-    settings
-        .iter()
-        .filter(move |s| is_java_setting(s) == java && !s.runs.is_empty())
-}
-
-/// A probe's settings for `--client`: librdkafka's points (unless Java only), then the same
-/// points for the Java companion, marked "client": "java". Also returns where Java's begin.
-pub fn sweep_params(
-    points: Vec<serde_json::Map<String, serde_json::Value>>,
-    client: Client,
-) -> (Vec<serde_json::Map<String, serde_json::Value>>, usize) {
-    let mut all = Vec::new();
-    if client != Client::Java {
-        all.extend(points.iter().cloned());
-    }
-    let java_base = all.len();
-    if client != Client::Rust {
-        all.extend(points.into_iter().map(|mut p| {
-            p.insert("client".into(), serde_json::json!("java"));
-            p
-        }));
-    }
-    (all, java_base)
-}
-
 /// One point of a probe's sweep on the Java side: the companion in its own JVM on a fresh
 /// topic of the probe's (`kgap` gets its name and partitions; deleted after), its payload
 /// pool checked against the Rust one (`payload_sha256`). Returns the run and the topic's name;

@@ -3,14 +3,22 @@
 //! A probe reproduces one client performance gap in isolation: it creates its own topic on a
 //! real cluster (`--brokers`) or on librdkafka's in-process mock, sweeps the knob that
 //! matters, measures through a fixed window with per-thread CPU, keeps librdkafka's debug log
-//! and statistics, and prints a table and a verdict (or one JSON document, see [`result`]).
+//! and statistics, and prints a table and the findings catalogue's verdicts (or one JSON document, the
+//! typed [`kgap_analyzers::probe_result::ProbeResult`]). The sweep itself is the
+//! [`kit`]'s, written once; a probe is its points, one run and its figures.
 //!
 //! - [`payload`]: the seed benchmark's byte-identical payloads (SplitMix64, seed 42).
 //! - [`broker`]: mock or external broker, topic lifecycle, clients with captured logs.
 //! - [`capture`]: librdkafka log lines in its own stderr format, statistics JSON.
 //! - [`measure`]: window, per-second timeline, cores per thread, medians.
-//! - [`result`]: the result document, CSV export, tables.
+//! - [`kit`]: the Probe trait, the one sweep driver, the exports, run order, placement.
+//! - [`consume`], [`consumer_topic`], [`consumer_figures`], [`paced`], [`produce`]: the
+//!   measured consume window, the prefilled topic, a consumer run's figures, the paced
+//!   producer, producing without allocation.
+//! - [`redact`]: secrets never leave the process.
 //! - [`fetch_backoff`]: `probe-fetch-backoff` (Gap 2 of the post).
+//! - [`batch_consume`]: `probe-batch-consume` (poll() against the batch API, the broker
+//!   thread's limit, the batch wrapper's latency).
 //! - [`request_ceiling`]: `probe-request-ceiling` (Gap 1 of the post).
 //! - [`inflight_latency`]: `probe-inflight-latency` (the in-flight window and latency).
 //! - [`gzip_batch`]: `probe-gzip-batch` (gzip: what batch.size means for a compressed batch).
@@ -41,4 +49,3 @@ pub mod payload;
 pub mod produce;
 pub mod redact;
 pub mod request_ceiling;
-pub mod result;
