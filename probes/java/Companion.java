@@ -966,6 +966,19 @@ public final class Companion {
                     props.setProperty(key, value);
                 }
             }
+            // Secret client properties come on stdin, one key=value a line, so they never
+            // show in the command line that ps and /proc/PID/cmdline show everyone.
+            if (kgap.getOrDefault("kgap.secrets", "0").equals("stdin")) {
+                java.io.BufferedReader in = new java.io.BufferedReader(
+                        new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8));
+                for (String line; (line = in.readLine()) != null && !line.isEmpty(); ) {
+                    int eq = line.indexOf('=');
+                    if (eq <= 0) {
+                        throw new Usage("a secret property on stdin is not key=value");
+                    }
+                    props.setProperty(line.substring(0, eq).trim(), line.substring(eq + 1));
+                }
+            }
             String mode = kgap.getOrDefault("kgap.mode", "");
             int size = intOf(kgap, "kgap.size", 100);
             String kind = kgap.getOrDefault("kgap.kind", "random");

@@ -375,18 +375,39 @@ pub fn run(
     } else {
         None
     };
-    args.extend(client.iter().map(|(k, v)| format!("{k}={v}")));
+    // Secret properties go on the JVM's stdin, not its command line (which ps shows).
+    let (secret, plain): (Vec<_>, Vec<_>) =
+        client.iter().partition(|(k, _)| crate::redact::is_secret(k));
+    args.extend(plain.iter().map(|(k, v)| format!("{k}={v}")));
+    if !secret.is_empty() {
+        args.push("kgap.secrets=stdin".into());
+    }
     std::fs::write(dir.join("companion.cmd"), shell_line(&java.java, &args))
         .map_err(|e| ProbeError::io(format!("writing in {}", dir.display()), e))?;
     let err_file = std::fs::File::create(&stderr_path)
         .map_err(|e| ProbeError::io(format!("creating {}", stderr_path.display()), e))?;
     let mut child = Command::new(&java.java)
         .args(&args)
-        .stdin(Stdio::null())
+        .stdin(if secret.is_empty() {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        })
         .stdout(Stdio::piped())
         .stderr(err_file)
         .spawn()
         .map_err(|e| ProbeError::io(format!("starting {}", java.java.display()), e))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        let mut lines = String::new();
+        for (k, v) in &secret {
+            lines.push_str(&format!("{k}={v}\n"));
+        }
+        lines.push('\n');
+        stdin
+            .write_all(lines.as_bytes())
+            .map_err(|e| ProbeError::io("handing the JVM its secret properties", e))?;
+    }
     // Stdout is one line at the end: read it on a thread so a chatty child never blocks.
     let mut stdout = child.stdout.take().expect("piped stdout");
     let reader = std::thread::spawn(move || {

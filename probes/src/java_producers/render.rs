@@ -99,7 +99,7 @@ pub fn notes(p: &JavaProducers) -> Vec<String> {
         ),
     ];
     for (k, val) in &o.java_property {
-        v.push(format!("-J {k}={val} (applied last to every producer)"));
+        v.push(format!("-J {} (applied last to every producer)", crate::redact::pair(k, val)));
     }
     v
 }

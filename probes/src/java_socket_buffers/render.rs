@@ -113,7 +113,7 @@ pub fn notes(p: &JavaSocketBuffers) -> Vec<String> {
         units::bytes(o.consume_bytes as f64)
     )];
     for (k, val) in &o.java_property {
-        v.push(format!("-J {k}={val} (applied last to every client)"));
+        v.push(format!("-J {} (applied last to every client)", crate::redact::pair(k, val)));
     }
     v
 }
