@@ -18,7 +18,7 @@ use crate::kit::{Context, Probe, Sweep, Table};
 use crate::payload::{PayloadKind, Pool};
 use crate::produce;
 use kgap_analyzers::findings::{fetch_backoff as rule, Verdict};
-use kgap_analyzers::probe_result::{Client, PayloadInfo, ProbeResult};
+use kgap_analyzers::probe_result::{Client, ProbeResult};
 use kgap_analyzers::report::wrap_into;
 use kgap_analyzers::units;
 use serde::Serialize;
@@ -226,12 +226,7 @@ impl Probe for FetchBackoff {
         let plan = self.prefill(broker);
         let partitions = self.partitions(broker);
         let pool = Pool::new(self.opts.size as usize, plan.kind);
-        result.payload = Some(PayloadInfo {
-            size_bytes: pool.size(),
-            kind: pool.kind().to_string(),
-            pool_count: pool.count(),
-            sha256: pool.sha256_hex(),
-        });
+        result.payload = Some(pool.info());
         let topic = broker.create_topic(Self::NAME, partitions)?;
         result.topics.push(topic.name.clone());
         cx.progress(&format!(

@@ -192,6 +192,16 @@ impl Pool {
     }
 
     /// Hex SHA-256 of the concatenated pool: the proof that two clients sent the same bytes.
+    /// What the result document says about this pool.
+    pub fn info(&self) -> kgap_analyzers::probe_result::PayloadInfo {
+        kgap_analyzers::probe_result::PayloadInfo {
+            size_bytes: self.size(),
+            kind: self.kind().to_string(),
+            pool_count: self.count(),
+            sha256: self.sha256_hex(),
+        }
+    }
+
     pub fn sha256_hex(&self) -> String {
         hex(&Sha256::digest(&self.bytes))
     }

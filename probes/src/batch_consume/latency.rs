@@ -16,7 +16,7 @@ use crate::payload::{self, PayloadKind, Pool};
 use crate::produce::TopicHandle;
 use kgap_analyzers::findings::batch_wrapper_latency::{self as rule, SUSTAINED_SHARE};
 use kgap_analyzers::findings::{Reps, Verdict};
-use kgap_analyzers::probe_result::{Client, PayloadInfo, ProbeResult};
+use kgap_analyzers::probe_result::{Client, ProbeResult};
 use kgap_analyzers::report::wrap_into;
 use kgap_analyzers::units;
 use rdkafka::consumer::Consumer as _;
@@ -218,12 +218,7 @@ impl Probe for Latency {
 
     fn prepare<'c>(&self, cx: &'c Context, result: &mut ProbeResult<Figures>) -> Result<Setup<'c>> {
         let pool = Pool::new(self.opts.size as usize, PayloadKind::Random);
-        result.payload = Some(PayloadInfo {
-            size_bytes: pool.size(),
-            kind: pool.kind().to_string(),
-            pool_count: pool.count(),
-            sha256: pool.sha256_hex(),
-        });
+        result.payload = Some(pool.info());
         let topic = cx.broker.create_topic(NAME, self.partitions())?;
         result.topics.push(topic.name.clone());
         cx.progress(&format!(

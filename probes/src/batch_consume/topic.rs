@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::kit::Context;
 use crate::payload::Pool;
 use crate::produce;
-use kgap_analyzers::probe_result::{PayloadInfo, ProbeResult};
+use kgap_analyzers::probe_result::{ProbeResult};
 
 /// Partitions of the topic: the option, or the broker's default.
 pub fn partitions(opts: &Options, broker: &Broker) -> i32 {
@@ -44,12 +44,7 @@ pub fn prefilled<'c, F>(
     let plan = prefill_plan(opts, broker);
     let partitions = partitions(opts, broker);
     let pool = Pool::new(opts.size as usize, plan.kind);
-    result.payload = Some(PayloadInfo {
-        size_bytes: pool.size(),
-        kind: pool.kind().to_string(),
-        pool_count: pool.count(),
-        sha256: pool.sha256_hex(),
-    });
+    result.payload = Some(pool.info());
     let topic = broker.create_topic(NAME, partitions)?;
     result.topics.push(topic.name.clone());
     cx.progress(&format!(

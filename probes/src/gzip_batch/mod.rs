@@ -34,7 +34,7 @@ use crate::kit::{Context, Probe, Sweep};
 use crate::payload::{PayloadKind, Pool};
 use crate::produce::ThroughputSpec;
 use kgap_analyzers::findings::{gzip_batch_semantics, java_gzip_batch_closing, Verdict};
-use kgap_analyzers::probe_result::{Client, PayloadInfo, ProbeResult};
+use kgap_analyzers::probe_result::{Client, ProbeResult};
 use kgap_analyzers::svg::LineChart;
 use kgap_analyzers::units;
 use serde::Serialize;
@@ -267,12 +267,7 @@ impl Probe for GzipBatch {
     fn prepare(&self, _cx: &Context, result: &mut ProbeResult<Figures>) -> Result<Setup> {
         let pool = Pool::new(self.opts.size as usize, self.opts.kind);
         let sha256 = pool.sha256_hex();
-        result.payload = Some(PayloadInfo {
-            size_bytes: pool.size(),
-            kind: pool.kind().to_string(),
-            pool_count: pool.count(),
-            sha256: sha256.clone(),
-        });
+        result.payload = Some(pool.info());
         Ok(Setup { pool, sha256 })
     }
 

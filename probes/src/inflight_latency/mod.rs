@@ -32,7 +32,7 @@ use kgap_analyzers::findings::{
     inflight_latency as inflight, java_per_broker_linger as java_linger,
     per_partition_linger as linger, Verdict,
 };
-use kgap_analyzers::probe_result::{Client, PayloadInfo, ProbeResult};
+use kgap_analyzers::probe_result::{Client, ProbeResult};
 use kgap_analyzers::svg::LineChart;
 use serde::Serialize;
 use std::path::Path;
@@ -273,12 +273,7 @@ impl Probe for InflightLatency {
 
     fn prepare(&self, _cx: &Context, result: &mut ProbeResult<Figures>) -> Result<Setup> {
         let pool = Pool::new(self.opts.size as usize, PayloadKind::Random);
-        result.payload = Some(PayloadInfo {
-            size_bytes: pool.size(),
-            kind: pool.kind().to_string(),
-            pool_count: pool.count(),
-            sha256: pool.sha256_hex(),
-        });
+        result.payload = Some(pool.info());
         Ok(Setup { pool })
     }
 

@@ -22,7 +22,7 @@ use crate::java::{self, Jvm};
 use crate::kit::{Context, Probe, Sweep};
 use crate::payload::{PayloadKind, Pool};
 use kgap_analyzers::findings::{java_gc_collapse as rule, Verdict};
-use kgap_analyzers::probe_result::{Client, PayloadInfo, ProbeResult};
+use kgap_analyzers::probe_result::{Client, ProbeResult};
 use kgap_analyzers::units;
 use serde::{Serialize, Serializer};
 use std::path::Path;
@@ -258,12 +258,7 @@ impl Probe for JavaProducers {
 
     fn prepare<'c>(&self, cx: &'c Context, result: &mut ProbeResult<Figures>) -> Result<Setup> {
         let pool = Pool::new(self.opts.size as usize, PayloadKind::Random);
-        result.payload = Some(PayloadInfo {
-            size_bytes: pool.size(),
-            kind: pool.kind().to_string(),
-            pool_count: pool.count(),
-            sha256: pool.sha256_hex(),
-        });
+        result.payload = Some(pool.info());
         let java = cx.java()?;
         result.notes.insert(0, render::java_note(self, &java.version));
         let load_before = java::load_average();

@@ -27,7 +27,7 @@ use crate::kit::{Context, Probe, Sweep};
 use crate::payload::{PayloadKind, Pool};
 use crate::produce;
 use kgap_analyzers::findings::{java_receive_buffer as receive, java_send_buffer as send, Verdict};
-use kgap_analyzers::probe_result::{Client, PayloadInfo, ProbeResult};
+use kgap_analyzers::probe_result::{Client, ProbeResult};
 use kgap_analyzers::units;
 use std::path::Path;
 use std::time::Duration;
@@ -226,12 +226,7 @@ impl Probe for JavaSocketBuffers {
         result: &mut ProbeResult<Figures>,
     ) -> Result<Setup<'c>> {
         let pool = Pool::new(PRODUCE_RECORD_BYTES, PayloadKind::Random);
-        result.payload = Some(PayloadInfo {
-            size_bytes: pool.size(),
-            kind: pool.kind().to_string(),
-            pool_count: pool.count(),
-            sha256: pool.sha256_hex(),
-        });
+        result.payload = Some(pool.info());
         let java = cx.java()?;
         result.notes.insert(0, render::java_note(self, &java.version));
         let load_before = java::load_average();

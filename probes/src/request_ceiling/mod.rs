@@ -27,7 +27,7 @@ use crate::kit::{Context, Probe, Sweep};
 use crate::payload::Pool;
 use kgap_analyzers::findings::request_ceiling::{self as rule, PointEvidence};
 use kgap_analyzers::findings::Verdict;
-use kgap_analyzers::probe_result::{Client, PayloadInfo, ProbeResult};
+use kgap_analyzers::probe_result::{Client, ProbeResult};
 use kgap_analyzers::svg::LineChart;
 use kgap_analyzers::units;
 use serde::Serialize;
@@ -240,12 +240,7 @@ impl Probe for RequestCeiling {
             Some(n) => Pool::with_count(size, self.opts.kind, n as usize),
         };
         let sha256 = pool.sha256_hex();
-        result.payload = Some(PayloadInfo {
-            size_bytes: pool.size(),
-            kind: pool.kind().to_string(),
-            pool_count: pool.count(),
-            sha256: sha256.clone(),
-        });
+        result.payload = Some(pool.info());
         Ok(Setup { pool, sha256 })
     }
 
