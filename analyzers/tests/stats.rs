@@ -8,8 +8,6 @@ mod bad_input;
 mod cli;
 #[path = "stats/common.rs"]
 mod common;
-#[path = "stats/doc.rs"]
-mod doc;
 #[path = "stats/fixtures.rs"]
 mod fixtures;
 #[path = "stats/forms.rs"]

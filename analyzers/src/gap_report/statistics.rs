@@ -55,7 +55,7 @@ pub(crate) fn stats_file(path: &Path, rel: &str, opts: &Options) -> Outcome {
     if opts.charts {
         for (name, svg) in report.render_svgs() {
             o.charts.push(Chart {
-                file: chart_name(&format!("{rel}.{name}"), "stats"),
+                file: chart_name(&format!("{rel}.{}", name.trim_end_matches(".svg")), "stats"),
                 title: format!("{name} — {rel}"),
                 source: rel.to_string(),
                 finding: None,
