@@ -74,6 +74,17 @@ fn a_secret_passed_with_x_is_in_no_output_and_no_file() {
             std::fs::read_to_string(dir.join("report.txt")).unwrap()
         };
         assert!(shown.contains("sasl.password=[redacted]"), "{shown}");
+        // The probe's own statistics, read by analyze-stats beside its figures.
+        if json {
+            let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert!(
+                r["diagnoses"]
+                    .as_array()
+                    .is_some_and(|d| d.iter().any(|d| d["tool"] == "analyze-stats")),
+                "{}",
+                r["diagnoses"]
+            );
+        }
     }
 }
 

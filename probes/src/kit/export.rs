@@ -193,6 +193,13 @@ pub fn text(rep: &Report) -> String {
     for n in &r.notes {
         wrap_into(&mut s, "note: ", n);
     }
+    let stats = super::self_diagnosis::lines(&r.diagnoses);
+    if !stats.is_empty() {
+        s.push_str("\nanalyze-stats on the probe's own statistics (first rep of each point):\n");
+        for l in stats {
+            wrap_into(&mut s, "  ", &l);
+        }
+    }
     for v in &r.verdicts {
         s.push('\n');
         s.push_str(&v.render());

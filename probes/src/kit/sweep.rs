@@ -264,6 +264,8 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
         sweep.result.warnings.push(w);
     }
     sweep.result.verdicts = probe.verdicts(&sweep);
+    let stats = super::self_diagnosis::read(&cx.out, &sweep);
+    sweep.result.diagnoses.extend(stats);
     let report = Report::of(probe, &sweep);
     write(
         &cx.out,
