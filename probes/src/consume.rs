@@ -69,7 +69,15 @@ pub fn drive(
                         break;
                     }
                 }
-                Some(Err(_)) => errors += 1,
+                // An error is no message: the stop conditions (a signal, the broker gone,
+                // the idle limit) are checked as after an empty wait, or a dead broker's
+                // endless errors would keep the loop from ever seeing them.
+                Some(Err(_)) => {
+                    errors += 1;
+                    if on_idle() == Flow::Stop {
+                        break;
+                    }
+                }
                 None => {
                     if on_idle() == Flow::Stop {
                         break;
@@ -90,14 +98,20 @@ pub fn drive(
                     }
                     continue;
                 }
+                let mut delivered = false;
                 for m in batch.iter() {
                     if m.is_error() {
                         errors += 1;
                         continue;
                     }
+                    delivered = true;
                     if on_message(m.payload().unwrap_or(&[])) == Flow::Stop {
                         break 'outer;
                     }
+                }
+                // A batch of errors only is no message: check the stop conditions.
+                if !delivered && on_idle() == Flow::Stop {
+                    break;
                 }
             }
         }

@@ -531,7 +531,11 @@ fn request_ceiling_with_one_partition_count_cannot_tell_on_the_mock() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = String::from_utf8_lossy(&out.stdout);
+    // Words as the report wraps them, joined again.
+    let text = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     // "Flat across partitions" with one partition count is true by construction.
     assert!(
         text.contains("verdict request-ceiling: CANNOT TELL"),
