@@ -500,3 +500,40 @@ fn mutated_logs_never_panic() {
         }
     }
 }
+
+#[test]
+fn max_heap_mb_is_for_logs_that_do_not_state_it() {
+    // 0 would silently drop the heap analysis and the collapse finding: a usage error.
+    let out = bin()
+        .args(["--max-heap-mb", "0"])
+        .arg(fixture("g1-jdk17-unbounded.log"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("positive"));
+    // A maximum the log states itself wins over the option, and the report says so.
+    let out = bin()
+        .args(["--json", "--max-heap-mb", "4096"])
+        .arg(fixture("g1-jdk17-unbounded.log"))
+        .output()
+        .unwrap();
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["max_heap_source"], "log");
+    assert_eq!(r["max_heap_mb"], 256.0);
+    assert!(r["warnings"].to_string().contains("was not used"), "{}", r["warnings"]);
+    let ids: Vec<&str> = r["diagnoses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"gc-collapse"), "{ids:?}");
+    // A log that does not state it takes the option.
+    let out = bin()
+        .args(["--json", "--max-heap-mb", "256"])
+        .arg(fixture("g1-jdk17-unbounded-xlog-gc.log"))
+        .output()
+        .unwrap();
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["max_heap_source"], "option");
+}

@@ -51,9 +51,18 @@ struct Args {
     /// Pauses at least this long are reported as long.
     #[arg(long, value_name = "MS", default_value_t = 200.0)]
     long_pause_ms: f64,
-    /// The JVM's maximum heap in MB (-Xmx), when the log does not print it.
-    #[arg(long, value_name = "MB")]
+    /// The JVM's maximum heap in MB (-Xmx), for logs that do not print it: a maximum the log
+    /// states itself wins, and the report says the option was not used.
+    #[arg(long, value_name = "MB", value_parser = positive_mb)]
     max_heap_mb: Option<f64>,
+}
+
+/// A heap size in MB: a positive, finite number (0 would silently drop the heap analysis).
+fn positive_mb(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(mb) if mb > 0.0 && mb.is_finite() => Ok(mb),
+        _ => Err(format!("the heap in MB must be a positive number, got {s:?}")),
+    }
 }
 
 fn main() -> ExitCode {

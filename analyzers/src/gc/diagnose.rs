@@ -66,6 +66,16 @@ pub(super) fn build(a: Analyzer<'_, '_>, with_timeline: bool) -> GcReport {
             a.legacy.abandoned
         ));
     }
+    if let (Some(log), Some(opt)) = (a.max_heap_log, a.opts.max_heap_bytes) {
+        if (log - opt).abs() > 0.5 * MB {
+            warnings.push(format!(
+                "--max-heap-mb {:.0} was not used: the log states its maximum heap itself \
+                 ({:.0} MB)",
+                opt / MB,
+                log / MB
+            ));
+        }
+    }
     let pauses = pause_stats(&a.all, a.total_ms);
     let mut pauses_by_type: Vec<PauseTypeStats> = a
         .types
@@ -79,10 +89,10 @@ pub(super) fn build(a: Analyzer<'_, '_>, with_timeline: bool) -> GcReport {
     let mut causes = a.causes.clone();
     causes.sort_by_key(|c| std::cmp::Reverse(c.count));
     let max_heap = a.max_heap();
-    let max_heap_source = if a.opts.max_heap_bytes.is_some() {
-        Some("option")
-    } else if a.max_heap_log.is_some() {
+    let max_heap_source = if a.max_heap_log.is_some() {
         Some("log")
+    } else if a.opts.max_heap_bytes.is_some() {
+        Some("option")
     } else if a.capacity_seen > 0.0 {
         Some("largest heap capacity seen")
     } else {

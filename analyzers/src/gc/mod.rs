@@ -521,10 +521,11 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         }
     }
 
+    /// The maximum heap: the log's own statement first (the option is for logs that do not
+    /// print it), then the option, then the largest capacity the log showed.
     fn max_heap(&self) -> Option<f64> {
-        self.opts
-            .max_heap_bytes
-            .or(self.max_heap_log)
+        self.max_heap_log
+            .or(self.opts.max_heap_bytes)
             .or((self.capacity_seen > 0.0).then_some(self.capacity_seen))
     }
 
