@@ -544,3 +544,34 @@ fn an_old_probe_result_is_named_and_not_read() {
     assert!(r.gaps.is_empty());
     assert!(r.files[0].reason.as_deref().unwrap().contains("older kgap"), "{:?}", r.files[0]);
 }
+
+#[test]
+fn a_cut_recording_says_that_not_finding_a_gap_there_means_nothing() {
+    let whole = std::fs::read(root().join("fixtures/jfr/socket-fixed-buffers-jdk17.jfr")).unwrap();
+    for share in [0.1, 0.5] {
+        let d = TempDir::new("cutjfr");
+        d.write("app.jfr", &whole[..(whole.len() as f64 * share) as usize]);
+        let r = report(&d.0);
+        for id in ["java-send-buffer", "java-receive-buffer"] {
+            if r.gaps.iter().any(|g| g.finding == id) {
+                continue; // the readable part showed it: a finding stands
+            }
+            let nf = r.not_found.iter().find(|n| n.finding == id).unwrap();
+            assert!(
+                nf.result.starts_with("cannot tell: app.jfr is cut at byte"),
+                "{share}: {id}: {}",
+                nf.result
+            );
+        }
+        // analyze-jfr itself does not advise recording events that may be in the lost part.
+        let out = Command::new(env!("CARGO_BIN_EXE_analyze-jfr"))
+            .arg(d.0.join("app.jfr"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        if text.contains("No gap found") {
+            assert!(text.contains("cut at byte"), "{text}");
+            assert!(!text.contains("record with jdk.SocketRead"), "{text}");
+        }
+    }
+}

@@ -336,6 +336,12 @@ fn gc_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
                 .map(|f| format!("{:.0}% in GC", f * 100.0))
                 .unwrap_or_else(|| "-".into())
         ),
+        cut: report.input.unterminated_last_line.then(|| {
+            format!(
+                "cut at byte {} (its last line has no newline: a running JVM, or a truncated copy)",
+                report.input.bytes
+            )
+        }),
         ..Outcome::default()
     };
     for d in &report.diagnoses {
@@ -397,6 +403,9 @@ fn jfr(path: &Path, rel: &str) -> Outcome {
             report.recording.events,
             report.socket.len()
         ),
+        cut: report.input.cut_at_byte.map(|at| {
+            format!("cut at byte {at} (a recording copied while the JVM wrote it, or truncated)")
+        }),
         ..Outcome::default()
     };
     if !report.input.problems.is_empty() {

@@ -220,6 +220,9 @@ pub(crate) struct Outcome {
     /// (finding id, summary) of probe verdicts that did not hold.
     pub not_held: Vec<(String, String)>,
     pub charts: Vec<Chart>,
+    /// Where the file ends early, in words ("cut at byte 312,000: a chunk cut short"): a
+    /// finding not found in it may be in what was lost.
+    pub cut: Option<String>,
 }
 
 /// Deepest folder nesting followed.
@@ -262,11 +265,15 @@ pub fn gap_report(dir: &Path, opts: &Options) -> Result<GapReport, GapReportErro
     let mut not_held = Vec::new();
     let mut charts = Vec::new();
     let mut sources_by_file: Vec<(String, Vec<String>)> = Vec::new();
+    let mut cut_files: Vec<(String, String)> = Vec::new();
     for (path, rel) in &paths {
         let o = analyze::file(path, rel, &finder, opts);
         let used = o.reason.is_none();
         if used {
             sources_by_file.push((rel.clone(), o.analyzers.clone()));
+            if let Some(c) = &o.cut {
+                cut_files.push((rel.clone(), c.clone()));
+            }
         }
         files.push(FileEntry {
             path: rel.clone(),
@@ -297,7 +304,7 @@ pub fn gap_report(dir: &Path, opts: &Options) -> Result<GapReport, GapReportErro
     // Listing problems join the files they belong among.
     files.sort_by(|a, b| a.path.cmp(&b.path));
 
-    let (gaps, not_found, other) = assemble(signals, &not_held, &sources_by_file);
+    let (gaps, not_found, other) = assemble(signals, &not_held, &sources_by_file, &cut_files);
     // Charts only for files that show a gap: the Markdown stays about the gaps.
     let shown_files: BTreeSet<&str> = gaps
         .iter()
@@ -426,6 +433,7 @@ fn assemble(
     signals: Vec<Signal>,
     not_held: &[(String, String)],
     sources_by_file: &[(String, Vec<String>)],
+    cut_files: &[(String, String)],
 ) -> (Vec<Gap>, Vec<NotFound>, Vec<Signal>) {
     let mut gaps = Vec::new();
     let mut not_found = Vec::new();
@@ -465,7 +473,22 @@ fn assemble(
                 .filter(|(_, an)| an.iter().any(|a| sources.contains(a.as_str())))
                 .map(|(file, _)| file.clone())
                 .collect();
-            let result = if !checked_in.is_empty() {
+            let cut: Vec<String> = checked_in
+                .iter()
+                .filter_map(|f| {
+                    cut_files
+                        .iter()
+                        .find(|(c, _)| c == f)
+                        .map(|(c, why)| format!("{c} is {why}"))
+                })
+                .collect();
+            let result = if !cut.is_empty() {
+                format!(
+                    "cannot tell: {}; what was lost may hold it, so not finding it here \
+                     means nothing",
+                    cut.join("; ")
+                )
+            } else if !checked_in.is_empty() {
                 format!(
                     "not found in {} file{} that could show it",
                     checked_in.len(),

@@ -35,6 +35,13 @@ pub(crate) fn stats_file(path: &Path, rel: &str, opts: &Options) -> Outcome {
             report.clients.len(),
             report.headline
         ),
+        cut: (report.input.truncated_objects > 0).then(|| {
+            format!(
+                "cut short: {} statistics object(s) end mid-object (a log still being written, \
+                 or a truncated copy)",
+                report.input.truncated_objects
+            )
+        }),
         ..Outcome::default()
     };
     for d in &report.diagnoses {

@@ -493,6 +493,9 @@ pub struct InputInfo {
     pub chunks: u64,
     /// What could not be read, in words (empty when everything was).
     pub problems: Vec<String>,
+    /// Where the input ends early (a chunk cut short, a header cut off, an export not read to
+    /// its end): what was lost may hold any event, so no absence is evidence.
+    pub cut_at_byte: Option<u64>,
 }
 
 /// The report of analyze-jfr: the documented JSON contract.
@@ -1116,11 +1119,17 @@ impl JfrReport {
                 out,
                 "\nNo gap found (checked: fixed socket buffer, one consumer at one core, GC \
                  pressure, deflate dominating).{}",
-                if self.socket.is_empty() {
+                if let Some(at) = self.input.cut_at_byte {
+                    format!(
+                        " But the recording is cut at byte {at}: the lost part may hold what \
+                         was not found here, so this says nothing about it."
+                    )
+                } else if self.socket.is_empty() {
                     " No socket events: record with jdk.SocketRead/jdk.SocketWrite at \
                      threshold 0 ms (see fixtures/jfr/capture/socket-io.jfc)."
+                        .to_string()
                 } else {
-                    ""
+                    String::new()
                 }
             );
         } else {

@@ -90,6 +90,9 @@ fn analyze_buffered<R: BufRead>(
         if let Err(e) = r {
             info.problems
                 .push(format!("JSON export not read to its end: {e}"));
+            if e.contains("EOF") {
+                info.cut_at_byte = Some(info.bytes);
+            }
         }
         info.chunks = 0;
     } else {
@@ -122,6 +125,9 @@ fn read_binary<R: Read>(
         for p in &chunk.problems {
             info.problems
                 .push(format!("chunk {index} (offset {}): {p}", chunk.file_offset));
+            if let reader::ChunkProblem::CutShort { got, .. } = p {
+                info.cut_at_byte.get_or_insert(chunk.file_offset + *got);
+            }
         }
         let undecoded = binary::feed_chunk(&chunk, agg);
         if undecoded > 0 {
@@ -133,6 +139,7 @@ fn read_binary<R: Read>(
     }
     if let Some(s) = chunks.stopped.take() {
         info.problems.push(s);
+        info.cut_at_byte.get_or_insert(chunks.offset());
     }
     info.chunks = index;
     info.bytes = chunks.offset();
