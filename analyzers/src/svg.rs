@@ -33,12 +33,21 @@ pub struct LineChart {
     pub series: Vec<Series>,
 }
 
-const W: f64 = 720.0;
-const H: f64 = 420.0;
-const LEFT: f64 = 80.0;
-const RIGHT: f64 = 170.0;
+/// The plot area's size; the canvas grows around it to fit the title, the tick labels and
+/// the legend, measured (see [`text_width`]), so no label is ever clipped.
+const PLOT_W: f64 = 470.0;
+const PLOT_H: f64 = 320.0;
+const MIN_LEFT: f64 = 80.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 60.0;
+/// Markers are drawn this far inside the plot's x edges, so a point at the first or last x
+/// is a whole circle beside the axis, not half of one on it.
+const INSET: f64 = 12.0;
+/// One legend entry's height; the swatch and the gap before the label.
+const LEGEND_ROW: f64 = 20.0;
+const LEGEND_LEAD: f64 = 25.0;
+const FONT: f64 = 12.0;
+const TITLE_FONT: f64 = 14.0;
 /// Colour-blind-safe palette (Okabe–Ito).
 const COLOURS: [&str; 8] = [
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000",
@@ -75,6 +84,27 @@ pub fn plain_label(v: f64) -> String {
     } else {
         format!("{v:.2}")
     }
+}
+
+/// The width in px of `text` set in sans-serif at `size` px: DejaVu Sans's advances (the
+/// widest common sans-serif, the fonts of most Linux desktops), rounded up per class of
+/// character, so a box sized by it holds the text in any common sans-serif.
+pub fn text_width(text: &str, size: f64) -> f64 {
+    let em: f64 = text
+        .chars()
+        .map(|c| match c {
+            'i' | 'j' | 'l' | '.' | ',' | ':' | ';' | '\'' | '|' | '!' | 'I' => 0.30,
+            ' ' | 'f' | 't' | 'r' | '(' | ')' | '[' | ']' | '-' | '/' => 0.42,
+            'm' | 'w' | 'M' | 'W' | '%' | '@' => 0.98,
+            '0'..='9' | 'a'..='z' => 0.64,
+            'A'..='Z' | '&' | '#' => 0.78,
+            c if c.is_ascii() => 0.64,
+            // Arrows, µ, ≥, CJK: a full em (CJK is wider than Latin in every font).
+            c if (c as u32) >= 0x2E80 => 1.0,
+            _ => 0.8,
+        })
+        .sum();
+    em * size
 }
 
 fn escape(s: &str) -> String {
@@ -120,12 +150,37 @@ impl LineChart {
             .flat_map(|s| s.points.iter().copied())
             .filter(|&(x, y)| self.x_ok(x) && y.is_finite())
             .collect();
+        // The canvas around the plot: wide enough for the y tick labels, the legend's
+        // longest label and the title; tall enough for every legend entry.
+        let yticks = nice_ticks(pts.iter().map(|p| p.1).fold(0.0, f64::max), 5);
+        let widest_tick = yticks
+            .iter()
+            .map(|t| text_width(&(self.y_format)(*t), FONT))
+            .fold(0.0, f64::max);
+        let left = MIN_LEFT.max(widest_tick + 40.0);
+        let widest_label = self
+            .series
+            .iter()
+            .map(|s| text_width(&s.label, FONT))
+            .fold(0.0, f64::max);
+        let right = if self.series.is_empty() {
+            30.0
+        } else {
+            15.0 + LEGEND_LEAD + widest_label + 15.0
+        };
+        let w = (left + PLOT_W + right)
+            .max(20.0 + text_width(&self.title, TITLE_FONT) * 1.1)
+            .max(left + PLOT_W / 2.0 + text_width(&self.x_label, FONT) / 2.0 + 10.0)
+            .ceil();
+        let legend_h = 10.0 + self.series.len() as f64 * LEGEND_ROW;
+        let h = (TOP + PLOT_H.max(legend_h) + BOTTOM).ceil();
+        let right = w - left - PLOT_W;
         let mut svg = String::new();
         let _ = write!(
             svg,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="{FONT}">"#
         );
-        let _ = write!(svg, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
+        let _ = write!(svg, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
         let _ = write!(
             svg,
             r#"<text x="10" y="22" font-size="14" font-weight="bold">{}</text>"#,
@@ -135,9 +190,10 @@ impl LineChart {
             let _ = write!(
                 svg,
                 r#"<text x="{}" y="{}" text-anchor="middle">no data</text></svg>"#,
-                W / 2.0,
-                H / 2.0
+                w / 2.0,
+                h / 2.0
             );
+            svg.push('\n');
             return svg;
         }
         let (xmin, xmax) = x_range.unwrap_or_else(|| {
@@ -146,22 +202,33 @@ impl LineChart {
                     (a.min(p.0), b.max(p.0))
                 })
         });
-        let ymax = pts.iter().map(|p| p.1).fold(0.0, f64::max);
-        let yticks = nice_ticks(ymax, 5);
+        // A shared time axis shows only its own range: points outside it are not drawn.
+        let in_range = |x: f64| {
+            let slack = (xmax - xmin).abs() * 1e-9;
+            x >= xmin - slack && x <= xmax + slack
+        };
+        let pts: Vec<(f64, f64)> = pts.into_iter().filter(|p| in_range(p.0)).collect();
         let ytop = *yticks.last().expect("ticks");
         let (fx0, fx1) = (self.fx(xmin), self.fx(xmax));
         let span = if fx1 > fx0 { fx1 - fx0 } else { 1.0 };
-        let px = |x: f64| LEFT + (self.fx(x) - fx0) / span * (W - LEFT - RIGHT);
-        let py = |y: f64| H - BOTTOM - y / ytop * (H - TOP - BOTTOM);
+        // One x value alone sits in the middle, not on the axis.
+        let px = |x: f64| {
+            if fx1 > fx0 {
+                left + INSET + (self.fx(x) - fx0) / span * (PLOT_W - 2.0 * INSET)
+            } else {
+                left + PLOT_W / 2.0
+            }
+        };
+        let py = |y: f64| h - BOTTOM - y / ytop * (h - TOP - BOTTOM);
 
         // Grid and y ticks.
         for t in &yticks {
             let y = py(*t);
             let _ = write!(
                 svg,
-                r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e0e0e0"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
-                W - RIGHT,
-                LEFT - 6.0,
+                r##"<line x1="{left}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e0e0e0"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+                w - right,
+                left - 6.0,
                 y + 4.0,
                 escape(&(self.y_format)(*t))
             );
@@ -172,32 +239,32 @@ impl LineChart {
             let _ = write!(
                 svg,
                 r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#999"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
-                H - BOTTOM,
-                H - BOTTOM + 5.0,
-                H - BOTTOM + 18.0,
+                h - BOTTOM,
+                h - BOTTOM + 5.0,
+                h - BOTTOM + 18.0,
                 escape(&(self.x_format)(t))
             );
         }
         // Axes and labels.
         let _ = write!(
             svg,
-            r##"<line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#333"/><line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{:.1}" stroke="#333"/>"##,
-            H - BOTTOM,
-            W - RIGHT,
-            H - BOTTOM,
-            H - BOTTOM
+            r##"<line x1="{left}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#333"/><line x1="{left}" y1="{TOP}" x2="{left}" y2="{:.1}" stroke="#333"/>"##,
+            h - BOTTOM,
+            w - right,
+            h - BOTTOM,
+            h - BOTTOM
         );
         let _ = write!(
             svg,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-            (LEFT + W - RIGHT) / 2.0,
-            H - 16.0,
+            (left + w - right) / 2.0,
+            h - 16.0,
             escape(&self.x_label)
         );
         let _ = write!(
             svg,
             r#"<text transform="translate(18 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
-            (TOP + H - BOTTOM) / 2.0,
+            (TOP + h - BOTTOM) / 2.0,
             escape(&self.y_label)
         );
         // Series.
@@ -207,7 +274,7 @@ impl LineChart {
                 .points
                 .iter()
                 .copied()
-                .filter(|&(x, y)| self.x_ok(x) && y.is_finite())
+                .filter(|&(x, y)| self.x_ok(x) && y.is_finite() && in_range(x))
                 .collect();
             p.sort_by(|a, b| a.0.total_cmp(&b.0));
             let path: Vec<String> = p
@@ -230,13 +297,13 @@ impl LineChart {
                     escape(&(self.y_format)(y))
                 );
             }
-            let ly = TOP + 10.0 + i as f64 * 20.0;
+            let ly = TOP + 10.0 + i as f64 * LEGEND_ROW;
             let _ = write!(
                 svg,
                 r#"<line x1="{:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{colour}" stroke-width="3"/><text x="{:.1}" y="{:.1}">{}</text>"#,
-                W - RIGHT + 15.0,
-                W - RIGHT + 35.0,
-                W - RIGHT + 40.0,
+                w - right + 15.0,
+                w - right + 35.0,
+                w - right + 15.0 + LEGEND_LEAD,
                 ly + 4.0,
                 escape(&s.label)
             );
@@ -275,9 +342,10 @@ impl LineChart {
                 }
                 v
             }
+            // Only ticks on the axis: nice_ticks rounds up past the last x.
             Scale::Linear => nice_ticks(xmax, 6)
                 .into_iter()
-                .filter(|t| *t >= xmin)
+                .filter(|t| *t >= xmin && *t <= xmax * 1.0001)
                 .collect(),
         }
     }
