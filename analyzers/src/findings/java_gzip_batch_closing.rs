@@ -75,7 +75,8 @@ fn size(b: u64) -> String {
 
 /// The rule: at the judged Java batch.size a batch holds ≥ 1.2x its batch.size of input in
 /// every rep, and at the largest the batches as sent grew ≥ 1.3x (ranges apart): batch.size
-/// closed them. Flat batches: time closed them (DOES NOT HOLD, with the linger arithmetic).
+/// closed them. Flat batches: time closed them before batch.size could (CANNOT TELL, with the
+/// linger arithmetic); an input held to batch.size (librdkafka's semantics) DOES NOT HOLD.
 pub fn decide(e: &Evidence) -> Verdict {
     let mut points = e.points.clone();
     points.retain(|p| !p.msgs_per_s.is_empty());
@@ -127,10 +128,17 @@ pub fn decide(e: &Evidence) -> Verdict {
         MIN_WIRE_GROWTH,
         units::bytes,
     );
+    // Flat batches say time (or a drain) closed them before batch.size could: the claim is
+    // about batches that reach batch.size, so this run cannot judge it either way. Only an
+    // input limit (the first check) shows the claim false.
     if closed.state == CheckState::Failed {
-        closed
-            .detail
-            .push_str(&format!(": {}", closed_on_time(e, lo)));
+        closed.state = CheckState::Undecided;
+        closed.detail.push_str(&format!(
+            ": {}; to see what batch.size does, Java's batches must fill before linger.ms \
+             (--partitions 1 fills each one {}x sooner, or a faster producer)",
+            closed_on_time(e, lo),
+            e.partitions.max(1)
+        ));
     }
     let warnings = lo.msgs_per_s.outlier_warnings(
         &format!("Java msg/s at batch.size {}", size(lo.batch_size)),
@@ -234,8 +242,8 @@ pub const FINDING: Finding = Finding {
     rule: "only when the Java client ran (else CANNOT TELL); at one level, the Java \
            batch.size nearest 16 KB with one ≥ 1.5x larger beside it, ≥ 3 reps: input ≥ 1.2x \
            batch.size in every rep, and at the largest batch.size bytes per batch as sent ≥ \
-           1.3x its own (min/max above 1.3x its range); flat batches: DOES NOT HOLD, time \
-           closed them",
+           1.3x its own (min/max above 1.3x its range); flat batches: CANNOT TELL, time \
+           closed them before batch.size could; input held to batch.size: DOES NOT HOLD",
     rule_fn: "findings::java_gzip_batch_closing::decide",
     sources: &[direct("java-gzip-batch-closing", "probe-gzip-batch")],
 };
@@ -341,11 +349,13 @@ mod tests {
     }
 
     #[test]
-    fn the_projects_six_partition_run_closed_on_linger_and_does_not_hold() {
+    fn the_projects_six_partition_run_closed_on_linger_and_cannot_tell() {
         // The old rule said Java's batches closed on their compressed size without running
-        // Java; run, they were 6.3 KB as sent at every batch.size.
+        // Java; run, they were 6.3 KB as sent at every batch.size: linger.ms closed them
+        // before batch.size could, so the run cannot judge the claim (nor pass it).
         let v = decide(&recorded_six_partitions());
-        assert_eq!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
+        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+        assert!(v.reason.contains("--partitions 1"), "{}", v.reason);
         assert_eq!(v.checks[0].state, CheckState::Passed, "32.8 KB is 2.0x 16K");
         assert!(v.reason.contains("outlived linger.ms=5"), "{}", v.reason);
         assert!(
@@ -379,7 +389,7 @@ mod tests {
             ],
         );
         let v = decide(&e);
-        assert_eq!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
+        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
         assert!(
             v.reason.contains("21.3 KB in 5 ms"),
             "25k ÷ 6 × 5 ms × 1 KB: {}",
@@ -438,7 +448,7 @@ mod tests {
             ),
         );
         let v = decide(&e);
-        assert_eq!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
+        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
         assert!(v.reason.contains("at 16K"), "{}", v.reason);
         // Without the 88K point, 3000 B is the only one with a larger beside it.
         e.points.pop();
