@@ -63,7 +63,7 @@ examples:
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
     name = "probe-fetch-backoff",
-    version,
+    version = crate::build_info::version(),
     about = "Does the 1000 ms fetch queue backoff make this consumer nap?",
     long_about = ABOUT,
     after_help = AFTER

@@ -87,7 +87,7 @@ pub enum ApiName {
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
     name = "probe-batch-consume",
-    version,
+    version = crate::build_info::version(),
     about = "Which thread limits this consumer: poll(), the batch API, or librdkafka's broker \
              thread? And what does a batch wrapper that waits do to latency?",
     long_about = ABOUT,

@@ -36,16 +36,7 @@ impl Codec {
     }
 }
 
-/// librdkafka's `builtin.features` of this build (e.g. "gzip,snappy,ssl,…,lz4").
-pub fn builtin_features() -> Result<Vec<String>> {
-    let conf = rdkafka::config::ClientConfig::new()
-        .create_native_config()
-        .map_err(|e| ProbeError::kafka("reading builtin.features", e))?;
-    let f = conf
-        .get("builtin.features")
-        .map_err(|e| ProbeError::kafka("reading builtin.features", e))?;
-    Ok(f.split(',').map(|s| s.trim().to_string()).collect())
-}
+pub use crate::build_info::builtin_features;
 
 /// A codec this librdkafka was built without is bad usage (exit 2), said plainly, with the
 /// codecs it has and the rdkafka-sys feature that would add it. The build is not this

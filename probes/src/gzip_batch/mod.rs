@@ -81,7 +81,7 @@ examples:
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
     name = "probe-gzip-batch",
-    version,
+    version = crate::build_info::version(),
     about = "What does batch.size mean for a compressed batch, in librdkafka and in Java?",
     long_about = ABOUT,
     after_help = AFTER

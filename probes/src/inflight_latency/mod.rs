@@ -72,7 +72,7 @@ examples:
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
     name = "probe-inflight-latency",
-    version,
+    version = crate::build_info::version(),
     about = "Does librdkafka's in-flight window queue requests, and does it linger per partition?",
     long_about = ABOUT,
     after_help = AFTER

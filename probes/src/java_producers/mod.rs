@@ -84,7 +84,7 @@ fn parse_heap(s: &str) -> std::result::Result<String, String> {
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
     name = "probe-java-producers",
-    version,
+    version = crate::build_info::version(),
     about = "Do K Java producers in one JVM collapse under GC, and does a bounded \
              buffer.memory stop it?",
     long_about = ABOUT,

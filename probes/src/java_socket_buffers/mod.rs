@@ -73,7 +73,7 @@ fn parse_heap(s: &str) -> std::result::Result<String, String> {
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
     name = "probe-java-socket-buffers",
-    version,
+    version = crate::build_info::version(),
     about = "Do kafka-clients' fixed socket buffers cap each socket call, and what does it cost?",
     long_about = ABOUT,
     after_help = AFTER

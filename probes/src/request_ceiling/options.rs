@@ -46,7 +46,7 @@ examples:
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
     name = "probe-request-ceiling",
-    version,
+    version = crate::build_info::version(),
     about = "Is this producer bound by the broker's cost per ProduceRequest?",
     long_about = ABOUT,
     after_help = AFTER
