@@ -925,21 +925,31 @@ impl JfrReport {
     pub fn render_text(&self) -> String {
         let mut out = String::new();
         let r = &self.recording;
-        let _ = writeln!(
-            out,
-            "{}: {} ({} chunk(s), format {}), {} events over {:.1} s from {}",
-            self.input.name,
-            if self.input.format == "jfr" {
-                "JFR recording"
-            } else {
-                "jfr print --json export"
-            },
-            self.input.chunks,
-            self.input.version.as_deref().unwrap_or("?"),
-            r.events,
+        // What was read, in words: a recording names its chunks and format version; an
+        // export has neither. gzip is said, not mistaken for an export.
+        let gz = if self.input.format.ends_with("+gzip") { ", gzip" } else { "" };
+        let what = if self.input.format.starts_with("jfr-json") {
+            format!("jfr print --json export{gz}")
+        } else {
+            format!(
+                "JFR recording{gz} ({}, format {})",
+                plural(self.input.chunks, "chunk"),
+                self.input.version.as_deref().unwrap_or("unknown")
+            )
+        };
+        let desc = format!(
+            "{what}, {} over {:.1} s from {}",
+            plural(r.events, "event"),
             r.duration_s,
-            r.start.as_deref().unwrap_or("?")
+            r.start.as_deref().unwrap_or("an unknown start")
         );
+        // The headline within 100 columns: a long path gets a line of its own.
+        if self.input.name.chars().count() + 2 + desc.chars().count() <= 100 {
+            let _ = writeln!(out, "{}: {desc}", self.input.name);
+        } else {
+            let _ = writeln!(out, "{}:", self.input.name);
+            wrap_into(&mut out, "  ", &desc);
+        }
         if let Some(j) = &self.jvm {
             wrap_into(
                 &mut out,
@@ -1115,22 +1125,26 @@ impl JfrReport {
         }
 
         if self.diagnoses.is_empty() {
-            let _ = writeln!(
-                out,
-                "\nNo gap found (checked: fixed socket buffer, one consumer at one core, GC \
-                 pressure, deflate dominating).{}",
-                if let Some(at) = self.input.cut_at_byte {
-                    format!(
-                        " But the recording is cut at byte {at}: the lost part may hold what \
-                         was not found here, so this says nothing about it."
-                    )
-                } else if self.socket.is_empty() {
-                    " No socket events: record with jdk.SocketRead/jdk.SocketWrite at \
-                     threshold 0 ms (see fixtures/jfr/capture/socket-io.jfc)."
-                        .to_string()
-                } else {
-                    String::new()
-                }
+            let more = if let Some(at) = self.input.cut_at_byte {
+                format!(
+                    " But the recording is cut at byte {at}: the lost part may hold what was \
+                     not found here, so this says nothing about it."
+                )
+            } else if self.socket.is_empty() {
+                " No socket events: record with jdk.SocketRead/jdk.SocketWrite at threshold 0 \
+                 ms (see fixtures/jfr/capture/socket-io.jfc)."
+                    .to_string()
+            } else {
+                String::new()
+            };
+            out.push('\n');
+            wrap_into(
+                &mut out,
+                "",
+                &format!(
+                    "No gap found (checked: fixed socket buffer, one consumer at one core, GC \
+                     pressure, deflate dominating).{more}"
+                ),
             );
         } else {
             let _ = writeln!(out, "\nDiagnoses:");
@@ -1262,5 +1276,14 @@ mod tests {
     fn cut_keeps_the_tail() {
         assert_eq!(cut("abcdef", 4), "…def");
         assert_eq!(cut("abc", 4), "abc");
+    }
+}
+
+/// "1 chunk", "2 chunks", "no events".
+fn plural(n: u64, noun: &str) -> String {
+    match n {
+        0 => format!("no {noun}s"),
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
     }
 }
