@@ -15,6 +15,7 @@
 //!
 //! Everything here is pure: no Kafka client, no network.
 
+pub mod args;
 pub mod cli;
 pub mod error;
 pub mod fetch_log;

@@ -66,7 +66,7 @@ fn positive_mb(s: &str) -> Result<f64, String> {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args: Args = kgap_analyzers::args::parse();
     ExitCode::from(run(&args) as u8)
 }
 

@@ -85,7 +85,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args: Args = kgap_analyzers::args::parse();
     ExitCode::from(run(&args) as u8)
 }
 

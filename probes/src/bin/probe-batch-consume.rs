@@ -1,9 +1,8 @@
 //! probe-batch-consume: which thread limits this consumer — poll(), the batch API, or
 //! librdkafka's broker thread — and what a batch wrapper that waits does to latency.
 
-use clap::Parser;
 use kgap_probes::batch_consume::{self, Options};
 
 fn main() {
-    batch_consume::main(Options::parse())
+    batch_consume::main(kgap_analyzers::args::parse::<Options>())
 }

@@ -1,8 +1,7 @@
 //! probe-fetch-backoff: does librdkafka's 1000 ms fetch queue backoff make this consumer nap?
 
-use clap::Parser;
 use kgap_probes::fetch_backoff::{FetchBackoff, Options};
 
 fn main() {
-    kgap_probes::kit::main(FetchBackoff::new(Options::parse()))
+    kgap_probes::kit::main(FetchBackoff::new(kgap_analyzers::args::parse::<Options>()))
 }

@@ -1,9 +1,8 @@
 //! probe-inflight-latency: does librdkafka's in-flight window queue requests, and does it
 //! linger per partition?
 
-use clap::Parser;
 use kgap_probes::inflight_latency::{InflightLatency, Options};
 
 fn main() {
-    kgap_probes::kit::main(InflightLatency::new(Options::parse()))
+    kgap_probes::kit::main(InflightLatency::new(kgap_analyzers::args::parse::<Options>()))
 }

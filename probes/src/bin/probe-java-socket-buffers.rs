@@ -1,9 +1,8 @@
 //! probe-java-socket-buffers: do kafka-clients' fixed socket buffers cap each socket call,
 //! and what does it cost?
 
-use clap::Parser;
 use kgap_probes::java_socket_buffers::{JavaSocketBuffers, Options};
 
 fn main() {
-    kgap_probes::kit::main(JavaSocketBuffers::new(Options::parse()))
+    kgap_probes::kit::main(JavaSocketBuffers::new(kgap_analyzers::args::parse::<Options>()))
 }

@@ -1,8 +1,7 @@
 //! probe-request-ceiling: is this producer bound by the broker's cost per ProduceRequest?
 
-use clap::Parser;
 use kgap_probes::request_ceiling::{Options, RequestCeiling};
 
 fn main() {
-    kgap_probes::kit::main(RequestCeiling::new(Options::parse()))
+    kgap_probes::kit::main(RequestCeiling::new(kgap_analyzers::args::parse::<Options>()))
 }
