@@ -175,7 +175,7 @@ pub fn run_log_analyzer<R: LogReport>(
         }
     };
     let text = if json {
-        serde_json::to_string_pretty(&report).expect("report serializes") + "\n"
+        crate::json_doc::pretty(tool.name, &report)
     } else {
         report.render_text()
     };

@@ -79,9 +79,9 @@ fn run(args: &Args) -> i32 {
         eprintln!("{TOOL}: {name}: {p}");
     }
     let text = match (args.events, args.json) {
-        (true, true) => serde_json::to_string_pretty(&report.events_json()).expect("JSON") + "\n",
+        (true, true) => kgap_analyzers::json_doc::pretty_kind(TOOL, "events", &report.events_json()),
         (true, false) => report.render_events(),
-        (false, true) => serde_json::to_string_pretty(&report).expect("JSON") + "\n",
+        (false, true) => kgap_analyzers::json_doc::pretty(TOOL, &report),
         (false, false) => report.render_text(),
     };
     if !report.is_usable() {

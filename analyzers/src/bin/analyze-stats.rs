@@ -117,7 +117,7 @@ fn run(args: &Args) -> i32 {
         eprintln!("{TOOL}: {name}:{}: {}", p.line, p.reason);
     }
     let text = if args.json {
-        serde_json::to_string_pretty(&report).expect("report serializes") + "\n"
+        kgap_analyzers::json_doc::pretty("analyze-stats", &report)
     } else {
         report.render_text()
     };

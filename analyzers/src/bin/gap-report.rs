@@ -98,7 +98,7 @@ fn run(args: &Args) -> i32 {
         }
     }
     let text = if args.json {
-        serde_json::to_string_pretty(&report).expect("report serializes") + "\n"
+        kgap_analyzers::json_doc::pretty("gap-report", &report)
     } else {
         report.render_text()
     };

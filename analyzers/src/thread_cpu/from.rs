@@ -27,11 +27,12 @@ impl FromReport {
 
     /// The `--json` document.
     pub fn to_json(&self) -> String {
-        let v = match self {
-            FromReport::Recording(r) => serde_json::to_string_pretty(r),
-            FromReport::Snapshot(s) => serde_json::to_string_pretty(s),
-        };
-        v.expect("report serializes") + "\n"
+        match self {
+            FromReport::Recording(r) => crate::json_doc::pretty("analyze-thread-cpu", r),
+            FromReport::Snapshot(s) => {
+                crate::json_doc::pretty_kind("analyze-thread-cpu", "snapshot", s)
+            }
+        }
     }
 }
 
