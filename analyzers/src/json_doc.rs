@@ -39,7 +39,7 @@ pub fn pretty_kind<T: Serialize + ?Sized>(tool: &str, kind: &str, body: &T) -> S
         tool: (!has_tool).then_some(tool),
         body,
     };
-    serde_json::to_string_pretty(&doc).expect("a report serializes") + "\n"
+    String::from_utf8(to_vec_pretty_rounded(&doc)).expect("JSON is UTF-8") + "\n"
 }
 
 #[cfg(test)]
@@ -78,5 +78,119 @@ mod tests {
         assert_eq!(v["schema_version"], VERSION);
         assert_eq!(v["tool"], "analyze-jfr");
         assert_eq!(v["events"], 3);
+    }
+}
+
+/// A figure rounded to what it can mean: at most 6 significant digits, but never fewer than
+/// 3 decimals (so Unix seconds keep their milliseconds). The models keep full precision;
+/// only what is printed is rounded (`2.4630000591278076` → `2.463`).
+pub fn round_figure(v: f64) -> f64 {
+    let a = v.abs();
+    if !v.is_finite() || a == 0.0 {
+        return v;
+    }
+    let int_digits = a.log10().floor() as i32 + 1;
+    let decimals = (6 - int_digits).clamp(3, 15);
+    let scale = 10f64.powi(decimals);
+    let r = (v * scale).round() / scale;
+    if r.is_finite() {
+        r
+    } else {
+        v
+    }
+}
+
+/// serde_json's pretty printer with every float rounded by [`round_figure`].
+pub struct RoundingFormatter(serde_json::ser::PrettyFormatter<'static>);
+
+impl Default for RoundingFormatter {
+    fn default() -> Self {
+        RoundingFormatter(serde_json::ser::PrettyFormatter::new())
+    }
+}
+
+impl serde_json::ser::Formatter for RoundingFormatter {
+    fn write_f64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: f64) -> std::io::Result<()> {
+        let r = round_figure(v);
+        if r.fract() == 0.0 && r.abs() < 1e15 {
+            // As serde_json prints a whole f64: "3.0".
+            write!(w, "{r:.1}")
+        } else {
+            let mut buf = ryu::Buffer::new();
+            w.write_all(buf.format_finite(r).as_bytes())
+        }
+    }
+    fn write_f32<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: f32) -> std::io::Result<()> {
+        self.write_f64(w, v as f64)
+    }
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object_value(w)
+    }
+}
+
+/// `value` pretty-printed with its floats rounded ([`round_figure`]), for every document a
+/// kgap tool writes.
+pub fn to_vec_pretty_rounded<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, RoundingFormatter::default());
+    value.serialize(&mut ser).expect("a report serializes");
+    out
+}
+
+#[cfg(test)]
+mod rounding_tests {
+    use super::*;
+
+    #[test]
+    fn figures_lose_their_float_noise_and_keep_their_meaning() {
+        assert_eq!(round_figure(2.4630000591278076), 2.463);
+        assert_eq!(round_figure(182.82000000000002), 182.82);
+        assert_eq!(round_figure(1541190.817473116), 1541190.817);
+        assert_eq!(round_figure(1796027442.4641), 1796027442.464, "Unix s keep their ms");
+        assert_eq!(round_figure(0.000123456789), 0.000123457);
+        assert_eq!(round_figure(-0.5), -0.5);
+        assert!(round_figure(f64::NAN).is_nan());
+        let s = String::from_utf8(to_vec_pretty_rounded(&serde_json::json!({
+            "duration_s": 2.4630000591278076, "whole": 3.0, "n": 7, "list": [0.1, 1e-9]
+        })))
+        .unwrap();
+        assert!(s.contains("\"duration_s\": 2.463"), "{s}");
+        assert!(s.contains("\"whole\": 3.0"), "{s}");
+        assert!(s.contains("\"n\": 7"), "{s}");
+        assert!(s.contains("1e-9"), "{s}");
+        let back: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(back["list"][0], 0.1);
     }
 }

@@ -58,7 +58,7 @@ pub struct Svg;
 impl Export for Json {
     fn files(&self, r: &Report) -> Vec<(String, Vec<u8>)> {
         debug_assert_eq!(r.result.schema, SCHEMA);
-        let mut bytes = serde_json::to_vec_pretty(&r.result).expect("result serializes");
+        let mut bytes = kgap_analyzers::json_doc::to_vec_pretty_rounded(&r.result);
         bytes.push(b'\n');
         vec![("result.json".into(), bytes)]
     }
@@ -138,6 +138,11 @@ fn scalar(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
+        // Figures without float noise (182.82, not 182.82000000000002).
+        Value::Number(n) if n.is_f64() => n
+            .as_f64()
+            .map(|f| Value::from(kgap_analyzers::json_doc::round_figure(f)).to_string())
+            .unwrap_or_default(),
         other => other.to_string(),
     }
 }
