@@ -393,3 +393,12 @@ mod tests {
         assert_eq!(c.label(), "none");
     }
 }
+
+/// "the busiest" for one, "the 4 busiest" for more: a table's heading in words.
+pub fn the_busiest(n: usize) -> String {
+    if n == 1 {
+        "the busiest".into()
+    } else {
+        format!("the {n} busiest")
+    }
+}

@@ -192,8 +192,8 @@ impl ThreadCpuReport {
         }
         let _ = writeln!(
             out,
-            "\ncores per thread over time (busiest {}; --timeline FILE has all):",
-            top.len()
+            "\ncores per thread over time ({}; --timeline FILE has all):",
+            crate::report::the_busiest(top.len())
         );
         let mut h1 = format!("  {:>13}  {:>7}", "seconds", "process");
         let mut h2 = format!("  {:>13}  {:>7}", "", "");

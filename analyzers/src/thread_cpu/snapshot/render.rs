@@ -160,10 +160,19 @@ impl SnapshotReport {
             .filter(|t| !t.per_iteration.is_empty() && t.rate().is_some_and(|c| c > 0.0))
             .take(TABLE_THREADS)
             .collect();
+        if top.is_empty() {
+            // No thread used CPU between the frames: a table of zeros says nothing.
+            let _ = writeln!(
+                out,
+                "\ncores per frame: no thread used CPU between the {} frames",
+                self.iterations.len()
+            );
+            return;
+        }
         let _ = writeln!(
             out,
-            "\ncores per frame (busiest {}; --json has every thread):",
-            top.len()
+            "\ncores per frame ({}; --json has every thread):",
+            crate::report::the_busiest(top.len())
         );
         let mut h1 = format!(
             "  {:>5}  {:>8}  {:>6}  {:>7}",
