@@ -29,6 +29,8 @@ examples:
   analyze-thread-cpu --from paste.txt              # top/ps/pidstat rows + gdb or jstack
   analyze-thread-cpu --pid 4242 --timeline t.csv --svg t.svg  # every thread, and a chart";
 
+/// Which thread is the limit? Cores per thread, with each thread's role.
+///
 /// Sample /proc/<pid>/task/*/stat of a running process (--pid) or of a command it
 /// runs (-- cmd args…), or read a saved recording (--from), and report cores per thread
 /// over time, the top threads, the threads that stayed saturated, and what that means
