@@ -17,6 +17,7 @@
 
 pub mod cli;
 pub mod error;
+pub mod fast_hash;
 pub mod fetch_log;
 pub mod findings;
 pub mod gap_report;
