@@ -18,6 +18,7 @@
 pub mod args;
 pub mod cli;
 pub mod error;
+pub mod fast_hash;
 pub mod json_doc;
 pub mod fetch_log;
 pub mod findings;

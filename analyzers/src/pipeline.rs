@@ -1,18 +1,29 @@
-//! Reading a whole input on several cores: one thread reads and splits lines into
-//! chunks, worker threads find the librdkafka records in them, and the calling
-//! thread feeds the records, in input order, to the analyzer (whose accounting
-//! depends on order: CorrId pairing, backoff intervals, per-second counts).
+//! The front end both librdkafka log analyzers share: read the input in large blocks of
+//! whole lines, look only at the lines that can hold a record, parse them, and feed the
+//! records to the analyzer in input order (its accounting depends on order: CorrId
+//! pairing, backoff intervals, per-second counts).
 //!
-//! Records cross threads as byte spans into their chunk ([`EventOf<Span>`]), so
-//! nothing is allocated per record. Memory stays bounded: a few chunks in flight.
+//! Where the time goes (issue 19): a line-at-a-time reader copying every line into a
+//! chunk was a third of the work. Here the reader fills one buffer per block straight
+//! from the input, and a worker finds the candidate lines with one multi-needle search
+//! (the body anchors, [`RecordFinder::anchor_at`]) over the whole block: a line without
+//! an anchor cannot hold a record (every parser starts at one; unescaping `\/` cannot
+//! make one, none holds a `/`), so it is only counted. Blocks are parsed on all cores;
+//! records cross threads as byte spans into their block, so nothing is allocated per
+//! record. Memory stays bounded: a few blocks in flight.
+//!
+//! The lines are those of [`LineReader`](crate::input::LineReader), byte for byte: `\r`
+//! trimmed, a line of `max_line` bytes or more cut to its head (and counted), the last
+//! line without a newline flagged. The line-at-a-time path stays as the reference the
+//! tests compare this one with.
 
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{self, Read};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
 use crate::error::AnalyzeError;
-use crate::input::{Input, InputSummary, LineReader, DEFAULT_BUFFER_BYTES};
+use crate::input::{Input, InputSummary};
 use crate::librdkafka::{
     raw_stderr_record, unescape_json_slashes, EventOf, Record, RecordFinder, Timestamp,
 };
@@ -23,29 +34,87 @@ pub(crate) trait RecordSink {
     fn line_done(&mut self, recognised: bool);
     /// One record of the line `line_no`.
     fn record(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>);
+    /// `n` lines without a record were read.
+    fn lines_skipped(&mut self, n: u64) {
+        for _ in 0..n {
+            self.line_done(false);
+        }
+    }
 }
 
-/// Chunks are cut at about this many bytes of lines.
-const CHUNK_BYTES: usize = 256 * 1024;
+/// Two analyzers fed from one read (gap-report reads a librdkafka log once for both).
+impl<A: RecordSink, B: RecordSink> RecordSink for (&mut A, &mut B) {
+    fn line_done(&mut self, recognised: bool) {
+        self.0.line_done(recognised);
+        self.1.line_done(recognised);
+    }
+    fn record(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>) {
+        self.0.record(line_no, line, rec);
+        self.1.record(line_no, line, rec);
+    }
+    fn lines_skipped(&mut self, n: u64) {
+        self.0.lines_skipped(n);
+        self.1.lines_skipped(n);
+    }
+}
 
-/// A byte range in a chunk's buffer (start, len).
+/// One line (without its newline) into `sink`, the line-at-a-time way: librdkafka's
+/// own stderr format first (one message at a known place, never JSON-escaped), then
+/// any wrapper, with `\/` unescaped. The analyzers' `push_line`, and the reference the
+/// block path is tested against.
+pub(crate) fn feed_line<S: RecordSink>(
+    sink: &mut S,
+    finder: &RecordFinder,
+    scratch: &mut Vec<u8>,
+    line_no: u64,
+    line: &[u8],
+) {
+    if let Some(found) = raw_stderr_record(line) {
+        let any = found.is_some();
+        if let Some(rec) = found {
+            sink.record(line_no, line, &rec);
+        }
+        sink.line_done(any);
+        return;
+    }
+    let text: &[u8] = if unescape_json_slashes(line, scratch) {
+        scratch
+    } else {
+        line
+    };
+    let mut any = false;
+    for rec in finder.records(text) {
+        any = true;
+        sink.record(line_no, text, &rec);
+    }
+    sink.line_done(any);
+}
+
+/// Bytes per block (more when a line is longer, up to the line cap).
+const BLOCK_BYTES: usize = 1 << 20;
+
+/// A byte range in a block's buffer (start, len).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Span(u32, u32);
 
-struct LineRef {
-    number: u64,
-    start: u32,
-    end: u32,
-}
-
-struct Chunk {
+/// Whole lines read in one go.
+struct Block {
     seq: u64,
+    /// The bytes are `buf[..len]`; the rest is room for the next read.
     buf: Vec<u8>,
-    lines: Vec<LineRef>,
+    len: usize,
+    /// Not lines but the head of one line of `max_line` bytes or more.
+    long_head: bool,
+    /// The last line has no newline (the input ended).
+    unterminated: bool,
 }
 
 struct SpanRecord {
+    /// Index of the line in its block.
     line: u32,
+    /// The line's bytes in the block (after `\r` trimming and `\/` unescaping).
+    line_start: u32,
+    line_end: u32,
     event: EventOf<Span>,
     timestamp: Option<Timestamp>,
     facility: Option<Span>,
@@ -56,109 +125,236 @@ struct SpanRecord {
 }
 
 struct Parsed {
-    chunk: Chunk,
+    block: Block,
+    lines: u64,
     records: Vec<SpanRecord>,
 }
 
-/// Worker threads to use: all cores but the one feeding the analyzer, at least one.
+/// Worker threads to use: one per core (the reader and the analyzer's thread mostly wait).
 pub(crate) fn default_workers() -> usize {
     std::thread::available_parallelism()
-        .map(|n| n.get().saturating_sub(1).max(1))
+        .map(|n| n.get())
         .unwrap_or(1)
 }
 
+/// Reads an input into blocks of whole lines.
+struct BlockReader<R> {
+    inner: R,
+    gzip: bool,
+    max_line: usize,
+    /// Size of a block's buffer: at most `max_line`, so that a line that does not fit
+    /// (with its newline) is one to cut, as [`LineReader`](crate::input::LineReader) does.
+    cap: usize,
+    /// Bytes after the last newline of the previous block: the start of a line.
+    carry: Vec<u8>,
+    eof: bool,
+    /// Inside a too-long line whose head was already handed out.
+    skipping: bool,
+    bytes_read: u64,
+    first_nul: Option<u64>,
+    unterminated_last_line: bool,
+    lines_truncated: u64,
+    seq: u64,
+}
+
+impl<R: Read> BlockReader<R> {
+    fn new(inner: R, gzip: bool, max_line: usize) -> Self {
+        let max_line = max_line.max(1);
+        BlockReader {
+            inner,
+            gzip,
+            max_line,
+            cap: BLOCK_BYTES.min(max_line),
+            carry: Vec::new(),
+            eof: false,
+            skipping: false,
+            bytes_read: 0,
+            first_nul: None,
+            unterminated_last_line: false,
+            lines_truncated: 0,
+            seq: 0,
+        }
+    }
+
+    fn read_more(&mut self, buf: &mut [u8], len: &mut usize) -> io::Result<()> {
+        while *len < buf.len() && !self.eof {
+            match self.inner.read(&mut buf[*len..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => {
+                    if self.first_nul.is_none() {
+                        if let Some(i) = memchr::memchr(0, &buf[*len..*len + n]) {
+                            self.first_nul = Some(self.bytes_read + i as u64);
+                        }
+                    }
+                    *len += n;
+                    self.bytes_read += n as u64;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// The next block, read into `buf` (a spare buffer, reused), or `None` at the end.
+    fn next_block(&mut self, mut buf: Vec<u8>) -> io::Result<Option<Block>> {
+        if buf.len() < self.cap {
+            buf.resize(self.cap, 0);
+        }
+        let mut len = self.carry.len();
+        buf[..len].copy_from_slice(&self.carry);
+        self.carry.clear();
+        loop {
+            self.read_more(&mut buf, &mut len)?;
+            if self.skipping {
+                // The tail of a too-long line: drop it up to its newline.
+                match memchr::memchr(b'\n', &buf[..len]) {
+                    Some(i) => {
+                        buf.copy_within(i + 1..len, 0);
+                        len -= i + 1;
+                        self.skipping = false;
+                    }
+                    None => {
+                        len = 0;
+                        if self.eof {
+                            return Ok(None);
+                        }
+                    }
+                }
+                continue;
+            }
+            if len == 0 {
+                return Ok(None);
+            }
+            let seq = self.seq;
+            if let Some(i) = memchr::memrchr(b'\n', &buf[..len]) {
+                self.carry.extend_from_slice(&buf[i + 1..len]);
+                self.seq += 1;
+                return Ok(Some(Block {
+                    seq,
+                    buf,
+                    len: i + 1,
+                    long_head: false,
+                    unterminated: false,
+                }));
+            }
+            if len >= self.max_line {
+                // Hand out the head of a too-long line and skip the rest.
+                self.carry.extend_from_slice(&buf[self.max_line..len]);
+                self.skipping = true;
+                self.lines_truncated += 1;
+                self.seq += 1;
+                return Ok(Some(Block {
+                    seq,
+                    buf,
+                    len: self.max_line,
+                    long_head: true,
+                    unterminated: false,
+                }));
+            }
+            if self.eof {
+                self.unterminated_last_line = true;
+                self.seq += 1;
+                return Ok(Some(Block {
+                    seq,
+                    buf,
+                    len,
+                    long_head: false,
+                    unterminated: true,
+                }));
+            }
+            // One line longer than the buffer: grow it, up to the line cap.
+            if len == buf.len() {
+                self.cap = (buf.len() * 2).min(self.max_line);
+                buf.resize(self.cap, 0);
+            }
+        }
+    }
+
+    fn error(&self, e: io::Error) -> AnalyzeError {
+        if self.gzip {
+            AnalyzeError::Gzip {
+                bytes_read: self.bytes_read,
+                source: e,
+            }
+        } else {
+            AnalyzeError::Read(e)
+        }
+    }
+
+    fn summary(&self) -> InputSummary {
+        InputSummary {
+            bytes_read: self.bytes_read,
+            gzip: self.gzip,
+            lines_truncated: self.lines_truncated,
+            binary_at_offset: self.first_nul,
+            unterminated_last_line: self.unterminated_last_line,
+        }
+    }
+}
+
 /// Read `input` (gzip detected) and feed every line's records to `sink` in order.
+/// `workers` parser threads; 0 parses on this thread.
 pub(crate) fn drive<R: Read + Send, S: RecordSink>(
     input: R,
     max_line: usize,
     workers: usize,
     sink: &mut S,
 ) -> Result<InputSummary, AnalyzeError> {
-    let workers = workers.max(1);
-    // Spans are u32 offsets into a chunk of lines: keep a chunk under 4 GiB.
-    let max_line = max_line.min(1 << 30);
+    // Spans are u32 offsets into a block: keep a block under 4 GiB.
+    let max_line = max_line.clamp(1, 1 << 30);
+    let input = Input::detect(input).map_err(AnalyzeError::Read)?;
+    let gzip = input.is_gzip();
+    let mut reader = BlockReader::new(input, gzip, max_line);
+    if workers == 0 {
+        let finder = RecordFinder::new();
+        let mut scratch = Vec::new();
+        let mut spare = Vec::new();
+        let mut lines = 0u64;
+        loop {
+            let block = match reader.next_block(std::mem::take(&mut spare)) {
+                Ok(Some(b)) => b,
+                Ok(None) => break,
+                Err(e) => return Err(reader.error(e)),
+            };
+            let parsed = parse_block(block, &finder, &mut scratch, Vec::new());
+            feed(&parsed, lines, sink);
+            lines += parsed.lines;
+            spare = parsed.block.buf;
+        }
+        return Ok(reader.summary());
+    }
     std::thread::scope(|scope| {
-        let (chunk_tx, chunk_rx) = sync_channel::<Chunk>(workers * 2);
+        let (block_tx, block_rx) = sync_channel::<Block>(workers * 2);
         let (parsed_tx, parsed_rx) = sync_channel::<Parsed>(workers * 2 + 2);
-        // Fed chunks go back to the reader: fresh 256 KiB buffers would cost the
-        // kernel a page fault and a zeroed page every 4 KiB.
-        let (spare_tx, spare_rx) = sync_channel::<Chunk>(workers * 4 + 4);
-        let chunk_rx = Arc::new(Mutex::new(chunk_rx));
-        let reader = scope.spawn(move || read_chunks(input, max_line, chunk_tx, spare_rx));
+        // Fed blocks go back to the reader: fresh buffers would cost the kernel a page
+        // fault and a zeroed page every 4 KiB.
+        let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(workers * 4 + 4);
+        let block_rx = Arc::new(Mutex::new(block_rx));
+        let reader = scope.spawn(move || {
+            let result = loop {
+                let buf = spare_rx.try_recv().unwrap_or_default();
+                match reader.next_block(buf) {
+                    Ok(Some(b)) => {
+                        if block_tx.send(b).is_err() {
+                            break Ok(()); // the consumer stopped
+                        }
+                    }
+                    Ok(None) => break Ok(()),
+                    Err(e) => break Err(reader.error(e)),
+                }
+            };
+            drop(block_tx);
+            result.map(|()| reader.summary())
+        });
         for _ in 0..workers {
-            let rx = Arc::clone(&chunk_rx);
+            let rx = Arc::clone(&block_rx);
             let tx = parsed_tx.clone();
-            scope.spawn(move || parse_chunks(rx, tx));
+            scope.spawn(move || parse_blocks(rx, tx));
         }
         drop(parsed_tx);
         feed_in_order(parsed_rx, sink, spare_tx);
         reader.join().expect("the reader thread does not panic")
-    })
-}
-
-fn read_chunks<R: Read>(
-    input: R,
-    max_line: usize,
-    tx: SyncSender<Chunk>,
-    spare: Receiver<Chunk>,
-) -> Result<InputSummary, AnalyzeError> {
-    let input = Input::detect(input).map_err(AnalyzeError::Read)?;
-    let gzip = input.is_gzip();
-    let mut reader = LineReader::with_limits(input, DEFAULT_BUFFER_BYTES, max_line);
-    let mut truncated = 0;
-    let mut seq = 0;
-    let new_chunk = |seq| match spare.try_recv() {
-        Ok(mut c) => {
-            c.seq = seq;
-            c.buf.clear();
-            c.lines.clear();
-            c
-        }
-        Err(_) => Chunk {
-            seq,
-            buf: Vec::with_capacity(CHUNK_BYTES + 4096),
-            lines: Vec::new(),
-        },
-    };
-    let mut chunk = new_chunk(seq);
-    let result = loop {
-        let line = match reader.next_line() {
-            Ok(Some(line)) => line,
-            Ok(None) => break Ok(()),
-            Err(source) if gzip => {
-                break Err(AnalyzeError::Gzip {
-                    bytes_read: reader.bytes_read(),
-                    source,
-                })
-            }
-            Err(e) => break Err(AnalyzeError::Read(e)),
-        };
-        truncated += line.truncated as u64;
-        let start = chunk.buf.len() as u32;
-        chunk.buf.extend_from_slice(line.bytes);
-        chunk.lines.push(LineRef {
-            number: line.number,
-            start,
-            end: chunk.buf.len() as u32,
-        });
-        if chunk.buf.len() >= CHUNK_BYTES {
-            seq += 1;
-            let full = std::mem::replace(&mut chunk, new_chunk(seq));
-            if tx.send(full).is_err() {
-                break Ok(()); // the consumer stopped
-            }
-        }
-    };
-    if !chunk.lines.is_empty() {
-        let _ = tx.send(chunk);
-    }
-    result?;
-    Ok(InputSummary {
-        bytes_read: reader.bytes_read(),
-        gzip,
-        lines_truncated: truncated,
-        binary_at_offset: reader.first_nul(),
-        unterminated_last_line: reader.unterminated_last_line(),
     })
 }
 
@@ -172,9 +368,11 @@ fn span_of(buf: &[u8], s: &str) -> Span {
     }
 }
 
-fn to_spans(buf: &[u8], line: u32, line_start: u32, rec: Record<'_>) -> SpanRecord {
+fn to_spans(buf: &[u8], line: u32, start: usize, end: usize, rec: Record<'_>) -> SpanRecord {
     SpanRecord {
         line,
+        line_start: start as u32,
+        line_end: end as u32,
         event: rec.event.map(|s| span_of(buf, s)),
         timestamp: rec.timestamp,
         facility: rec.facility.map(|s| span_of(buf, s)),
@@ -182,81 +380,173 @@ fn to_spans(buf: &[u8], line: u32, line_start: u32, rec: Record<'_>) -> SpanReco
         thread: rec.thread.map(|s| span_of(buf, s)),
         broker: rec.broker.map(|s| span_of(buf, s)),
         body: (
-            line_start + rec.body.start as u32,
-            line_start + rec.body.end as u32,
+            (start + rec.body.start) as u32,
+            (start + rec.body.end) as u32,
         ),
     }
 }
 
-fn parse_chunks(rx: Arc<Mutex<Receiver<Chunk>>>, tx: SyncSender<Parsed>) {
+fn parse_blocks(rx: Arc<Mutex<Receiver<Block>>>, tx: SyncSender<Parsed>) {
     let finder = RecordFinder::new();
     let mut scratch = Vec::new();
+    let mut records = Vec::new();
     loop {
         let next = rx
             .lock()
             .expect("no worker panics holding the queue")
             .recv();
-        let Ok(mut chunk) = next else { return };
-        let mut records = Vec::with_capacity(chunk.lines.len());
-        for (i, l) in chunk.lines.iter_mut().enumerate() {
-            let (start, end) = (l.start as usize, l.end as usize);
-            // The same order as the analyzers' push_line: raw format first.
-            if let Some(found) = raw_stderr_record(&chunk.buf[start..end]) {
-                if let Some(rec) = found {
-                    records.push(to_spans(&chunk.buf, i as u32, l.start, rec));
-                }
-                continue;
-            }
-            if unescape_json_slashes(&chunk.buf[start..end], &mut scratch) {
-                // Unescaping only shortens: rewrite the line in place.
-                chunk.buf[start..start + scratch.len()].copy_from_slice(&scratch);
-                l.end = (start + scratch.len()) as u32;
-            }
-            let buf = &chunk.buf;
-            for rec in finder.records(&buf[start..l.end as usize]) {
-                records.push(to_spans(buf, i as u32, l.start, rec));
-            }
-        }
-        if tx.send(Parsed { chunk, records }).is_err() {
+        let Ok(block) = next else { return };
+        let parsed = parse_block(block, &finder, &mut scratch, std::mem::take(&mut records));
+        if tx.send(parsed).is_err() {
             return;
         }
+        records = Vec::new();
     }
 }
 
-fn feed_in_order<S: RecordSink>(rx: Receiver<Parsed>, sink: &mut S, spare: SyncSender<Chunk>) {
+/// The records of one line `buf[start..end]` (already cut and `\r`-trimmed), in the
+/// analyzers' order: librdkafka's own format first, then any wrapper.
+fn parse_line(
+    buf: &mut [u8],
+    index: u32,
+    start: usize,
+    mut end: usize,
+    finder: &RecordFinder,
+    scratch: &mut Vec<u8>,
+    out: &mut Vec<SpanRecord>,
+) {
+    if let Some(found) = raw_stderr_record(&buf[start..end]) {
+        if let Some(rec) = found {
+            out.push(to_spans(buf, index, start, end, rec));
+        }
+        return;
+    }
+    if unescape_json_slashes(&buf[start..end], scratch) {
+        // Unescaping only shortens: rewrite the line in place.
+        buf[start..start + scratch.len()].copy_from_slice(scratch);
+        end = start + scratch.len();
+    }
+    let buf = &*buf;
+    for rec in finder.records(&buf[start..end]) {
+        out.push(to_spans(buf, index, start, end, rec));
+    }
+}
+
+/// `%<level>|`: how every line of librdkafka's own stderr format starts.
+#[inline]
+fn is_raw_start(s: &[u8]) -> bool {
+    s.len() >= 4 && s[0] == b'%' && s[1].is_ascii_digit() && s[2] == b'|'
+}
+
+fn trim_cr(buf: &[u8], start: usize, end: usize) -> usize {
+    if end > start && buf[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    }
+}
+
+fn parse_block(
+    mut block: Block,
+    finder: &RecordFinder,
+    scratch: &mut Vec<u8>,
+    mut records: Vec<SpanRecord>,
+) -> Parsed {
+    records.clear();
+    let len = block.len;
+    let buf = &mut block.buf[..];
+    if block.long_head {
+        // The head of a too-long line, as it is (no `\r` trimming: its end was cut).
+        parse_line(buf, 0, 0, len, finder, scratch, &mut records);
+        return Parsed {
+            block,
+            lines: 1,
+            records,
+        };
+    }
+    // Lines in `buf[from..to]` (`to` ends on a newline, or at `len` for the last line).
+    let count_lines = |buf: &[u8], from: usize, to: usize| -> u64 {
+        let n = memchr::memchr_iter(b'\n', &buf[from..to]).count() as u64;
+        n + (to == len && block.unterminated && from < to) as u64
+    };
+    let mut pos = 0;
+    let mut index = 0u64;
+    while pos < len {
+        if is_raw_start(&buf[pos..len]) {
+            // librdkafka's own format: its parser finds the body at its known place,
+            // cheaper than searching the line for anchors.
+            let line_end = memchr::memchr(b'\n', &buf[pos..len]).map_or(len, |i| pos + i);
+            let end = trim_cr(buf, pos, line_end);
+            parse_line(buf, index as u32, pos, end, finder, scratch, &mut records);
+            index += 1;
+            pos = line_end + 1;
+            continue;
+        }
+        let Some(at) = finder.anchor_at(&buf[pos..len]).map(|a| pos + a) else {
+            index += count_lines(buf, pos, len);
+            break;
+        };
+        let line_start = memchr::memrchr(b'\n', &buf[pos..at]).map_or(pos, |i| pos + i + 1);
+        index += count_lines(buf, pos, line_start);
+        let line_end = memchr::memchr(b'\n', &buf[at..len]).map_or(len, |i| at + i);
+        let end = trim_cr(buf, line_start, line_end);
+        parse_line(
+            buf,
+            index as u32,
+            line_start,
+            end,
+            finder,
+            scratch,
+            &mut records,
+        );
+        index += 1;
+        pos = line_end + 1;
+    }
+    Parsed {
+        block,
+        lines: index,
+        records,
+    }
+}
+
+fn feed_in_order<S: RecordSink>(rx: Receiver<Parsed>, sink: &mut S, spare: SyncSender<Vec<u8>>) {
     let mut pending: BTreeMap<u64, Parsed> = BTreeMap::new();
     let mut next = 0u64;
+    let mut lines = 0u64;
     for parsed in rx {
-        pending.insert(parsed.chunk.seq, parsed);
+        pending.insert(parsed.block.seq, parsed);
         while let Some(p) = pending.remove(&next) {
-            feed(&p, sink);
+            feed(&p, lines, sink);
+            lines += p.lines;
             next += 1;
-            let _ = spare.try_send(p.chunk); // a full pool just drops it
+            let _ = spare.try_send(p.block.buf); // a full pool just drops it
         }
     }
 }
 
-fn feed<S: RecordSink>(p: &Parsed, sink: &mut S) {
-    let buf = &p.chunk.buf;
+/// Feed one parsed block; `base` lines came before it.
+fn feed<S: RecordSink>(p: &Parsed, base: u64, sink: &mut S) {
+    let buf = &p.block.buf;
     let mut recs = p.records.iter().peekable();
-    for (i, l) in p.chunk.lines.iter().enumerate() {
-        let line = &buf[l.start as usize..l.end as usize];
+    let mut next_line = 0u64;
+    while let Some(first) = recs.peek() {
+        let i = first.line as u64;
+        sink.lines_skipped(i - next_line);
+        let (ls, le) = (first.line_start as usize, first.line_end as usize);
+        let line = &buf[ls..le];
         // The worker took every string from a `&str`, so each span is valid UTF-8;
-        // checking the whole line once (nearly always ASCII) is cheaper than one
-        // check per string.
-        let ascii = line.is_ascii();
+        // the few short spans (nearly always ASCII) are checked, not the whole line.
         let text = |s: Span| {
             let (a, b) = (s.0 as usize, (s.0 + s.1) as usize);
-            if ascii && a >= l.start as usize && b <= l.end as usize {
-                // SAFETY: the bytes lie inside an all-ASCII line: valid UTF-8.
-                unsafe { std::str::from_utf8_unchecked(&buf[a..b]) }
+            let bytes = &buf[a..b];
+            if bytes.is_ascii() {
+                // SAFETY: ASCII bytes are valid UTF-8.
+                unsafe { std::str::from_utf8_unchecked(bytes) }
             } else {
-                std::str::from_utf8(&buf[a..b]).unwrap_or("")
+                std::str::from_utf8(bytes).unwrap_or("")
             }
         };
-        let mut any = false;
-        while let Some(r) = recs.next_if(|r| r.line as usize == i) {
-            any = true;
+        while let Some(r) = recs.next_if(|r| r.line as u64 == i) {
             let rec = Record {
                 event: r.event.clone().map(text),
                 timestamp: r.timestamp,
@@ -264,10 +554,153 @@ fn feed<S: RecordSink>(p: &Parsed, sink: &mut S) {
                 client: r.client.map(text),
                 thread: r.thread.map(text),
                 broker: r.broker.map(text),
-                body: (r.body.0 - l.start) as usize..(r.body.1 - l.start) as usize,
+                body: (r.body.0 as usize - ls)..(r.body.1 as usize - ls),
             };
-            sink.record(l.number, line, &rec);
+            sink.record(base + i + 1, line, &rec);
         }
-        sink.line_done(any);
+        sink.line_done(true);
+        next_line = i + 1;
+    }
+    sink.lines_skipped(p.lines - next_line);
+}
+
+#[cfg(test)]
+mod tests {
+    //! The block front end against the line-at-a-time reference
+    //! ([`LineReader`](crate::input::LineReader) and the analyzers' `push_line`): the same
+    //! records on the same lines, the same counts, on every captured fixture and on the
+    //! edges (cut lines, `\r\n`, a last line without newline, `\/`, NUL, tiny buffers).
+
+    use super::*;
+    use crate::input::for_each_line;
+    use crate::librdkafka::RecordFinder;
+
+    /// Everything a sink sees, as text: comparable between the two paths.
+    #[derive(Default, PartialEq, Debug)]
+    struct Seen {
+        lines: u64,
+        recognised: u64,
+        records: Vec<String>,
+    }
+
+    impl RecordSink for Seen {
+        fn line_done(&mut self, recognised: bool) {
+            self.lines += 1;
+            self.recognised += recognised as u64;
+        }
+        fn record(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>) {
+            self.records.push(format!(
+                "{line_no} {:?} {rec:?}",
+                String::from_utf8_lossy(line)
+            ));
+        }
+    }
+
+    /// The reference: one line at a time, as the analyzers' `push_line` reads.
+    fn reference(input: &[u8], max_line: usize) -> (Seen, InputSummary) {
+        let finder = RecordFinder::new();
+        let mut seen = Seen::default();
+        let mut scratch = Vec::new();
+        let summary = for_each_line(input, max_line, |l| {
+            feed_line(&mut seen, &finder, &mut scratch, l.number, l.bytes)
+        })
+        .unwrap();
+        (seen, summary)
+    }
+
+    fn fast(input: &[u8], max_line: usize, workers: usize) -> (Seen, InputSummary) {
+        let mut seen = Seen::default();
+        let summary = drive(input, max_line, workers, &mut seen).unwrap();
+        (seen, summary)
+    }
+
+    fn assert_same(input: &[u8], max_line: usize, what: &str) {
+        let (want, want_sum) = reference(input, max_line);
+        for workers in [0, 1, 3] {
+            let (got, got_sum) = fast(input, max_line, workers);
+            assert_eq!(got.lines, want.lines, "{what}: lines (workers {workers})");
+            assert_eq!(got.recognised, want.recognised, "{what}: recognised lines");
+            assert_eq!(got.records.len(), want.records.len(), "{what}: records");
+            for (g, w) in got.records.iter().zip(&want.records) {
+                assert_eq!(g, w, "{what}: workers {workers}, max_line {max_line}");
+            }
+            assert_eq!(
+                format!("{got_sum:?}"),
+                format!("{want_sum:?}"),
+                "{what}: input summary"
+            );
+        }
+    }
+
+    fn fixture_logs() -> Vec<(String, Vec<u8>)> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/librdkafka");
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir).unwrap() {
+            let d = e.unwrap().path();
+            for name in ["debug.log", "debug.log.gz"] {
+                let p = d.join(name);
+                if let Ok(bytes) = std::fs::read(&p) {
+                    out.push((p.display().to_string(), bytes));
+                }
+            }
+        }
+        out.sort();
+        assert!(out.len() >= 6, "the captured librdkafka fixtures are there");
+        out
+    }
+
+    #[test]
+    fn fixtures_give_the_same_records_as_the_line_reader() {
+        for (name, bytes) in fixture_logs() {
+            assert_same(&bytes, crate::input::DEFAULT_MAX_LINE_BYTES, &name);
+            let (seen, _) = fast(&bytes, crate::input::DEFAULT_MAX_LINE_BYTES, 2);
+            assert!(seen.recognised > 100, "{name}: records found");
+        }
+    }
+
+    #[test]
+    fn fixtures_cut_to_short_lines_give_the_same_records() {
+        // A cap shorter than most lines: the blocks are small, many lines are cut.
+        for (name, bytes) in fixture_logs().into_iter().take(3) {
+            let plain = if bytes.starts_with(&[0x1f, 0x8b]) {
+                let mut out = Vec::new();
+                std::io::Read::read_to_end(
+                    &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
+                    &mut out,
+                )
+                .unwrap();
+                out
+            } else {
+                bytes
+            };
+            let head = &plain[..plain.len().min(200_000)];
+            for max_line in [97, 150, 4096] {
+                assert_same(head, max_line, &name);
+            }
+        }
+    }
+
+    #[test]
+    fn edges_give_the_same_records() {
+        let sent = "%7|1700000000.000|SEND|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: \
+                    Sent ProduceRequest (v10, 15621 bytes @ 0, CorrId 4)";
+        let json = r#"{"message":"[thrd:k:9092\/1]: k:9092\/1: Fetch 6\/6\/6 toppar(s)"}"#;
+        let cases: Vec<String> = vec![
+            String::new(),
+            "\n\n\n".into(),
+            sent.to_string(),
+            format!("{sent}\r\n{sent}\r\n"),
+            format!("noise\n{sent}\nnoise Sent nothing\n{json}\n{sent}"),
+            format!("{}\n{sent}\n", "x".repeat(5000)),
+            format!("{sent}\n{}", "Sent ".repeat(2000)),
+            format!("{sent}\n\0binary\n{sent}\n"),
+            format!("%7|\n%7\n{sent}\n%"),
+            format!("{json}\n{json}\r\n{sent}{sent}\n"),
+        ];
+        for (i, c) in cases.iter().enumerate() {
+            for max_line in [1, 2, 60, 100, 140, 1 << 20] {
+                assert_same(c.as_bytes(), max_line, &format!("case {i}"));
+            }
+        }
     }
 }

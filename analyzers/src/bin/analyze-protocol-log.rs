@@ -38,8 +38,8 @@ struct Args {
     /// Ignore records after this time (epoch seconds).
     #[arg(long, value_name = "SECS")]
     to: Option<f64>,
-    /// Parser threads beside the reading and analysing ones (default: one per core
-    /// but one; 0 reads and analyses on one thread).
+    /// Parser threads beside the reading and analysing ones (default: one per core;
+    /// 0 reads, parses and analyses on one thread).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// Longest line analysed whole; longer lines are analysed by their head.

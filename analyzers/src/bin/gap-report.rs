@@ -46,7 +46,7 @@ struct Args {
     /// DIR (created), linked from --md.
     #[arg(long, value_name = "DIR")]
     svg_dir: Option<PathBuf>,
-    /// Parser threads per librdkafka log (default: one per core but one).
+    /// Parser threads per librdkafka log (default: one per core).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
 }

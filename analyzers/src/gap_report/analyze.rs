@@ -8,17 +8,19 @@ use serde_json::Value;
 
 use super::sniff::{self, Kind};
 use super::{Chart, Options, Outcome, Signal, SignalWindow};
-use crate::fetch_log::{analyze_fetch_log_parallel, FetchLogOptions};
+use crate::fetch_log::{FetchLogAnalyzer, FetchLogOptions};
 use crate::findings;
 use crate::gc::{analyze_gc_logs, GcInput, GcLogOptions};
-use crate::input::Input;
+use crate::input::{Input, DEFAULT_MAX_LINE_BYTES};
 use crate::jfr::{analyze_jfr, ReportOptions};
 use crate::librdkafka::RecordFinder;
-use crate::protocol_log::{analyze_protocol_log_parallel, ProtocolLogOptions};
+use crate::pipeline;
+use crate::protocol_log::{ProtocolLogAnalyzer, ProtocolLogOptions};
 use crate::report::{round3, Diagnosis, Window};
 use crate::svg::{self, LineChart, Scale, Series};
 use crate::thread_cpu;
 use crate::threads;
+use crate::timeline::Collected;
 
 /// Read one file. Never fails: what goes wrong becomes the outcome's reason.
 pub(crate) fn file(path: &Path, rel: &str, finder: &RecordFinder, opts: &Options) -> Outcome {
@@ -124,35 +126,30 @@ pub(super) fn chart_name(rel: &str, what: &str) -> String {
     format!("{base}.{what}.svg")
 }
 
-/// Columns of a per-second timeline CSV, as (second, value) series.
-fn timeline_series(csv_bytes: &[u8], columns: &[&str]) -> Vec<Series> {
-    let mut rdr = csv::Reader::from_reader(csv_bytes);
-    let Ok(headers) = rdr.headers().cloned() else {
+/// The per-second columns gap-report charts from each log analyzer.
+const PROTOCOL_SERIES: &[&str] = &["produce_requests"];
+const FETCH_SERIES: &[&str] = &["messages_enqueued", "queue_full_backoffs"];
+
+/// A per-second timeline kept in memory, as (seconds into the log, value) series; a
+/// series with fewer than two points is dropped.
+fn collected_series(c: Option<&Collected>) -> Vec<Series> {
+    let Some(c) = c else {
         return Vec::new();
     };
-    let idx: Vec<Option<usize>> = columns
+    let mut series: Vec<Series> = c
+        .columns
         .iter()
-        .map(|c| headers.iter().position(|h| h == *c))
-        .collect();
-    let mut series: Vec<Series> = columns
-        .iter()
-        .map(|c| Series {
-            label: c.replace('_', " "),
+        .map(|name| Series {
+            label: name.replace('_', " "),
             points: Vec::new(),
         })
         .collect();
-    let mut t0 = None;
-    for rec in rdr.records().flatten() {
-        let Some(sec) = rec.get(0).and_then(|s| s.parse::<f64>().ok()) else {
-            continue;
-        };
-        let t = sec - *t0.get_or_insert(sec);
-        for (s, i) in series.iter_mut().zip(&idx) {
-            if let Some(v) = i
-                .and_then(|i| rec.get(i))
-                .and_then(|v| v.parse::<f64>().ok())
-            {
-                s.points.push((t, v));
+    let t0 = c.rows.first().map_or(0.0, |(s, _)| *s as f64);
+    for (second, values) in &c.rows {
+        let t = *second as f64 - t0;
+        for (s, v) in series.iter_mut().zip(values) {
+            if let Some(v) = v {
+                s.points.push((t, *v));
             }
         }
     }
@@ -167,19 +164,28 @@ fn librdkafka_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
     let mut o = Outcome::default();
     let mut parts = Vec::new();
 
-    let (records, lines);
-    let mut tl = Vec::new();
-    let protocol = open(path).and_then(|f| {
-        analyze_protocol_log_parallel(
-            f,
-            &ProtocolLogOptions::default(),
-            opts.charts.then_some(&mut tl as &mut dyn std::io::Write),
-            opts.workers,
-        )
-        .map_err(|e| e.to_string())
+    // One read feeds both analyzers; their per-second series stay in memory.
+    let mut pa = ProtocolLogAnalyzer::new(&ProtocolLogOptions::default());
+    let mut fa = FetchLogAnalyzer::new(&FetchLogOptions::default());
+    if opts.charts {
+        pa = pa.with_series(PROTOCOL_SERIES);
+        fa = fa.with_series(FETCH_SERIES);
+    }
+    let workers = opts.workers.unwrap_or_else(pipeline::default_workers);
+    let read = open(path).and_then(|f| {
+        pipeline::drive(f, DEFAULT_MAX_LINE_BYTES, workers, &mut (&mut pa, &mut fa))
+            .map_err(|e| e.to_string())
     });
+    let input = match read {
+        Ok(s) => s,
+        Err(e) => return unusable(e),
+    };
+    let (records, lines);
+    let protocol = pa
+        .finish_with_series(input.clone())
+        .map_err(|e| e.to_string());
     match protocol {
-        Ok(r) => {
+        Ok((r, tl)) => {
             (records, lines) = (r.records_recognised, r.lines_read);
             if r.is_usable() {
                 o.analyzers.push("analyze-protocol-log".into());
@@ -199,7 +205,7 @@ fn librdkafka_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
                         .push(signal(rel, "analyze-protocol-log", d, w.clone()));
                 }
                 if opts.charts && produce > 0 {
-                    let series = timeline_series(&tl, &["produce_requests"]);
+                    let series = collected_series(tl.as_ref());
                     if !series.is_empty() {
                         o.charts.push(Chart {
                             file: chart_name(rel, "produce-requests"),
@@ -224,18 +230,9 @@ fn librdkafka_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
         Err(e) => return unusable(e),
     }
 
-    let mut tl = Vec::new();
-    let fetch = open(path).and_then(|f| {
-        analyze_fetch_log_parallel(
-            f,
-            &FetchLogOptions::default(),
-            opts.charts.then_some(&mut tl as &mut dyn std::io::Write),
-            opts.workers,
-        )
-        .map_err(|e| e.to_string())
-    });
+    let fetch = fa.finish_with_series(input).map_err(|e| e.to_string());
     match fetch {
-        Ok(r) => {
+        Ok((r, tl)) => {
             if r.is_usable() {
                 o.analyzers.push("analyze-fetch-log".into());
                 parts.push(format!(
@@ -249,8 +246,7 @@ fn librdkafka_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
                         .push(signal(rel, "analyze-fetch-log", d, w.clone()));
                 }
                 if opts.charts {
-                    let series =
-                        timeline_series(&tl, &["messages_enqueued", "queue_full_backoffs"]);
+                    let series = collected_series(tl.as_ref());
                     if let Some(msgs) = series.into_iter().next() {
                         o.charts.push(Chart {
                             file: chart_name(rel, "messages-enqueued"),

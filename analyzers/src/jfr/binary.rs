@@ -2,7 +2,7 @@
 //! event types the report uses, and turns stack traces into frame names once
 //! per chunk (samples are counted by stack key and merged at the chunk's end).
 
-use std::collections::HashMap;
+use crate::fast_hash::FastMap;
 use std::rc::Rc;
 
 use super::analysis::{frame_name, Aggregator, Jvm, SocketOp};
@@ -45,8 +45,8 @@ fn handler(name: &str) -> Option<Handler> {
 /// Per-chunk caches: constant-pool keys → names, computed once.
 struct Names<'c> {
     chunk: &'c Chunk,
-    threads: HashMap<i64, Rc<str>>,
-    classes: HashMap<i64, Rc<str>>,
+    threads: FastMap<i64, Rc<str>>,
+    classes: FastMap<i64, Rc<str>>,
     unknown: Rc<str>,
 }
 
@@ -54,8 +54,8 @@ impl<'c> Names<'c> {
     fn new(chunk: &'c Chunk) -> Self {
         Names {
             chunk,
-            threads: HashMap::new(),
-            classes: HashMap::new(),
+            threads: FastMap::default(),
+            classes: FastMap::default(),
             unknown: Rc::from("?"),
         }
     }
@@ -136,15 +136,15 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
     for class in md.classes.values().filter(|c| c.is_event()) {
         agg.declare(&class.name);
     }
-    let mut handlers: HashMap<i64, (Handler, &Class)> = HashMap::new();
+    let mut handlers: FastMap<i64, (Handler, &Class)> = FastMap::default();
     for class in md.classes.values() {
         if let Some(hd) = handler(&class.name) {
             handlers.insert(class.id, (hd, class));
         }
     }
     // Counts per type id first (cheap), names at the end.
-    let mut counts: HashMap<i64, (u64, u64)> = HashMap::new();
-    let mut sample_counts: HashMap<(i64, i64), u64> = HashMap::new();
+    let mut counts: FastMap<i64, (u64, u64)> = FastMap::default();
+    let mut sample_counts: FastMap<(i64, i64), u64> = FastMap::default();
     let dec = Decoder { md };
     let mut names = Names::new(chunk);
     for ev in &chunk.events {
@@ -284,7 +284,7 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
     // Samples: decode each distinct stack once.
     let stack_class = md.by_name("jdk.types.StackTrace").map(|c| c.id);
     let thread_class = md.by_name("java.lang.Thread").map(|c| c.id);
-    let mut stacks: HashMap<i64, Vec<Rc<str>>> = HashMap::new();
+    let mut stacks: FastMap<i64, Vec<Rc<str>>> = FastMap::default();
     let mut keys: Vec<_> = sample_counts.into_iter().collect();
     keys.sort_unstable();
     for ((tk, sk), n) in keys {

@@ -15,7 +15,7 @@
 //! needed: the chunk is scanned once for its metadata and checkpoints (which also
 //! works for a chunk still being written, whose header is not final yet).
 
-use std::collections::HashMap;
+use crate::fast_hash::FastMap;
 use std::io::{self, Read};
 use std::rc::Rc;
 
@@ -367,7 +367,7 @@ impl Class {
 /// The classes of a chunk.
 #[derive(Debug, Clone, Default)]
 pub struct Metadata {
-    pub classes: HashMap<i64, Class>,
+    pub classes: FastMap<i64, Class>,
     /// Type id of java.lang.String, for string constant-pool references.
     pub string_class: Option<i64>,
 }
@@ -612,7 +612,7 @@ pub struct Chunk {
     pub metadata: Metadata,
     pub has_metadata: bool,
     /// Constant pools: class id → key → value.
-    pub pools: HashMap<i64, HashMap<i64, Value>>,
+    pub pools: FastMap<i64, FastMap<i64, Value>>,
     /// Every complete event, in order (metadata and checkpoints included).
     pub events: Vec<EventPos>,
     pub problems: Vec<ChunkProblem>,
@@ -671,7 +671,7 @@ impl Chunk {
             file_offset,
             metadata: Metadata::default(),
             has_metadata: false,
-            pools: HashMap::new(),
+            pools: FastMap::default(),
             events,
             problems: Vec::new(),
             null: Value::Null,

@@ -661,7 +661,10 @@ fn topic_partition<'a>(c: &mut Cur<'a>) -> Option<(&'a str, i32)> {
 fn topic_partition_before(line: &[u8], at: usize) -> Option<(&str, i32, usize)> {
     let head = &line[..at];
     let head = head.strip_suffix(b"]: ")?;
-    let digits = head.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    let mut digits = 0;
+    while digits < head.len() && head[head.len() - 1 - digits].is_ascii_digit() {
+        digits += 1;
+    }
     if digits == 0 || digits > 10 {
         return None;
     }
@@ -671,11 +674,10 @@ fn topic_partition_before(line: &[u8], at: usize) -> Option<(&str, i32, usize)> 
         p_start -= 1;
     }
     let head2 = head[..p_start].strip_suffix(b" [")?;
-    let tlen = head2
-        .iter()
-        .rev()
-        .take_while(|&&b| is_topic_byte(b))
-        .count();
+    let mut tlen = 0;
+    while tlen < head2.len() && is_topic_byte(head2[head2.len() - 1 - tlen]) {
+        tlen += 1;
+    }
     if tlen == 0 {
         return None;
     }

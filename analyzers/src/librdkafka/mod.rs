@@ -100,6 +100,13 @@ impl RecordFinder {
         None
     }
 
+    /// Where the first body anchor (`Sent `, `Fetch `, …) in `hay` starts. Every record's
+    /// body holds one, so a line without any cannot hold a record: the block front end
+    /// ([`crate::pipeline`]) searches whole blocks with this and skips such lines.
+    pub(crate) fn anchor_at(&self, hay: &[u8]) -> Option<usize> {
+        self.anchors.find(hay).map(|m| m.start())
+    }
+
     /// The first record in `line`.
     pub fn find<'a>(&self, line: &'a [u8]) -> Option<Record<'a>> {
         self.find_from(line, 0)
@@ -248,12 +255,14 @@ pub fn raw_stderr_record(line: &[u8]) -> Option<Option<Record<'_>>> {
 
 /// First index of `b` in a short slice (a plain loop beats memchr's setup on the
 /// few bytes of a log line's fields).
+#[inline]
 fn position(s: &[u8], b: u8) -> Option<usize> {
     s.iter().position(|&x| x == b)
 }
 
 /// Index of the `]: ` that closes a `[thrd:` name (names may hold `]`, as in
 /// `[::1]:9092/1`).
+#[inline]
 fn thread_end(s: &[u8]) -> Option<usize> {
     memchr::memchr_iter(b']', s).find(|&i| s[i + 1..].starts_with(b": "))
 }
@@ -319,11 +328,20 @@ fn is_token_boundary(b: u8) -> bool {
 
 /// librdkafka's broker log names: `[proto://]host:port/<id|bootstrap>`,
 /// `TxnCoordinator/<id>`, `GroupCoordinator/<id>`, `:0/internal`.
+#[inline]
 fn is_broker_name(tok: &[u8]) -> bool {
-    !tok.is_empty()
-        && tok.len() <= 300
-        && tok.contains(&b'/')
-        && !tok.iter().any(|b| b.is_ascii_whitespace())
+    if tok.is_empty() || tok.len() > 300 {
+        return false;
+    }
+    // One pass: a `/` somewhere, no whitespace anywhere.
+    let mut slash = false;
+    for &b in tok {
+        slash |= b == b'/';
+        if b.is_ascii_whitespace() {
+            return false;
+        }
+    }
+    slash
 }
 
 /// The last all-capitals word before the message: librdkafka's facility in every

@@ -9,19 +9,23 @@ pub(crate) struct Cur<'a> {
 }
 
 impl<'a> Cur<'a> {
+    #[inline]
     pub fn new(s: &'a [u8], i: usize) -> Self {
         Cur { s, i }
     }
 
+    #[inline]
     pub fn rest(&self) -> &'a [u8] {
         &self.s[self.i.min(self.s.len())..]
     }
 
+    #[inline]
     pub fn peek(&self) -> Option<u8> {
         self.s.get(self.i).copied()
     }
 
     /// Consume `lit` if the input continues with it.
+    #[inline]
     pub fn lit(&mut self, lit: &[u8]) -> Option<()> {
         if self.rest().starts_with(lit) {
             self.i += lit.len();
@@ -32,11 +36,13 @@ impl<'a> Cur<'a> {
     }
 
     /// Consume `lit` when present; never fails.
+    #[inline]
     pub fn opt(&mut self, lit: &[u8]) -> bool {
         self.lit(lit).is_some()
     }
 
     /// An unsigned decimal (at most 19 digits, so it cannot overflow).
+    #[inline]
     pub fn uint(&mut self) -> Option<u64> {
         let rest = self.rest();
         let mut v: u64 = 0;
@@ -56,6 +62,7 @@ impl<'a> Cur<'a> {
     }
 
     /// A signed decimal.
+    #[inline]
     pub fn int(&mut self) -> Option<i64> {
         let save = self.i;
         let neg = self.opt(b"-");
@@ -69,6 +76,7 @@ impl<'a> Cur<'a> {
     }
 
     /// A CorrId: librdkafka prints an `int32_t`.
+    #[inline]
     pub fn i32(&mut self) -> Option<i32> {
         let save = self.i;
         match self.int().and_then(|v| i32::try_from(v).ok()) {
@@ -80,6 +88,7 @@ impl<'a> Cur<'a> {
         }
     }
 
+    #[inline]
     pub fn u32(&mut self) -> Option<u32> {
         let save = self.i;
         match self.uint().and_then(|v| u32::try_from(v).ok()) {
@@ -92,6 +101,7 @@ impl<'a> Cur<'a> {
     }
 
     /// A decimal with optional fraction, as `%.2f` prints it.
+    #[inline]
     pub fn float(&mut self) -> Option<f64> {
         let save = self.i;
         let whole = self.uint()?;
@@ -114,6 +124,7 @@ impl<'a> Cur<'a> {
     }
 
     /// The longest run of bytes for which `pred` holds (possibly empty).
+    #[inline]
     pub fn take_while(&mut self, pred: impl Fn(u8) -> bool) -> &'a [u8] {
         let rest = self.rest();
         let mut n = 0;
@@ -126,6 +137,7 @@ impl<'a> Cur<'a> {
 
     /// Bytes up to (not including) `lit`, searching at most `limit` bytes ahead;
     /// the cursor moves past `lit`.
+    #[inline]
     pub fn until(&mut self, lit: &[u8], limit: usize) -> Option<&'a [u8]> {
         let rest = self.rest();
         let window = &rest[..rest.len().min(limit + lit.len())];
@@ -137,22 +149,58 @@ impl<'a> Cur<'a> {
 
 /// First index of a short `needle` in a short `hay`. (`memmem::find` builds a
 /// searcher on every call, which costs more than these few-byte searches.)
+#[inline]
 pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     let (&first, rest) = needle.split_first()?;
     memchr::memchr_iter(first, hay).find(|&i| hay[i + 1..].starts_with(rest))
 }
 
+/// Byte classes as one table lookup each: these tests run on every byte of every
+/// topic and ApiKey name (issue 19's profile: a third of a parse went to them).
+const TOPIC: u8 = 1;
+const API: u8 = 2;
+const CLASSES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() {
+            t[b] = TOPIC | API;
+        }
+        if c == b'.' || c == b'_' {
+            t[b] |= TOPIC;
+        }
+        if c == b'-' {
+            t[b] |= TOPIC | API;
+        }
+        if c == b'?' {
+            t[b] |= API;
+        }
+        b += 1;
+    }
+    t
+};
+
 /// Kafka's legal topic characters (`[a-zA-Z0-9._-]`).
+#[inline]
 pub(crate) fn is_topic_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-'
+    CLASSES[b as usize] & TOPIC != 0
 }
 
 /// librdkafka's ApiKey names: letters, plus `Unknown-<n>?` for keys it does not know.
+#[inline]
 pub(crate) fn is_api_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'-' || b == b'?'
+    CLASSES[b as usize] & API != 0
 }
 
-/// ASCII bytes as `&str` (only called on runs already checked to be ASCII).
+/// Bytes as `&str`, `""` when they are not UTF-8 (mostly called on runs already
+/// checked to be ASCII, which need no second check).
+#[inline]
 pub(crate) fn ascii(b: &[u8]) -> &str {
-    std::str::from_utf8(b).unwrap_or("")
+    if b.is_ascii() {
+        // SAFETY: ASCII bytes are valid UTF-8.
+        unsafe { std::str::from_utf8_unchecked(b) }
+    } else {
+        std::str::from_utf8(b).unwrap_or("")
+    }
 }

@@ -1,0 +1,248 @@
+//! `analyze-fetch-log`: where a librdkafka consumer's fetcher slept, and why.
+//!
+//! With `debug=fetch`, librdkafka logs each partition's fetch decisions and
+//! backoffs. The post's Gap 2 in one line: `Fetch backoff for 1000ms: Local: Queue
+//! full` — a partition's local queue reached `queued.min.messages`, so librdkafka
+//! stopped fetching it for `fetch.queue.backoff.ms`, while the application drained
+//! the queue in milliseconds. This module measures, per partition, how much of the
+//! window the fetcher spent backed off, and names the knob.
+//!
+//! ```
+//! use kgap_analyzers::fetch_log::{analyze_fetch_log, FetchLogOptions};
+//!
+//! let log = "\
+//! %7|1700000000.000|FETCH|rdkafka#consumer-1| [thrd:k:9092/1]: k:9092/1: Fetch topic t [0] at offset 0 (v2)
+//! %7|1700000000.100|BACKOFF|rdkafka#consumer-1| [thrd:k:9092/1]: k:9092/1: t [0]: Fetch backoff for 1000ms: Local: Queue full
+//! %7|1700000001.100|FETCH|rdkafka#consumer-1| [thrd:k:9092/1]: k:9092/1: Fetch topic t [0] at offset 100000 (v2)
+//! %7|1700000001.200|BACKOFF|rdkafka#consumer-1| [thrd:k:9092/1]: k:9092/1: t [0]: Fetch backoff for 1000ms: Local: Queue full
+//! %7|1700000002.200|FETCH|rdkafka#consumer-1| [thrd:k:9092/1]: k:9092/1: Fetch topic t [0] at offset 200000 (v2)
+//! ";
+//! let report = analyze_fetch_log(log.as_bytes(), &FetchLogOptions::default()).unwrap();
+//! let p = &report.partitions[0];
+//! assert_eq!((p.topic.as_str(), p.partition, p.queue_full_backoffs), ("t", 0, 2));
+//! assert!(p.backoff_fraction.unwrap() > 0.9);
+//! assert_eq!(report.diagnoses[0].id, "fetch-queue-backoff");
+//! ```
+
+mod analyzer;
+mod diagnose;
+mod model;
+mod render;
+
+use std::io::{Read, Write};
+
+use crate::error::AnalyzeError;
+use crate::pipeline;
+
+pub(crate) use analyzer::shared_finder;
+pub use analyzer::FetchLogAnalyzer;
+pub use model::{DecideCounts, FetchLogReport, FetcherStats, PartitionFetch, ReasonCount};
+
+/// Most partitions tracked; hostile input with endless topic names is pooled
+/// into the last one (and said so in `warnings`).
+pub const MAX_PARTITIONS: usize = 100_000;
+
+/// librdkafka's default `fetch.wait.max.ms`.
+pub const DEFAULT_FETCH_WAIT_MAX_MS: u64 = 500;
+
+/// Share of the window a partition must spend backed off on a full queue before
+/// `fetch-queue-backoff` is reported.
+pub const QUEUE_BACKOFF_FRACTION_THRESHOLD: f64 = 0.05;
+
+/// How to read the log. `Default` reads everything with librdkafka's defaults.
+#[derive(Debug, Clone, Default)]
+pub struct FetchLogOptions {
+    /// Ignore records timed before this (epoch seconds, or the log's own clock for
+    /// time-only wrapper stamps). Records without a time are kept.
+    pub window_start: Option<f64>,
+    /// Ignore records timed after this.
+    pub window_end: Option<f64>,
+    /// The consumer's `fetch.wait.max.ms` (default 500): an empty fetch that took at
+    /// least 90% of it was held by the broker waiting for data.
+    pub fetch_wait_max_ms: Option<u64>,
+    /// Longest line analysed whole (default 1 MiB); longer lines are cut.
+    pub max_line_bytes: Option<usize>,
+}
+
+/// Analyse a librdkafka debug log (any wrapper, gzip or plain) for fetch backoffs.
+pub fn analyze_fetch_log<R: Read>(
+    input: R,
+    opts: &FetchLogOptions,
+) -> Result<FetchLogReport, AnalyzeError> {
+    let mut a = FetchLogAnalyzer::new(opts);
+    let summary = a.read(input)?;
+    a.finish(summary)
+}
+
+/// [`analyze_fetch_log`], also writing a per-second CSV timeline to `timeline`.
+pub fn analyze_fetch_log_with_timeline<R: Read, W: Write>(
+    input: R,
+    opts: &FetchLogOptions,
+    timeline: W,
+) -> Result<FetchLogReport, AnalyzeError> {
+    let mut a = FetchLogAnalyzer::new(opts).with_timeline(timeline);
+    let summary = a.read(input)?;
+    a.finish(summary)
+}
+
+/// [`analyze_fetch_log`] on several cores (what the binary runs): the input must be `Send`.
+/// `timeline` receives the per-second CSV when given. `workers`: parser threads
+/// beside the reader and this thread; `None` = one per core; `Some(0)` =
+/// read on this thread only.
+pub fn analyze_fetch_log_parallel<R: Read + Send>(
+    input: R,
+    opts: &FetchLogOptions,
+    timeline: Option<&mut dyn Write>,
+    workers: Option<usize>,
+) -> Result<FetchLogReport, AnalyzeError> {
+    let mut a = FetchLogAnalyzer::new(opts);
+    if let Some(w) = timeline {
+        a = a.with_timeline(w);
+    }
+    let summary = a.read_parallel(input, workers.unwrap_or_else(pipeline::default_workers))?;
+    a.finish(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(t: f64, fac: &str, msg: &str) -> String {
+        format!("%7|{t:.3}|{fac}|rdkafka#consumer-1| [thrd:k:9092/1]: k:9092/1: {msg}\n")
+    }
+
+    #[test]
+    fn backoff_cut_short_by_a_fetch_counts_until_the_fetch() {
+        let mut log = String::new();
+        let t0 = 1_700_000_000.0;
+        log += &line(t0, "FETCH", "Fetch topic t [0] at offset 0 (v2)");
+        log += &line(
+            t0 + 1.0,
+            "BACKOFF",
+            "t [0]: Fetch backoff for 1000ms: Local: Queue full",
+        );
+        log += &line(t0 + 1.25, "FETCH", "Fetch topic t [0] at offset 10 (v2)");
+        log += &line(t0 + 10.0, "FETCH", "Fetch topic t [0] at offset 20 (v2)");
+        let r = analyze_fetch_log(log.as_bytes(), &FetchLogOptions::default()).unwrap();
+        let p = &r.partitions[0];
+        assert_eq!(p.backoff_ms_total, 250.0);
+        assert_eq!(p.backoff_fraction, Some(0.025));
+        // 2.5% is under the threshold: a short nap is not a diagnosis.
+        assert!(r.diagnoses.is_empty());
+    }
+
+    #[test]
+    fn overlapping_backoffs_are_counted_once_and_clipped_at_window_end() {
+        let mut log = String::new();
+        log += &line(0.0 + 1e9, "FETCH", "Fetch topic t [1] at offset 0 (v2)");
+        log += &line(
+            1.0 + 1e9,
+            "BACKOFF",
+            "t [1]: Fetch backoff for 1000ms: Local: Queue full",
+        );
+        log += &line(
+            1.5 + 1e9,
+            "BACKOFF",
+            "t [1]: Fetch backoff for 1000ms: Local: Queue full",
+        );
+        log += &line(2.0 + 1e9, "FETCH", "Fetch 1/1/1 toppar(s)");
+        let r = analyze_fetch_log(log.as_bytes(), &FetchLogOptions::default()).unwrap();
+        let p = &r.partitions[0];
+        // [1.0,1.5) then [1.5, 2.0] clipped at the last line: 1000 ms of 2 s.
+        assert_eq!(p.backoff_ms_total, 1000.0);
+        assert_eq!(p.backoff_fraction, Some(0.5));
+        assert_eq!(p.backoff_ms_announced, 2000);
+        assert_eq!(r.diagnoses[0].id, "fetch-queue-backoff");
+        assert!(
+            r.diagnoses[0].cause.contains("50% of the window"),
+            "{}",
+            r.diagnoses[0].cause
+        );
+    }
+
+    #[test]
+    fn decide_reason_names_the_limit_that_was_hit() {
+        let mut log = String::new();
+        log += &line(1e9, "FETCH", "Topic t [0] in state active at offset 5 (leader epoch 0) (12/100000 msgs, 65600/65536 kb queued, opv 2) is not fetchable: queued.max.messages.kbytes exceeded");
+        log += &line(
+            1e9,
+            "BACKOFF",
+            "t [0]: Fetch backoff for 1000ms: Local: Queue full",
+        );
+        log += &line(1e9 + 2.0, "FETCH", "Topic t [0] in state active at offset 5 (leader epoch 0) (0/100000 msgs, 0/65536 kb queued, opv 2) is fetchable");
+        let r = analyze_fetch_log(log.as_bytes(), &FetchLogOptions::default()).unwrap();
+        let d = &r.diagnoses[0];
+        assert!(
+            d.cause.contains("queued.max.messages.kbytes (65536 KiB)"),
+            "{}",
+            d.cause
+        );
+        assert!(d.fix.contains("raise queued.max.messages.kbytes"));
+        assert_eq!(r.partitions[0].decide.queued_max_kbytes_exceeded, 1);
+        assert_eq!(r.partitions[0].decide.fetchable, 1);
+    }
+
+    #[test]
+    fn without_timestamps_the_fraction_is_null_and_the_diagnosis_says_so() {
+        let log = "LOG-7-BACKOFF: [thrd:k:9092/1]: k:9092/1: t [0]: Fetch backoff for 1000ms: Local: Queue full\n";
+        let r = analyze_fetch_log(log.as_bytes(), &FetchLogOptions::default()).unwrap();
+        assert_eq!(r.timestamps, "none");
+        assert_eq!(r.partitions[0].backoff_fraction, None);
+        assert_eq!(r.partitions[0].backoff_ms_total, 1000.0);
+        assert!(r.diagnoses[0].cause.contains("unknown"));
+        assert!(!r.not_computed.is_empty());
+    }
+
+    #[test]
+    fn empty_fetch_held_to_wait_max_is_counted() {
+        let mut log = String::new();
+        log += &line(1e9, "FETCH", "Fetch 1/1/1 toppar(s)");
+        log += &line(
+            1e9 + 0.502,
+            "FETCH",
+            r#"Topic t [0] MessageSet size 0, error "Success", MaxOffset 1, LSO 1, Ver 2/2"#,
+        );
+        log += &line(1e9 + 0.503, "FETCH", "Fetch 1/1/1 toppar(s)");
+        log += &line(
+            1e9 + 0.513,
+            "FETCH",
+            r#"Topic t [0] MessageSet size 71, error "Success", MaxOffset 2, LSO 2, Ver 2/2"#,
+        );
+        let r = analyze_fetch_log(log.as_bytes(), &FetchLogOptions::default()).unwrap();
+        let f = &r.fetchers[0];
+        assert_eq!(
+            (
+                f.fetch_requests,
+                f.responses,
+                f.empty_responses,
+                f.empty_held_to_wait_max
+            ),
+            (2, 2, 1, 1)
+        );
+        // Histograms keep 3 significant digits.
+        let max = f.rtt_ms_max.unwrap();
+        assert!((max - 502.0).abs() < 0.6, "{max}");
+    }
+
+    #[test]
+    fn window_options_drop_records_outside() {
+        let mut log = String::new();
+        log += &line(
+            1e9,
+            "BACKOFF",
+            "t [0]: Fetch backoff for 1000ms: Local: Queue full",
+        );
+        log += &line(
+            1e9 + 5.0,
+            "BACKOFF",
+            "t [0]: Fetch backoff for 1000ms: Local: Queue full",
+        );
+        let opts = FetchLogOptions {
+            window_start: Some(1e9 + 1.0),
+            ..FetchLogOptions::default()
+        };
+        let r = analyze_fetch_log(log.as_bytes(), &opts).unwrap();
+        assert_eq!(r.records_outside_window, 1);
+        assert_eq!(r.partitions[0].backoffs, 1);
+    }
+}

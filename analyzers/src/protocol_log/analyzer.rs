@@ -1,0 +1,427 @@
+//! The streaming analyzer: every record of the log into the accounting, in order.
+
+use std::io::{Read, Write};
+
+use serde::Serialize;
+
+use super::diagnose::{diagnose_ceiling, diagnose_inflight, diagnose_timeouts};
+use super::model::{bump, produce_shapes, MessagesPerRequest, ProtocolLogReport, TimeoutSummary};
+use super::ProtocolLogOptions;
+use crate::error::AnalyzeError;
+use crate::fetch_log::shared_finder;
+use crate::input::{for_each_line, InputSummary, DEFAULT_MAX_LINE_BYTES};
+use crate::librdkafka::{Event, Record, RecordFinder};
+use crate::pipeline::{self, RecordSink};
+use crate::report::{round3, Dist, ExampleLine, Examples, Span, TimestampCounts, EXAMPLE_CHARS};
+use crate::requests::{Effect, RequestAccounting};
+use crate::timeline::{self, Collected, Timeline};
+
+/// One row of `--timeline`.
+#[derive(Debug, Default, Serialize)]
+struct ProtocolRow {
+    second: i64,
+    requests: u64,
+    request_bytes: u64,
+    produce_requests: u64,
+    produce_bytes: u64,
+    fetch_requests: u64,
+    responses: u64,
+    rtt_ms_mean: Option<f64>,
+    rtt_ms_max: Option<f64>,
+    inflight_max: u64,
+    retries: u64,
+    timeouts: u64,
+    #[serde(skip)]
+    rtt_ms_sum: f64,
+}
+
+impl timeline::Row for ProtocolRow {
+    fn set_second(&mut self, second: i64) {
+        self.second = second;
+    }
+    fn column(&self, name: &str) -> Option<f64> {
+        match name {
+            "produce_requests" => Some(self.produce_requests as f64),
+            _ => None,
+        }
+    }
+    fn finalize(&mut self) {
+        if self.responses > 0 {
+            self.rtt_ms_mean = Some(round3(self.rtt_ms_sum / self.responses as f64));
+        }
+    }
+}
+
+/// The slowest few lines of a kind (for evidence of queueing).
+#[derive(Debug, Default)]
+pub(super) struct Slowest {
+    lines: Vec<(f64, ExampleLine)>,
+}
+
+impl Slowest {
+    fn offer(&mut self, key: f64, line_no: u64, line: &[u8]) {
+        if self.lines.len() < 3 || self.lines.iter().any(|(k, _)| *k < key) {
+            let ex = ExampleLine {
+                line: line_no,
+                text: String::from_utf8_lossy(line)
+                    .chars()
+                    .take(EXAMPLE_CHARS)
+                    .collect(),
+            };
+            if self.lines.len() >= 3 {
+                let (i, _) = self
+                    .lines
+                    .iter()
+                    .enumerate()
+                    .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
+                    .expect("non-empty");
+                self.lines.remove(i);
+            }
+            self.lines.push((key, ex));
+        }
+    }
+
+    /// The kept lines, slowest first.
+    pub(super) fn take(&self) -> Vec<ExampleLine> {
+        let mut v = self.lines.clone();
+        v.sort_by(|a, b| b.0.total_cmp(&a.0));
+        v.into_iter().map(|(_, e)| e).collect()
+    }
+}
+
+/// The streaming analyzer behind [`analyze_protocol_log`].
+pub struct ProtocolLogAnalyzer<'w> {
+    opts: ProtocolLogOptions,
+    finder: &'static RecordFinder,
+    scratch: Vec<u8>,
+    lines_read: u64,
+    lines_skipped: u64,
+    records: u64,
+    protocol_records: u64,
+    outside: u64,
+    ts: TimestampCounts,
+    span: Span,
+    requests: RequestAccounting,
+    msgs_per_set: Dist,
+    delivered: u64,
+    msgset_errors: u64,
+    timeouts: TimeoutSummary,
+    ex_produce_sent: Examples,
+    ex_produce_recv: Examples,
+    ex_timeouts: Examples,
+    slowest_produce: Slowest,
+    timeline: Timeline<'w, ProtocolRow>,
+}
+
+impl<'w> ProtocolLogAnalyzer<'w> {
+    /// A fresh analyzer.
+    pub fn new(opts: &ProtocolLogOptions) -> Self {
+        ProtocolLogAnalyzer {
+            opts: opts.clone(),
+            finder: shared_finder(),
+            scratch: Vec::new(),
+            lines_read: 0,
+            lines_skipped: 0,
+            records: 0,
+            protocol_records: 0,
+            outside: 0,
+            ts: TimestampCounts::default(),
+            span: Span::default(),
+            requests: RequestAccounting::default(),
+            msgs_per_set: Dist::default(),
+            delivered: 0,
+            msgset_errors: 0,
+            timeouts: TimeoutSummary::default(),
+            ex_produce_sent: Examples::default(),
+            ex_produce_recv: Examples::default(),
+            ex_timeouts: Examples::default(),
+            slowest_produce: Slowest::default(),
+            timeline: Timeline::disabled(),
+        }
+    }
+
+    /// Also write a per-second CSV timeline.
+    pub fn with_timeline(mut self, w: impl Write + 'w) -> Self {
+        self.timeline = Timeline::to_writer(w);
+        self
+    }
+
+    /// Keep `columns` of the per-second timeline in memory instead (gap-report's charts).
+    pub(crate) fn with_series(mut self, columns: &'static [&'static str]) -> Self {
+        self.timeline = Timeline::collecting(columns);
+        self
+    }
+
+    /// Read a whole input (gzip detected) into the analyzer.
+    pub fn read<R: Read>(&mut self, input: R) -> Result<InputSummary, AnalyzeError> {
+        let max = self.opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
+        for_each_line(input, max, |line| self.push_line(line.number, line.bytes))
+    }
+
+    /// [`read`](Self::read) through the block front end ([`crate::pipeline`]): a reader
+    /// thread and `workers` parser threads (0: all on this thread); the analysis itself
+    /// stays on this thread, in input order, so the report is the same as
+    /// [`read`](Self::read)'s, which stays the line-at-a-time reference.
+    pub fn read_parallel<R: Read + Send>(
+        &mut self,
+        input: R,
+        workers: usize,
+    ) -> Result<InputSummary, AnalyzeError> {
+        let max = self.opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
+        pipeline::drive(input, max, workers, self)
+    }
+
+    /// Analyse one line (without its newline).
+    pub fn push_line(&mut self, line_no: u64, line: &[u8]) {
+        let (finder, mut scratch) = (self.finder, std::mem::take(&mut self.scratch));
+        pipeline::feed_line(self, finder, &mut scratch, line_no, line);
+        self.scratch = scratch;
+    }
+
+    fn record_impl(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>) {
+        self.records += 1;
+        let t = rec.timestamp.map(|t| t.secs);
+        if let Some(t) = t {
+            let before = self.opts.window_start.is_some_and(|s| t < s);
+            let after = self.opts.window_end.is_some_and(|e| t > e);
+            if before || after {
+                self.outside += 1;
+                return;
+            }
+            self.span.add(t);
+        }
+        self.ts.add(rec.timestamp.map(|t| t.source));
+        match rec.event {
+            Event::ProduceMessageSet { messages, .. } => {
+                self.msgs_per_set.record(messages);
+                return;
+            }
+            Event::MessageSetDelivered { .. } => {
+                self.delivered += 1;
+                return;
+            }
+            Event::MessageSetError { .. } => {
+                self.msgset_errors += 1;
+                return;
+            }
+            _ => {}
+        }
+        if !rec.event.is_protocol() {
+            return;
+        }
+        self.protocol_records += 1;
+        let effect = self.requests.add(rec, t);
+        let mut row = t.and_then(|t| self.timeline.row(t));
+        match (&rec.event, effect) {
+            (Event::Sent { api, bytes, .. }, Effect::Sent { depth, .. }) => {
+                if *api == "Produce" {
+                    self.ex_produce_sent.offer(line_no, line);
+                }
+                if let Some(r) = row.as_deref_mut() {
+                    r.requests += 1;
+                    r.request_bytes += bytes;
+                    r.inflight_max = r.inflight_max.max(depth as u64);
+                    match *api {
+                        "Produce" => {
+                            r.produce_requests += 1;
+                            r.produce_bytes += bytes;
+                        }
+                        "Fetch" => r.fetch_requests += 1,
+                        _ => {}
+                    }
+                }
+            }
+            (Event::Received { api, .. }, Effect::Received { rtt_ms, .. }) => {
+                if *api == "Produce" {
+                    self.ex_produce_recv.offer(line_no, line);
+                    self.slowest_produce.offer(rtt_ms, line_no, line);
+                }
+                if let Some(r) = row.as_deref_mut() {
+                    r.responses += 1;
+                    r.rtt_ms_sum += rtt_ms;
+                    r.rtt_ms_max = Some(r.rtt_ms_max.map_or(rtt_ms, |m| m.max(rtt_ms)));
+                }
+            }
+            (Event::Retrying { .. }, _) => {
+                if let Some(r) = row.as_deref_mut() {
+                    r.retries += 1;
+                }
+            }
+            (
+                Event::TimedOutRequest {
+                    api,
+                    after_ms,
+                    held_back_by,
+                    ..
+                },
+                _,
+            ) => {
+                self.ex_timeouts.offer(line_no, line);
+                let to = &mut self.timeouts;
+                to.requests_timed_out += 1;
+                bump(&mut to.by_request, api);
+                to.after_ms_max = Some(to.after_ms_max.unwrap_or(0).max(*after_ms));
+                if let Some(h) = held_back_by {
+                    to.held_back += 1;
+                    bump(&mut to.held_back_by, h);
+                }
+                if let Some(r) = row {
+                    r.timeouts += 1;
+                }
+            }
+            (
+                Event::TimedOutSummary {
+                    in_flight,
+                    retry_queued,
+                    out_queue,
+                    ..
+                },
+                _,
+            ) => {
+                self.ex_timeouts.offer(line_no, line);
+                let to = &mut self.timeouts;
+                to.summary_in_flight += in_flight;
+                to.summary_out_queue += out_queue;
+                to.summary_retry_queued += retry_queued;
+            }
+            _ => {}
+        }
+    }
+
+    /// Close the analysis and build the report.
+    pub fn finish(self, input: InputSummary) -> Result<ProtocolLogReport, AnalyzeError> {
+        self.finish_with_series(input).map(|(report, _)| report)
+    }
+
+    /// [`finish`](Self::finish), also giving the rows kept by
+    /// [`with_series`](Self::with_series).
+    pub(crate) fn finish_with_series(
+        mut self,
+        input: InputSummary,
+    ) -> Result<(ProtocolLogReport, Option<Collected>), AnalyzeError> {
+        let window = self
+            .span
+            .window(self.opts.window_start, self.opts.window_end);
+        let timed = self.ts.label() != "none";
+        let mut not_computed = Vec::new();
+        let mut warnings = Vec::new();
+        if !timed {
+            not_computed.push(
+                "requests per second, the timeline and the per-request ceiling's µs per \
+                 request: the log's lines carry no timestamp"
+                    .to_string(),
+            );
+        } else if self.ts.wrapper > self.ts.librdkafka {
+            warnings.push(
+                "times come from the wrapper's logger, which may stamp lines when the \
+                 application polls them (rust-rdkafka does): rates are approximate, rtt \
+                 figures are librdkafka's own and exact"
+                    .to_string(),
+            );
+        }
+        let produce = produce_shapes(&self.requests);
+        let messages_per_request = (!self.msgs_per_set.is_empty()).then(|| MessagesPerRequest {
+            messagesets: self.msgs_per_set.len(),
+            p50: self.msgs_per_set.quantile(0.5),
+            mean: round3(self.msgs_per_set.mean()),
+            max: self.msgs_per_set.max(),
+            delivered: self.delivered,
+            errors: self.msgset_errors,
+        });
+        if messages_per_request.is_none() && !produce.is_empty() {
+            not_computed.push(
+                "messages per ProduceRequest: add `msg` to debug= (debug=protocol,msg)".to_string(),
+            );
+        }
+        let unknown: u64 = self
+            .requests
+            .conns
+            .iter()
+            .flat_map(|c| c.apis.iter())
+            .map(|a| a.unknown_corr_ids)
+            .sum();
+        if unknown > 0 {
+            warnings.push(format!(
+                "{unknown} responses had a CorrId never seen sent (the log starts mid-flight \
+                 or lost lines); their rtt is counted, their in-flight depth is not"
+            ));
+        }
+        let forgotten: u64 = self.requests.conns.iter().map(|c| c.forgotten).sum();
+        if forgotten > 0 {
+            warnings.push(format!(
+                "{forgotten} requests were forgotten while awaiting a response (more than {} \
+                 in flight on one connection)",
+                crate::requests::MAX_OUTSTANDING
+            ));
+        }
+        if input.lines_truncated > 0 {
+            warnings.push(format!(
+                "{} lines longer than the line cap were analysed by their head only",
+                input.lines_truncated
+            ));
+        }
+        let (_, late) = self.timeline.finish()?;
+        let collected = self.timeline.collected.take();
+        if late > 0 {
+            warnings.push(format!(
+                "{late} records were timed earlier than lines before them (a wrapper \
+                 reordered the log); the timeline counts them in the later second"
+            ));
+        }
+        let requests = self.requests.request_stats();
+        let mut diagnoses = Vec::new();
+        diagnose_ceiling(
+            &mut diagnoses,
+            &requests,
+            &produce,
+            messages_per_request.as_ref(),
+            &self.ex_produce_sent,
+            &self.ex_produce_recv,
+        );
+        diagnose_inflight(
+            &mut diagnoses,
+            &requests,
+            &produce,
+            messages_per_request.as_ref(),
+            &self.slowest_produce,
+        );
+        diagnose_timeouts(&mut diagnoses, &self.timeouts, &self.ex_timeouts);
+        let report = ProtocolLogReport {
+            tool: "analyze-protocol-log",
+            lines_read: self.lines_read,
+            lines_skipped: self.lines_skipped,
+            records_recognised: self.records,
+            protocol_records: self.protocol_records,
+            records_outside_window: self.outside,
+            timestamps: self.ts.label().to_string(),
+            timestamp_sources: self.ts.clone(),
+            window,
+            input,
+            connections: self.requests.connection_stats(),
+            requests,
+            produce,
+            messages_per_request,
+            timeouts: self.timeouts,
+            diagnoses,
+            not_computed,
+            warnings,
+        };
+        Ok((report, collected))
+    }
+}
+
+impl RecordSink for ProtocolLogAnalyzer<'_> {
+    fn line_done(&mut self, recognised: bool) {
+        self.lines_read += 1;
+        self.lines_skipped += !recognised as u64;
+    }
+
+    fn lines_skipped(&mut self, n: u64) {
+        self.lines_read += n;
+        self.lines_skipped += n;
+    }
+
+    fn record(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>) {
+        self.record_impl(line_no, line, rec);
+    }
+}

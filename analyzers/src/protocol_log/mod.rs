@@ -1,0 +1,99 @@
+//! `analyze-protocol-log`: what a librdkafka client's requests looked like on the
+//! wire, and what bounded them.
+//!
+//! With `debug=protocol`, librdkafka logs every request it sends and every response
+//! it receives, with sizes, CorrIds and round trips. From that alone this module
+//! finds the post's Gap 1 (one small ProduceRequest per partition batch at a flat
+//! rate: the broker's per-request cost is the ceiling), the in-flight queueing behind
+//! the latency gap at `linger.ms=0`, and timeouts with head-of-line blocking.
+//!
+//! ```
+//! use kgap_analyzers::protocol_log::{analyze_protocol_log, ProtocolLogOptions};
+//!
+//! let log = "\
+//! %7|1700000000.000|SEND|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: Sent ProduceRequest (v10, 15621 bytes @ 0, CorrId 4)
+//! %7|1700000000.001|RECV|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: Received ProduceResponse (v10, 62 bytes, CorrId 4, rtt 0.39ms)
+//! ";
+//! let report = analyze_protocol_log(log.as_bytes(), &ProtocolLogOptions::default()).unwrap();
+//! let r = &report.requests[0];
+//! assert_eq!((r.request.as_str(), r.count, r.bytes_total), ("Produce", 1, 15621));
+//! assert_eq!(r.rtt_ms_max, Some(0.39));
+//! ```
+
+mod analyzer;
+mod diagnose;
+mod model;
+mod render;
+
+use std::io::{Read, Write};
+
+use crate::error::AnalyzeError;
+use crate::pipeline;
+
+pub use analyzer::ProtocolLogAnalyzer;
+pub use model::{
+    Bucket, DepthRtt, MessagesPerRequest, NameCount, ProduceShape, ProtocolLogReport,
+    TimeoutSummary,
+};
+
+/// librdkafka's default `batch.size` (1,000,000 bytes).
+pub const LIBRDKAFKA_DEFAULT_BATCH_SIZE: u64 = 1_000_000;
+/// Fewest ProduceRequests on a connection before its shape is diagnosed.
+pub const MIN_REQUESTS_FOR_DIAGNOSIS: u64 = 100;
+/// In-flight queueing is a window of *small* requests queueing behind each other: at most
+/// this many messages per ProduceRequest (the post: "a message or two").
+pub const INFLIGHT_MAX_MESSAGES_PER_REQUEST: u64 = 4;
+/// Without debug=msg lines (messages per request unknown), requests count as small at
+/// most this size and when they are not full batches (p50 below 0.8 × p99).
+pub const INFLIGHT_MAX_REQUEST_BYTES: u64 = 4096;
+
+/// How to read the log. `Default` reads everything.
+#[derive(Debug, Clone, Default)]
+pub struct ProtocolLogOptions {
+    /// Ignore records timed before this (epoch seconds, or the log's own clock for
+    /// time-only wrapper stamps). Records without a time are kept.
+    pub window_start: Option<f64>,
+    /// Ignore records timed after this.
+    pub window_end: Option<f64>,
+    /// Longest line analysed whole (default 1 MiB); longer lines are cut.
+    pub max_line_bytes: Option<usize>,
+}
+
+/// Analyse a librdkafka debug log (any wrapper, gzip or plain) for its requests.
+pub fn analyze_protocol_log<R: Read>(
+    input: R,
+    opts: &ProtocolLogOptions,
+) -> Result<ProtocolLogReport, AnalyzeError> {
+    let mut a = ProtocolLogAnalyzer::new(opts);
+    let summary = a.read(input)?;
+    a.finish(summary)
+}
+
+/// [`analyze_protocol_log`], also writing a per-second CSV timeline to `timeline`.
+pub fn analyze_protocol_log_with_timeline<R: Read, W: Write>(
+    input: R,
+    opts: &ProtocolLogOptions,
+    timeline: W,
+) -> Result<ProtocolLogReport, AnalyzeError> {
+    let mut a = ProtocolLogAnalyzer::new(opts).with_timeline(timeline);
+    let summary = a.read(input)?;
+    a.finish(summary)
+}
+
+/// [`analyze_protocol_log`] on several cores (what the binary runs): the input must be `Send`.
+/// `timeline` receives the per-second CSV when given. `workers`: parser threads
+/// beside the reader and this thread; `None` = one per core; `Some(0)` =
+/// read on this thread only.
+pub fn analyze_protocol_log_parallel<R: Read + Send>(
+    input: R,
+    opts: &ProtocolLogOptions,
+    timeline: Option<&mut dyn Write>,
+    workers: Option<usize>,
+) -> Result<ProtocolLogReport, AnalyzeError> {
+    let mut a = ProtocolLogAnalyzer::new(opts);
+    if let Some(w) = timeline {
+        a = a.with_timeline(w);
+    }
+    let summary = a.read_parallel(input, workers.unwrap_or_else(pipeline::default_workers))?;
+    a.finish(summary)
+}
