@@ -400,5 +400,25 @@ mod tests {
         assert_eq!(back.points[0].median["msgs_per_s"], json!(3.0));
         assert_eq!(back.points[0].runs[1]["msgs_per_s"], json!(4.0));
         assert_eq!(back.broker.kind, BrokerKind::External);
+        // A document of a kgap before the preflight reads as one that did not measure it.
+        assert!(!text.contains("preflight"));
+        assert_eq!(back.preflight, None);
+        let mut with = back.clone();
+        with.preflight = Some(Preflight {
+            method: "30 brokers-only Metadata requests".into(),
+            address: "127.0.0.1:9092".into(),
+            address_kind: "loopback".into(),
+            expected_max_ms: Some(1.0),
+            reps: vec![PreflightRep {
+                rep: 1,
+                samples: 30,
+                rtt_ms_min: 0.2,
+                rtt_ms_median: 0.3,
+                rtt_ms_max: 0.9,
+            }],
+            warning: None,
+        });
+        let again: ProbeResult = serde_json::from_str(&serde_json::to_string(&with).unwrap()).unwrap();
+        assert_eq!(again.preflight, with.preflight);
     }
 }

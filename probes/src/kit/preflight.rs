@@ -115,7 +115,8 @@ pub fn judge(kind: &str, expected_max_ms: Option<f64>, reps: &[PreflightRep]) ->
         if let Some(slow) = reps.iter().find(|r| r.rtt_ms_min > max) {
             return Some(format!(
                 "the broker's idle round trip is {} at best (the floor of {} Metadata requests \
-                 before rep {}) to a {kind} address, where it should be under {}: {TRAP}",
+                 before rep {}) to a {kind} address, where it should be under {}: {TRAP} \
+                 (a broker on this machine starved of CPU looks the same: see its load)",
                 units::ms(slow.rtt_ms_min),
                 slow.samples,
                 slow.rep,
@@ -212,13 +213,23 @@ impl Hook {
         });
         let n = if doc.reps.is_empty() { SAMPLES } else { REP_SAMPLES };
         match measure(broker, rep, n) {
-            Ok(r) => doc.reps.push(r),
+            Ok(r) if doc.reps.is_empty() => {
+                doc.reps.push(r);
+                progress(&format!("preflight: {}", line(doc)));
+            }
+            Ok(r) => {
+                progress(&format!(
+                    "preflight before rep {rep}: floor {}, median {} over {n} requests",
+                    units::ms(r.rtt_ms_min),
+                    units::ms(r.rtt_ms_median)
+                ));
+                doc.reps.push(r);
+            }
             Err(e) => {
                 progress(&format!("preflight before rep {rep}: not measured: {e}"));
                 return;
             }
         }
-        progress(&format!("preflight: {}", line(doc)));
         if doc.warning.is_none() {
             if let Some(w) = judge(&doc.address_kind, doc.expected_max_ms, &doc.reps) {
                 progress(&format!("warning: {w}"));
