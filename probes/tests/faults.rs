@@ -95,7 +95,10 @@ impl OwnBroker {
             String::from_utf8_lossy(&out.stderr)
         );
         let config = std::fs::read_to_string(state().join("server.properties")).unwrap();
-        assert!(config.contains("RELAYED://"), "the relayed listener is configured: {config}");
+        assert!(
+            config.contains("RELAYED://"),
+            "the relayed listener is configured: {config}"
+        );
         let mut b = OwnBroker {
             props: props.to_string(),
             argv: Vec::new(),
@@ -128,7 +131,15 @@ impl OwnBroker {
         while Instant::now() < deadline {
             match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
                 Err(_) => return,
-                Ok(s) if s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z') => return,
+                Ok(s)
+                    if s.rsplit(')')
+                        .next()
+                        .unwrap_or("")
+                        .trim_start()
+                        .starts_with('Z') =>
+                {
+                    return
+                }
                 Ok(_) => std::thread::sleep(Duration::from_millis(100)),
             }
         }
@@ -144,7 +155,12 @@ impl OwnBroker {
             .open(state().join("kafka.log"))
             .unwrap();
         let mut child = Command::new("setsid")
-            .args(["sh", "-c", "echo $$ >\"$1\"; shift; exec \"$@\"", "kgap-kafka"])
+            .args([
+                "sh",
+                "-c",
+                "echo $$ >\"$1\"; shift; exec \"$@\"",
+                "kgap-kafka",
+            ])
             .arg(state().join("kafka.pid"))
             .args(&self.argv)
             .stdin(Stdio::null())
@@ -163,8 +179,7 @@ impl OwnBroker {
         let t = Instant::now();
         let p: BaseProducer = config().create().unwrap();
         while t.elapsed() < Duration::from_secs(180) {
-            if p
-                .client()
+            if p.client()
                 .fetch_metadata(None, Duration::from_secs(1))
                 .is_ok_and(|m| !m.brokers().is_empty())
             {
@@ -211,7 +226,10 @@ fn config() -> ClientConfig {
 
 fn topics() -> Vec<String> {
     let p: BaseProducer = config().create().unwrap();
-    let md = p.client().fetch_metadata(None, Duration::from_secs(10)).expect("metadata");
+    let md = p
+        .client()
+        .fetch_metadata(None, Duration::from_secs(10))
+        .expect("metadata");
     md.topics().iter().map(|t| t.name().to_string()).collect()
 }
 
@@ -255,7 +273,11 @@ impl Precious {
         for i in 0..300u32 {
             let payload = format!("precious record {i}");
             producer
-                .send(BaseRecord::<(), _>::to(&p.topic).partition((i % 2) as i32).payload(&payload))
+                .send(
+                    BaseRecord::<(), _>::to(&p.topic)
+                        .partition((i % 2) as i32)
+                        .payload(&payload),
+                )
                 .unwrap();
             producer.poll(Duration::ZERO);
         }
@@ -263,12 +285,17 @@ impl Precious {
         // The group: offsets committed by a consumer that never joins (no member stays).
         let c = p.consumer();
         let mut tpl = TopicPartitionList::new();
-        tpl.add_partition_offset(&p.topic, 0, Offset::Offset(40)).unwrap();
-        tpl.add_partition_offset(&p.topic, 1, Offset::Offset(70)).unwrap();
+        tpl.add_partition_offset(&p.topic, 0, Offset::Offset(40))
+            .unwrap();
+        tpl.add_partition_offset(&p.topic, 1, Offset::Offset(70))
+            .unwrap();
         // The first commit creates __consumer_offsets: NotCoordinator until it has a leader.
         let deadline = Instant::now() + Duration::from_secs(60);
         while let Err(e) = c.commit(&tpl, CommitMode::Sync) {
-            assert!(Instant::now() < deadline, "the group's offsets are not committed: {e}");
+            assert!(
+                Instant::now() < deadline,
+                "the group's offsets are not committed: {e}"
+            );
             std::thread::sleep(Duration::from_millis(500));
         }
         p
@@ -296,7 +323,8 @@ impl Precious {
                 .fetch_watermarks(&self.topic, part, Duration::from_secs(10))
                 .expect("watermarks");
             ends.push(hi);
-            tpl.add_partition_offset(&self.topic, part, Offset::Beginning).unwrap();
+            tpl.add_partition_offset(&self.topic, part, Offset::Beginning)
+                .unwrap();
         }
         reader.assign(&tpl).unwrap();
         let total: i64 = ends.iter().sum();
@@ -323,13 +351,22 @@ impl Precious {
             .fetch_group_list(Some(&self.group), Duration::from_secs(10))
             .expect("the group");
         let g = &groups.groups()[0];
-        (ends, payloads, committed, g.state().to_string(), g.members().len())
+        (
+            ends,
+            payloads,
+            committed,
+            g.state().to_string(),
+            g.members().len(),
+        )
     }
 
     /// The check after every fault.
     fn unchanged_since(&self, before: &Snapshot, fault: &str) {
         let now = self.snapshot();
-        assert_eq!(&now, before, "{fault}: the pre-existing topic or group changed");
+        assert_eq!(
+            &now, before,
+            "{fault}: the pre-existing topic or group changed"
+        );
     }
 }
 
@@ -416,16 +453,34 @@ fn named_topic(seen: &[String]) -> String {
 /// every run kept or set aside, the probe's topic deleted at the end.
 fn assert_stall_set_aside(fault: &str, code: Option<i32>, text: &str, r: &Value, runs: usize) {
     assert_eq!(code, Some(0), "{fault}: {text}");
-    let discarded = r["discarded"].as_array().unwrap_or_else(|| panic!("{fault}: no run set aside: {r}"));
+    let discarded = r["discarded"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{fault}: no run set aside: {r}"));
     assert!(!discarded.is_empty(), "{fault}: {r}");
     assert!(
-        discarded[0]["reason"].as_str().unwrap().contains("did not answer"),
+        discarded[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("did not answer"),
         "{fault}: {r}"
     );
-    assert!(text.contains("did not answer for"), "{fault}: the run says so: {text}");
-    assert!(r["warnings"].to_string().contains("set aside"), "{fault}: {r}");
-    assert_eq!(kept_runs(r) + discarded.len(), runs, "{fault}: every run is kept or set aside: {r}");
-    let topic = r["topics"][0].as_str().expect("the probe's topic").to_string();
+    assert!(
+        text.contains("did not answer for"),
+        "{fault}: the run says so: {text}"
+    );
+    assert!(
+        r["warnings"].to_string().contains("set aside"),
+        "{fault}: {r}"
+    );
+    assert_eq!(
+        kept_runs(r) + discarded.len(),
+        runs,
+        "{fault}: every run is kept or set aside: {r}"
+    );
+    let topic = r["topics"][0]
+        .as_str()
+        .expect("the probe's topic")
+        .to_string();
     assert!(!topics().contains(&topic), "{fault}: {topic} left behind");
 }
 
@@ -433,11 +488,27 @@ fn assert_stall_set_aside(fault: &str, code: Option<i32>, text: &str, r: &Value,
 fn assert_broker_lost(fault: &str, code: Option<i32>, text: &str, r: &Value) -> String {
     assert_eq!(code, Some(1), "{fault}: {text}");
     assert!(text.contains("stopped answering"), "{fault}: {text}");
-    let topic = r["topics"][0].as_str().expect("the probe's topic").to_string();
-    assert!(text.contains(&topic), "{fault}: the error names the topic: {text}");
-    assert!(r["failed"].as_str().unwrap().contains("stopped answering"), "{fault}: {r}");
-    assert_eq!(r["verdicts"], serde_json::json!([]), "{fault}: no finding from a broken sweep");
-    assert!(r["points"].to_string().contains("msgs_per_s"), "{fault}: a run was measured: {r}");
+    let topic = r["topics"][0]
+        .as_str()
+        .expect("the probe's topic")
+        .to_string();
+    assert!(
+        text.contains(&topic),
+        "{fault}: the error names the topic: {text}"
+    );
+    assert!(
+        r["failed"].as_str().unwrap().contains("stopped answering"),
+        "{fault}: {r}"
+    );
+    assert_eq!(
+        r["verdicts"],
+        serde_json::json!([]),
+        "{fault}: no finding from a broken sweep"
+    );
+    assert!(
+        r["points"].to_string().contains("msgs_per_s"),
+        "{fault}: a run was measured: {r}"
+    );
     topic
 }
 
@@ -494,7 +565,13 @@ fn faults_mid_run_each_end_in_a_clear_outcome() {
     broker.signal(nix::sys::signal::Signal::SIGCONT);
     let status = child.wait().unwrap();
     seen.extend(rx.try_iter());
-    assert_stall_set_aside("SIGSTOP", status.code(), &seen.join("\n"), &result(dir.path()), 6);
+    assert_stall_set_aside(
+        "SIGSTOP",
+        status.code(),
+        &seen.join("\n"),
+        &result(dir.path()),
+        6,
+    );
     precious.unchanged_since(&before, "SIGSTOP");
     eprintln!("SIGSTOP: done at {:.0} s", t0.elapsed().as_secs_f64());
 
@@ -513,7 +590,11 @@ fn faults_mid_run_each_end_in_a_clear_outcome() {
     let slow_dir = tempfile::tempdir().unwrap();
     let (slow, slow_err) = request_ceiling(&format!("127.0.0.1:{}", relay.port), slow_dir.path());
     drop(relay);
-    let floor = |r: &Value| r["preflight"]["reps"][0]["rtt_ms_min"].as_f64().expect("preflight");
+    let floor = |r: &Value| {
+        r["preflight"]["reps"][0]["rtt_ms_min"]
+            .as_f64()
+            .expect("preflight")
+    };
     let rps = |r: &Value| {
         r["points"][0]["median"]["produce_requests_per_s"]
             .as_f64()
@@ -522,21 +603,51 @@ fn faults_mid_run_each_end_in_a_clear_outcome() {
     let two_delays_ms = 2.0 * DELAY.as_secs_f64() * 1e3;
     assert_eq!(direct["preflight"]["address_kind"], "loopback", "{direct}");
     assert!(floor(&direct) < 1.0, "direct: {}", direct["preflight"]);
-    assert!(direct["preflight"].get("warning").is_none(), "{}", direct["preflight"]);
-    assert!(!direct["warnings"].to_string().contains(TRAP), "{}", direct["warnings"]);
+    assert!(
+        direct["preflight"].get("warning").is_none(),
+        "{}",
+        direct["preflight"]
+    );
+    assert!(
+        !direct["warnings"].to_string().contains(TRAP),
+        "{}",
+        direct["warnings"]
+    );
     // Through the relay every round trip costs 2 × DELAY more: the floor says so, and warns.
     assert!(floor(&slow) >= two_delays_ms, "slow: {}", slow["preflight"]);
-    let warning = slow["preflight"]["warning"].as_str().expect("a preflight warning");
+    let warning = slow["preflight"]["warning"]
+        .as_str()
+        .expect("a preflight warning");
     assert!(warning.contains(TRAP), "{warning}");
-    assert!(slow["warnings"].to_string().contains(TRAP), "{}", slow["warnings"]);
-    assert!(slow_err.contains(TRAP), "said on stderr as it happens: {slow_err}");
+    assert!(
+        slow["warnings"].to_string().contains(TRAP),
+        "{}",
+        slow["warnings"]
+    );
+    assert!(
+        slow_err.contains(TRAP),
+        "said on stderr as it happens: {slow_err}"
+    );
     let report = std::fs::read_to_string(slow_dir.path().join("report.txt")).unwrap();
-    assert!(report.contains("preflight: idle round trip to 127.0.0.1:"), "{report}");
-    assert!(report.contains("warning: the broker's idle round trip"), "{report}");
-    assert!(report.contains("10^6 bytes/s (decimal)"), "the MB/s column's unit: {report}");
+    assert!(
+        report.contains("preflight: idle round trip to 127.0.0.1:"),
+        "{report}"
+    );
+    assert!(
+        report.contains("warning: the broker's idle round trip"),
+        "{report}"
+    );
+    assert!(
+        report.contains("10^6 bytes/s (decimal)"),
+        "the MB/s column's unit: {report}"
+    );
     // The numbers: requests/s fell as predicted from the direct run's per-request time, and
     // librdkafka's own rtt through the relay is at least the two delays.
-    let rtt = |r: &Value| r["points"][0]["median"]["rtt_ms_p50"].as_f64().unwrap_or(0.0);
+    let rtt = |r: &Value| {
+        r["points"][0]["median"]["rtt_ms_p50"]
+            .as_f64()
+            .unwrap_or(0.0)
+    };
     let predicted = 1.0 / (1.0 / rps(&direct) + 2.0 * DELAY.as_secs_f64());
     eprintln!(
         "slow path: preflight floor {:.2} → {:.2} ms; librdkafka rtt p50 {:.2} → {:.2} ms; \
@@ -549,7 +660,12 @@ fn faults_mid_run_each_end_in_a_clear_outcome() {
         rps(&slow),
         predicted
     );
-    assert!(rtt(&slow) >= two_delays_ms && rtt(&slow) > rtt(&direct), "rtt {} → {}", rtt(&direct), rtt(&slow));
+    assert!(
+        rtt(&slow) >= two_delays_ms && rtt(&slow) > rtt(&direct),
+        "rtt {} → {}",
+        rtt(&direct),
+        rtt(&slow)
+    );
     assert!(
         rps(&slow) > 0.5 * predicted && rps(&slow) < 1.2 * predicted,
         "requests/s through the relay {:.0}, predicted {predicted:.0} from {:.0} direct",
@@ -571,17 +687,26 @@ fn faults_mid_run_each_end_in_a_clear_outcome() {
     seen.extend(rx.try_iter());
     let text = seen.join("\n");
     let r = result(dir.path());
-    eprintln!("restart: the broker answered again {:.1} s after its SIGTERM", down.as_secs_f64());
+    eprintln!(
+        "restart: the broker answered again {:.1} s after its SIGTERM",
+        down.as_secs_f64()
+    );
     let margin = Duration::from_secs(4);
     let set_aside = status.code() == Some(0);
     if down + margin < LOST_AFTER || set_aside {
-        assert!(down < LOST_AFTER + margin, "exit 0 though the broker was away {down:?}: {text}");
+        assert!(
+            down < LOST_AFTER + margin,
+            "exit 0 though the broker was away {down:?}: {text}"
+        );
         assert_stall_set_aside("restart", status.code(), &text, &r, 4);
         eprintln!("restart: the sweep went on, the stalled run set aside");
     } else {
         eprintln!("restart: the broker-lost outcome, the topic named in the error");
         let topic = assert_broker_lost("restart", status.code(), &text, &r);
-        assert!(topics().contains(&topic), "the named topic is the user's to delete: {text}");
+        assert!(
+            topics().contains(&topic),
+            "the named topic is the user's to delete: {text}"
+        );
         delete_topic(&topic);
     }
     precious.unchanged_since(&before, "restart");

@@ -68,7 +68,8 @@ fn is_link_local(ip: &IpAddr) -> bool {
 
 /// Times `n` brokers-only Metadata requests on a fresh client (one more, untimed, connects).
 pub fn measure(broker: &Broker, rep: u32, n: usize) -> Result<PreflightRep, String> {
-    let client = Producer::new(broker, &[], Arc::new(Sink::default())).map_err(|e| e.to_string())?;
+    let client =
+        Producer::new(broker, &[], Arc::new(Sink::default())).map_err(|e| e.to_string())?;
     let rk = client.producer.client().native_ptr();
     let ask = || -> Result<f64, String> {
         let mut md: *const rdsys::rd_kafka_metadata_t = std::ptr::null();
@@ -76,7 +77,13 @@ pub fn measure(broker: &Broker, rep: u32, n: usize) -> Result<PreflightRep, Stri
         // all_topics = 0 and no topic: a fresh client knows no topics, so the request names
         // none and the broker answers with its brokers only (nothing is auto-created).
         let err = unsafe {
-            rdsys::rd_kafka_metadata(rk, 0, std::ptr::null_mut(), &mut md, ASK_TIMEOUT.as_millis() as i32)
+            rdsys::rd_kafka_metadata(
+                rk,
+                0,
+                std::ptr::null_mut(),
+                &mut md,
+                ASK_TIMEOUT.as_millis() as i32,
+            )
         };
         let ms = t.elapsed().as_secs_f64() * 1e3;
         if !md.is_null() {
@@ -84,7 +91,10 @@ pub fn measure(broker: &Broker, rep: u32, n: usize) -> Result<PreflightRep, Stri
         }
         if err != rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR {
             let why = unsafe { std::ffi::CStr::from_ptr(rdsys::rd_kafka_err2str(err)) };
-            return Err(format!("a Metadata request failed: {}", why.to_string_lossy()));
+            return Err(format!(
+                "a Metadata request failed: {}",
+                why.to_string_lossy()
+            ));
         }
         Ok(ms)
     };
@@ -99,7 +109,11 @@ pub fn measure(broker: &Broker, rep: u32, n: usize) -> Result<PreflightRep, Stri
         rep,
         samples: n,
         rtt_ms_min: round(ms[0]),
-        rtt_ms_median: round(if n % 2 == 1 { ms[n / 2] } else { (ms[n / 2 - 1] + ms[n / 2]) / 2.0 }),
+        rtt_ms_median: round(if n % 2 == 1 {
+            ms[n / 2]
+        } else {
+            (ms[n / 2 - 1] + ms[n / 2]) / 2.0
+        }),
         rtt_ms_max: round(ms[n - 1]),
     })
 }
@@ -124,8 +138,12 @@ pub fn judge(kind: &str, expected_max_ms: Option<f64>, reps: &[PreflightRep]) ->
             ));
         }
     }
-    let lo = reps.iter().min_by(|a, b| a.rtt_ms_min.total_cmp(&b.rtt_ms_min))?;
-    let hi = reps.iter().max_by(|a, b| a.rtt_ms_min.total_cmp(&b.rtt_ms_min))?;
+    let lo = reps
+        .iter()
+        .min_by(|a, b| a.rtt_ms_min.total_cmp(&b.rtt_ms_min))?;
+    let hi = reps
+        .iter()
+        .max_by(|a, b| a.rtt_ms_min.total_cmp(&b.rtt_ms_min))?;
     let jumped = lo.rtt_ms_min > 0.0
         && hi.rtt_ms_min >= JUMP_FACTOR * lo.rtt_ms_min
         && hi.rtt_ms_min - lo.rtt_ms_min >= JUMP_MIN_MS;
@@ -205,13 +223,22 @@ impl Hook {
                 "{SAMPLES} brokers-only Metadata requests (then {REP_SAMPLES} before each later \
                  rep), one at a time on an idle client of the preflight's own"
             ),
-            address: broker.bootstrap().split(',').next().unwrap_or("").to_string(),
+            address: broker
+                .bootstrap()
+                .split(',')
+                .next()
+                .unwrap_or("")
+                .to_string(),
             address_kind: kind.to_string(),
             expected_max_ms: expected,
             reps: Vec::new(),
             warning: None,
         });
-        let n = if doc.reps.is_empty() { SAMPLES } else { REP_SAMPLES };
+        let n = if doc.reps.is_empty() {
+            SAMPLES
+        } else {
+            REP_SAMPLES
+        };
         match measure(broker, rep, n) {
             Ok(r) if doc.reps.is_empty() => {
                 doc.reps.push(r);
@@ -277,7 +304,10 @@ mod tests {
         let w = judge("other", None, &[rep(1, 2.0), rep(2, 2.1), rep(3, 6.5)]).expect("a jump");
         assert!(w.contains("3.25x") && w.contains(TRAP), "{w}");
         // 0.05 → 0.2 ms is 4x but a busy scheduler's, not a path's.
-        assert_eq!(judge("loopback", Some(LOCAL_MAX_MS), &[rep(1, 0.05), rep(2, 0.2)]), None);
+        assert_eq!(
+            judge("loopback", Some(LOCAL_MAX_MS), &[rep(1, 0.05), rep(2, 0.2)]),
+            None
+        );
         assert_eq!(judge("other", None, &[rep(1, 2.0), rep(2, 5.9)]), None);
     }
 

@@ -69,7 +69,11 @@ impl Relay {
                             open.push(client.try_clone().unwrap());
                             open.push(server.try_clone().unwrap());
                         }
-                        pipe(client.try_clone().unwrap(), server.try_clone().unwrap(), delay);
+                        pipe(
+                            client.try_clone().unwrap(),
+                            server.try_clone().unwrap(),
+                            delay,
+                        );
                         pipe(server, client, delay);
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(20)),
@@ -94,7 +98,10 @@ fn pipe(mut from: TcpStream, mut to: TcpStream, delay: Duration) {
             match from.read(&mut buf) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
-                    if tx.send((Instant::now() + delay, buf[..n].to_vec())).is_err() {
+                    if tx
+                        .send((Instant::now() + delay, buf[..n].to_vec()))
+                        .is_err()
+                    {
                         break;
                     }
                 }
