@@ -188,6 +188,45 @@ pub struct ProbeResult<F = Value> {
     /// measured until then is all here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed: Option<String>,
+    /// The broker's idle round trip, measured before the first run (and before every later
+    /// rep): a proxy or tunnel in the path shows here before it caps the figures. Absent in
+    /// documents of a kgap that did not measure it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preflight: Option<Preflight>,
+}
+
+/// The RTT preflight: brokers-only Metadata requests on an idle client of its own, timed
+/// one by one, before the probe measures anything.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Preflight {
+    /// What was timed (`30 brokers-only Metadata requests, one at a time, on an idle client`).
+    pub method: String,
+    /// The address the client was given (the first bootstrap entry).
+    pub address: String,
+    /// `loopback`, `link-local`, `other` (the address promises nothing) or `embedded-mock`
+    /// (in-process: not a network path).
+    pub address_kind: String,
+    /// The most the floor may be for such an address; None where the address promises
+    /// nothing (only the jump between reps is judged there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_max_ms: Option<f64>,
+    /// One entry per measurement: before rep 1, then before each later rep.
+    pub reps: Vec<PreflightRep>,
+    /// Set when the round trip is well above what the address suggests: it names the trap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+/// One preflight measurement: the round trip's floor (min: load only adds to it, a relay
+/// raises it), median and max.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PreflightRep {
+    /// The rep it ran before (1 = before anything).
+    pub rep: u32,
+    pub samples: usize,
+    pub rtt_ms_min: f64,
+    pub rtt_ms_median: f64,
+    pub rtt_ms_max: f64,
 }
 
 /// A run the kit set aside.
@@ -354,11 +393,32 @@ mod tests {
             discarded: vec![],
             interrupted: false,
             failed: None,
+            preflight: None,
         };
         let text = serde_json::to_string(&r).unwrap();
         let back: ProbeResult = serde_json::from_str(&text).unwrap();
         assert_eq!(back.points[0].median["msgs_per_s"], json!(3.0));
         assert_eq!(back.points[0].runs[1]["msgs_per_s"], json!(4.0));
         assert_eq!(back.broker.kind, BrokerKind::External);
+        // A document of a kgap before the preflight reads as one that did not measure it.
+        assert!(!text.contains("preflight"));
+        assert_eq!(back.preflight, None);
+        let mut with = back.clone();
+        with.preflight = Some(Preflight {
+            method: "30 brokers-only Metadata requests".into(),
+            address: "127.0.0.1:9092".into(),
+            address_kind: "loopback".into(),
+            expected_max_ms: Some(1.0),
+            reps: vec![PreflightRep {
+                rep: 1,
+                samples: 30,
+                rtt_ms_min: 0.2,
+                rtt_ms_median: 0.3,
+                rtt_ms_max: 0.9,
+            }],
+            warning: None,
+        });
+        let again: ProbeResult = serde_json::from_str(&serde_json::to_string(&with).unwrap()).unwrap();
+        assert_eq!(again.preflight, with.preflight);
     }
 }

@@ -65,6 +65,21 @@ pub fn bytes(x: f64) -> String {
     }
 }
 
+/// What every MB/s of kgap is, said once where a table or report prints one: decimal
+/// megabytes (10^6 B) per second, as Kafka's perf tools and rdkafka_performance print them.
+pub const MB_PER_S_NOTE: &str =
+    "MB/s = 10^6 bytes/s (decimal); MiB/s = MB/s x 0.9537 (MB/s = MiB/s x 1.048576)";
+
+/// A rate of bytes in decimal megabytes per second: `118.4 MB/s` (see [`MB_PER_S_NOTE`]).
+pub fn mb_per_s(bytes_per_s: f64) -> String {
+    format!("{:.1} MB/s", bytes_per_s / 1e6)
+}
+
+/// Decimal MB/s as binary MiB/s, for a comparison with a tool that prints those.
+pub fn mib_per_s(mb_per_s: f64) -> f64 {
+    mb_per_s * 1e6 / 1_048_576.0
+}
+
 /// A share as a percentage: `37%`, `0.4%`.
 pub fn percent(share: f64) -> String {
     let p = share * 100.0;
@@ -115,5 +130,9 @@ mod tests {
         assert_eq!(percent(0.37), "37%");
         assert_eq!(times(3.8), "3.80x");
         assert_eq!(times(20.6), "20.6x");
+        assert_eq!(mb_per_s(118_400_000.0), "118.4 MB/s");
+        // 100 MB/s decimal is 95.37 MiB/s: the note's factor is the function's.
+        assert!((mib_per_s(100.0) - 95.367).abs() < 0.001);
+        assert!(MB_PER_S_NOTE.contains("0.9537") && MB_PER_S_NOTE.contains("10^6"));
     }
 }

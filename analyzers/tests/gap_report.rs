@@ -454,6 +454,7 @@ fn probe_document(verdicts: Vec<findings::Verdict>, mock: bool) -> Vec<u8> {
         discarded: vec![],
         interrupted: false,
         failed: None,
+        preflight: None,
     };
     serde_json::to_vec_pretty(&r).unwrap()
 }
@@ -507,6 +508,43 @@ fn a_probe_verdict_that_did_not_hold_is_said_against_the_finding() {
     assert_eq!(gap_ids(&r), ["fetch-backoff"]);
     assert_eq!(r.gaps[0].confidence, Confidence::Medium);
     assert_eq!(r.gaps[0].against.len(), 1);
+}
+
+#[test]
+fn a_slow_path_preflight_warning_is_said_beside_the_result_and_its_verdicts() {
+    use kgap_analyzers::probe_result::{Preflight, PreflightRep, ProbeResult};
+    let v = findings::fetch_backoff::decide(&fetch_backoff_evidence(12.0));
+    let mut r: ProbeResult = serde_json::from_slice(&probe_document(vec![v], false)).unwrap();
+    let warning = "the broker's idle round trip is 10.4 ms at best (the floor of 30 Metadata \
+                   requests before rep 1) to a loopback address, where it should be under 1.00 \
+                   ms: a proxy or tunnel in the path caps every number: measure against the \
+                   broker directly";
+    r.preflight = Some(Preflight {
+        method: "30 brokers-only Metadata requests".into(),
+        address: "127.0.0.1:40123".into(),
+        address_kind: "loopback".into(),
+        expected_max_ms: Some(1.0),
+        reps: vec![PreflightRep {
+            rep: 1,
+            samples: 30,
+            rtt_ms_min: 10.4,
+            rtt_ms_median: 10.9,
+            rtt_ms_max: 12.3,
+        }],
+        warning: Some(warning.into()),
+    });
+    let d = TempDir::new("slowpath");
+    d.write("result.json", &serde_json::to_vec_pretty(&r).unwrap());
+    let report = report(&d.0);
+    let file = report.files.iter().find(|f| f.path == "result.json").unwrap();
+    assert!(file.summary.contains("preflight warning") && file.summary.contains(warning), "{file:?}");
+    assert_eq!(gap_ids(&report), ["fetch-backoff"]);
+    assert!(report.gaps[0].signals[0].title.contains("through a slow path"), "{:?}", report.gaps[0]);
+    // Without the warning (a direct path), neither.
+    r.preflight.as_mut().unwrap().warning = None;
+    d.write("result.json", &serde_json::to_vec_pretty(&r).unwrap());
+    let report = self::report(&d.0);
+    assert!(!report.gaps[0].signals[0].title.contains("slow path"));
 }
 
 #[test]

@@ -37,6 +37,7 @@ fn empty_result<F>() -> ProbeResult<F> {
         discarded: vec![],
         interrupted: false,
         failed: None,
+        preflight: None,
     }
 }
 

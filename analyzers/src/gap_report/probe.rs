@@ -84,6 +84,11 @@ pub(crate) fn outcome(r: &ProbeResult, rel: &str) -> Outcome {
         ),
         ..Outcome::default()
     };
+    // A slow path caps every figure of the document: say it beside every verdict.
+    let slow_path = r.preflight.as_ref().and_then(|p| p.warning.as_deref());
+    if let Some(w) = slow_path {
+        o.summary.push_str(&format!("; preflight warning: {w}"));
+    }
     for v in &r.verdicts {
         match v.outcome {
             Decision::Holds => o.signals.push(Signal {
@@ -98,6 +103,8 @@ pub(crate) fn outcome(r: &ProbeResult, rel: &str) -> Outcome {
                     if r.broker.is_mock() {
                         " (on librdkafka's embedded mock: its per-request cost is not \
                          Apache Kafka's)"
+                    } else if slow_path.is_some() {
+                        " (through a slow path: see the preflight warning)"
                     } else {
                         ""
                     }

@@ -175,6 +175,9 @@ pub fn text(rep: &Report) -> String {
         ),
     );
     wrap_into(&mut s, "broker: ", &broker_line(r));
+    if let Some(p) = &r.preflight {
+        wrap_into(&mut s, "preflight: ", &super::preflight::line(p));
+    }
     if let Some(p) = &r.payload {
         s.push_str(&format!(
             "payload pool: {} × {} B {} (the seed benchmark's bytes)\n              sha256 {}\n",

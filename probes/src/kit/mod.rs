@@ -21,6 +21,7 @@ pub mod export;
 pub mod order;
 pub mod out;
 pub mod placement;
+pub mod preflight;
 pub mod self_diagnosis;
 pub mod sweep;
 pub mod table;

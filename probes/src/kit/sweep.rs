@@ -160,6 +160,7 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
         discarded: Vec::new(),
         interrupted: false,
         failed: None,
+        preflight: None,
     };
     let cx = Context {
         broker,
@@ -173,6 +174,9 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
         result,
         params: typed,
     };
+    // The idle round trip before anything loads the broker, and again before every rep.
+    let mut preflight = super::preflight::Hook::new();
+    preflight.before(&cx.broker, 1, &mut sweep.result, &cx.progress);
     let setup = probe.prepare(&cx, &mut sweep.result)?;
     let total = plan.runs.len();
     for (k, slot) in plan.runs.iter().enumerate() {
@@ -180,6 +184,7 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
             sweep.result.interrupted = true;
             break;
         }
+        preflight.before(&cx.broker, slot.rep, &mut sweep.result, &cx.progress);
         let (client, label) = {
             let p = &sweep.result.points[slot.point];
             (p.client, p.label.clone())

@@ -48,6 +48,10 @@ impl Table {
                 out.push('\n');
             }
         }
+        // Every MB/s column is decimal: said under the table that prints one.
+        if self.header.iter().any(|h| h.contains("MB/s")) {
+            out.push_str(&format!("({})\n", kgap_analyzers::units::MB_PER_S_NOTE));
+        }
         out
     }
 }
@@ -66,5 +70,15 @@ mod tests {
         assert_eq!(lines[0], "setting  msg/s");
         assert_eq!(lines[2], "1000      389k");
         assert_eq!(lines[3], "10       1.48M");
+        assert_eq!(lines.len(), 4, "no unit note without an MB/s column");
+    }
+
+    #[test]
+    fn a_table_with_mb_per_s_says_they_are_decimal() {
+        let mut t = Table::new(["setting", "MB/s"]);
+        t.row(vec!["1000".into(), "118".into()]);
+        let s = t.render();
+        let last = s.lines().last().unwrap();
+        assert!(last.contains("10^6 bytes/s") && last.contains("MiB/s"), "{s}");
     }
 }

@@ -40,3 +40,4 @@ pub fn needs_brokers(exe: &str, args: &[&str]) {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--brokers"), "{}", stderr(&out));
 }
+pub mod relay;
