@@ -45,9 +45,8 @@ fn relayed_port() -> u16 {
 }
 /// What the relay adds to every read, each way: 2 × DELAY per round trip.
 const DELAY: Duration = Duration::from_millis(5);
-/// The kit's watchdog gives a silent broker this long before the sweep aborts
-/// (kit::watchdog::LOST_AFTER).
-const LOST_AFTER: Duration = Duration::from_secs(15);
+/// The kit's watchdog gives a silent broker this long before the sweep aborts.
+use kgap_probes::kit::watchdog::LOST_AFTER;
 /// The preflight's warning names this.
 const TRAP: &str = "a proxy or tunnel in the path caps every number";
 
