@@ -44,8 +44,8 @@ pub struct Evidence {
     pub copying_system: Side3,
     pub copying_scalable: Side3,
     pub borrowed_system: Side3,
-    /// Copying on the system allocator: pipeline cores / (pipeline + librdkafka cores).
-    pub copying_pipeline_share: Reps,
+    /// Copying on the system allocator: the processing threads' busy share of the window.
+    pub copying_busy_share: Reps,
     pub load_average_1m: Option<f64>,
     pub machine_cores: usize,
 }
@@ -81,7 +81,7 @@ pub fn decide(e: &Evidence) -> Verdict {
         |x| format!("{x:.2} allocations/record"),
     )];
     if e.paced_rate_per_s.is_none() {
-        checks.extend(pipeline_limit_check(&e.copying_pipeline_share));
+        checks.extend(pipeline_limit_check(&e.copying_busy_share));
     }
     checks.push(faster(
         e,
@@ -151,8 +151,8 @@ pub const FINDING: Finding = Finding {
     rule: "in every rep the copying pipeline on the scalable allocator ≥ 4 allocations per \
            record; borrowed/system ≥ 1.2x copying/system; copying/scalable ≥ 1.05x \
            copying/system in speed and CPU per record; borrowed/system ≥ 1.1x \
-           copying/scalable; speed is msg/s unpaced (CANNOT TELL when the copying pipeline \
-           uses < 50% of the consumer's CPU) or p50 per record with --rate; ranges apart, \
+           copying/scalable; speed is msg/s unpaced (CANNOT TELL when the copying pipeline's \
+           threads are busy < 50% of the window) or p50 per record with --rate; ranges apart, \
            ≥ 3 reps",
     rule_fn: "findings::allocator_eases_not_fixes::decide",
     sources: &[direct("allocator-eases-not-fixes", "probe-consumer-alloc")],
@@ -185,7 +185,7 @@ mod tests {
             copying_system: side([50e3, 51e3, 49e3], [20.0, 20.5, 19.8], 4.5),
             copying_scalable: side([65e3, 66e3, 64e3], [15.0, 15.5, 15.2], 4.5),
             borrowed_system: side([110e3, 112e3, 109e3], [8.5, 8.7, 8.6], 0.5),
-            copying_pipeline_share: reps(&[0.9, 0.9, 0.9]),
+            copying_busy_share: reps(&[0.9, 0.9, 0.9]),
             load_average_1m: None,
             machine_cores: 32,
         }
@@ -245,7 +245,7 @@ mod tests {
     #[test]
     fn librdkafka_as_the_limit_cannot_tell_unpaced_but_paced_can() {
         let e = Evidence {
-            copying_pipeline_share: reps(&[0.3, 0.3, 0.3]),
+            copying_busy_share: reps(&[0.3, 0.3, 0.3]),
             ..postmortem()
         };
         assert_eq!(decide(&e).outcome, Outcome::CannotTell);

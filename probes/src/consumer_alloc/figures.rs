@@ -22,6 +22,10 @@ pub struct Figures {
     pub bytes_allocated_per_record: Option<f64>,
     /// The processing threads' share of the allocations per record (the rest: the writer).
     pub processing_allocations_per_record: Option<f64>,
+    /// Share of the processing threads' window spent processing records (wall time; the
+    /// rest they waited for librdkafka to hand them records). Near 1: the pipeline is the
+    /// limit; low: it waits for input.
+    pub processing_busy_share: Option<f64>,
     /// Process CPU seconds per million records (every thread, the mock's included).
     pub cpu_s_per_million: f64,
     /// The pipeline threads' CPU seconds per million records.

@@ -169,12 +169,6 @@ fn reps_of(m: Option<Measured<'_, ConsumerAlloc>>, f: impl Fn(&Figures) -> Optio
     m.map(|m| m.reps_of(f)).unwrap_or_default()
 }
 
-/// Pipeline cores / (pipeline + librdkafka client cores).
-fn pipeline_share(f: &Figures) -> Option<f64> {
-    let pipe = f.processing_cores + f.writer_cores;
-    (pipe + f.librdkafka_cores > 0.0).then(|| pipe / (pipe + f.librdkafka_cores))
-}
-
 fn machine_cores() -> usize {
     std::thread::available_parallelism().map_or(0, |n| n.get())
 }
@@ -206,7 +200,7 @@ pub fn pattern_evidence(s: &Sweep<ConsumerAlloc>) -> Option<pattern::Evidence> {
         borrowed_p50_us: reps_of(b, |f| Some(f.processing_p50_us)),
         copying_cpu_s_per_million: reps_of(c, |f| Some(f.pipeline_cpu_s_per_million)),
         borrowed_cpu_s_per_million: reps_of(b, |f| Some(f.pipeline_cpu_s_per_million)),
-        copying_pipeline_share: reps_of(c, pipeline_share),
+        copying_busy_share: reps_of(c, |f| f.processing_busy_share),
         copying_alloc_pct: perf(|p| p.pipeline_alloc_pct),
         copying_memcpy_pct: perf(|p| p.pipeline_memcpy_pct),
         load_average_1m: load(s),
@@ -234,7 +228,7 @@ pub fn eases_evidence(s: &Sweep<ConsumerAlloc>) -> Option<eases::Evidence> {
         copying_system: side(Some(cs)),
         copying_scalable: side(Some(cm)),
         borrowed_system: side(Some(bs)),
-        copying_pipeline_share: cs.reps_of(pipeline_share),
+        copying_busy_share: cs.reps_of(|f| f.processing_busy_share),
         load_average_1m: load(s),
         machine_cores: machine_cores(),
     })
@@ -375,7 +369,7 @@ mod tests {
     use clap::Parser;
 
     #[test]
-    fn points_are_every_variant_on_every_allocator() {
+    fn lists_and_bounds_are_checked_by_the_parser() {
         let o = Options::try_parse_from(["p", "--variants", "copying,ring", "--allocators", "system"]).unwrap();
         assert_eq!(o.variants, vec![Variant::Copying, Variant::Ring]);
         let argv = |a: &[&str]| Options::try_parse_from(std::iter::once("p").chain(a.iter().copied()));

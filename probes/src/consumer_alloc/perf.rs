@@ -27,15 +27,28 @@ pub struct PerfShares {
 
 /// A running `perf record` on this process.
 pub struct Recording {
-    child: Child,
+    /// None once stopped.
+    child: Option<Child>,
     data: PathBuf,
 }
 
-/// Starts sampling this process into `dir/perf.data`; the reason when it cannot.
+impl Drop for Recording {
+    /// A run that ends early (Ctrl-C, an error) stops its perf too.
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            unsafe { libc::kill(c.id() as i32, libc::SIGINT) };
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Starts sampling this process into `dir/perf.data` (before the warmup: attaching takes a
+/// moment); the reason when it cannot.
 pub fn start(dir: &Path) -> Result<Recording, String> {
     let data = dir.join("perf.data");
     let child = Command::new("perf")
-        .args(["record", "-q", "-e", "cpu-clock", "-F", &FREQ_HZ.to_string(), "-p"])
+        // CLOCK_MONOTONIC timestamps, so the report can cut the window by the probe's edges.
+        .args(["record", "-q", "-k", "mono", "-e", "cpu-clock", "-F", &FREQ_HZ.to_string(), "-p"])
         .arg(std::process::id().to_string())
         .arg("-o")
         .arg(&data)
@@ -44,15 +57,29 @@ pub fn start(dir: &Path) -> Result<Recording, String> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("perf could not be started: {e}"))?;
-    Ok(Recording { child, data })
+    Ok(Recording {
+        child: Some(child),
+        data,
+    })
 }
 
 impl Recording {
-    /// Stops sampling (SIGINT, as Ctrl-C) and reads the shares.
-    pub fn finish(self) -> Result<PerfShares, String> {
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
-        let out = self
-            .child
+    /// Whether perf has attached (its data file has begun).
+    pub fn ready(&self) -> bool {
+        std::fs::metadata(&self.data).is_ok_and(|m| m.len() > 0)
+    }
+
+    /// Stops sampling (SIGINT, as Ctrl-C) and reads the shares of the samples between two
+    /// CLOCK_MONOTONIC instants (µs): the measured window.
+    pub fn finish(mut self, window_mono_us: (i64, i64)) -> Result<PerfShares, String> {
+        let time = format!(
+            "{:.6},{:.6}",
+            window_mono_us.0 as f64 / 1e6,
+            window_mono_us.1 as f64 / 1e6
+        );
+        let child = self.child.take().ok_or("perf was already stopped")?;
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let out = child
             .wait_with_output()
             .map_err(|e| format!("perf record: {e}"))?;
         if !self.data.exists() {
@@ -63,21 +90,25 @@ impl Recording {
             ));
         }
         let report = Command::new("perf")
-            .args(["report", "--stdio", "--no-children", "-q", "--sort", "comm,sym", "-i"])
+            .args(["report", "--stdio", "--no-children", "-q", "--sort", "comm,sym", "--time"])
+            .arg(&time)
+            .arg("-i")
             .arg(&self.data)
             .stdin(Stdio::null())
             .stderr(Stdio::null())
             .output()
             .map_err(|e| format!("perf report: {e}"))?;
-        let total = sample_count(&self.data).unwrap_or(0);
+        let total = sample_count(&self.data, &time).unwrap_or(0);
         shares(&String::from_utf8_lossy(&report.stdout), total)
     }
 }
 
 /// Total samples: the report's sample-count column (`-n`) summed over pids.
-fn sample_count(data: &Path) -> Option<u64> {
+fn sample_count(data: &Path, time: &str) -> Option<u64> {
     let out = Command::new("perf")
-        .args(["report", "--stdio", "--no-children", "-q", "--sort", "pid", "-n", "-i"])
+        .args(["report", "--stdio", "--no-children", "-q", "--sort", "pid", "-n", "--time"])
+        .arg(time)
+        .arg("-i")
         .arg(data)
         .stderr(Stdio::null())
         .output()
@@ -144,7 +175,9 @@ pub fn shares(report: &str, total: u64) -> Result<PerfShares, String> {
         }
     }
     if all <= 0.0 {
-        return Err("perf recorded no samples of this process".into());
+        return Err("perf recorded no samples of this process inside the window (on a loaded \
+                    machine it may attach late: give a longer window)"
+            .into());
     }
     let of = |x: f64, whole: f64| if whole > 0.0 { (x / whole * 1000.0).round() / 10.0 } else { 0.0 };
     Ok(PerfShares {

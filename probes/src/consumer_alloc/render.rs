@@ -40,16 +40,14 @@ pub fn headline(p: &ConsumerAlloc, s: &Sweep<ConsumerAlloc>) -> String {
 pub fn render(s: &Sweep<ConsumerAlloc>) -> String {
     let mut t = Table::new([
         "variant",
-        "allocator",
-        "msg/s median (min–max)",
+        "alloc",
+        "msg/s (min–max)",
         "allocs/rec",
         "B/rec",
-        "pipe CPU s/M",
-        "proc CPU s/M",
-        "p50 µs",
-        "p99 µs",
+        "CPU s/M",
+        "p50/p99 µs",
         "RSS MB",
-        "perf alloc/memcpy",
+        "perf a/c %",
     ]);
     for m in s.measured() {
         let med = |f: &dyn Fn(&Figures) -> Option<f64>| m.reps_of(f).median();
@@ -58,19 +56,21 @@ pub fn render(s: &Sweep<ConsumerAlloc>) -> String {
             med(&|f| f.perf.as_ref().map(|p| p.pipeline_alloc_pct)),
             med(&|f| f.perf.as_ref().map(|p| p.pipeline_memcpy_pct)),
         ) {
-            (Some(a), Some(c)) => format!("{a:.0}% / {c:.0}%"),
-            _ => "not measured".to_string(),
+            (Some(a), Some(c)) => format!("{a:.0}/{c:.0}"),
+            _ => "—".to_string(),
         };
         t.row(vec![
             m.point.variant.name().to_string(),
             m.point.allocator.name().to_string(),
             m.reps(|f| f.msgs_per_s).show(units::si),
-            num(med(&|f| f.allocations_per_record), 2),
+            num(med(&|f| f.allocations_per_record), 3),
             num(med(&|f| f.bytes_allocated_per_record), 0),
             num(med(&|f| Some(f.pipeline_cpu_s_per_million)), 2),
-            num(med(&|f| Some(f.cpu_s_per_million)), 2),
-            num(med(&|f| Some(f.processing_p50_us)), 2),
-            num(med(&|f| Some(f.processing_p99_us)), 1),
+            format!(
+                "{}/{}",
+                num(med(&|f| Some(f.processing_p50_us)), 2),
+                num(med(&|f| Some(f.processing_p99_us)), 1)
+            ),
             format!(
                 "{}–{}",
                 num(med(&|f| Some(f.rss.min_mb)), 0),
@@ -98,10 +98,11 @@ pub fn render(s: &Sweep<ConsumerAlloc>) -> String {
         "",
         "allocs/rec, B/rec: heap allocations and bytes asked per record by the pipeline's \
          threads (a counting global allocator; librdkafka's own C allocations are not Rust's \
-         and not counted). pipe CPU s/M: the processing and writer threads' CPU seconds per \
-         million records; proc: the whole process's (the mock's threads included on the \
-         mock). p50/p99: per-record processing time, take → handed to the writer. perf: the \
-         pipeline threads' samples in malloc/free and in memcpy.",
+         and not counted). CPU s/M: the processing and writer threads' CPU seconds per \
+         million records (the whole process's is in the JSON). p50/p99: per-record \
+         processing time, take → handed to the writer. RSS: median of the reps' min and max \
+         over the window. perf a/c: percent of the pipeline threads' samples in the \
+         allocator (malloc/free, mi_*) and in memcpy.",
     );
     if let Some(why) = s
         .measured()

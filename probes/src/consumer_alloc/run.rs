@@ -51,6 +51,9 @@ struct Window {
 /// One thread's part of the window.
 struct Part {
     records: u64,
+    /// Wall time spent processing records, and the thread's part of the window.
+    busy_ns: u64,
+    window_ns: u64,
     counts: Counts,
     hist: Option<Histogram<u64>>,
     bad: u64,
@@ -74,10 +77,11 @@ fn process(
     let mut hist = histogram();
     let mut pacer = rate.map(|r| Pacer::new(r.max(1.0) as u64, Instant::now()));
     let (mut taken, mut bytes, mut bad, mut errors) = (0u64, 0u64, 0u64, 0u64);
-    let mut start: Option<(u64, Counts)> = None;
+    let mut start: Option<(u64, Counts, Instant)> = None;
+    let mut busy_ns = 0u64;
     while taken < quota && !w.close.load(Ordering::Acquire) && !interrupt::stopped() {
         if start.is_none() && w.open.load(Ordering::Acquire) {
-            start = Some((taken, alloc_count::this_thread()));
+            start = Some((taken, alloc_count::this_thread(), Instant::now()));
         }
         let recording = start.is_some();
         let mut batch_bytes = 0u64;
@@ -90,7 +94,9 @@ fn process(
                 bad += 1;
             }
             if recording {
-                let _ = hist.record((t0.elapsed().as_nanos() as u64).max(1));
+                let ns = (t0.elapsed().as_nanos() as u64).max(1);
+                busy_ns += ns;
+                let _ = hist.record(ns);
             }
             batch_bytes += payload.len() as u64;
         });
@@ -103,8 +109,10 @@ fn process(
     let end = (taken, alloc_count::this_thread());
     let _ = bytes;
     match start {
-        Some((r, c)) => Part {
+        Some((r, c, at)) => Part {
             records: end.0 - r,
+            busy_ns,
+            window_ns: at.elapsed().as_nanos() as u64,
             counts: end.1 - c,
             hist: Some(hist),
             bad,
@@ -112,6 +120,8 @@ fn process(
         },
         None => Part {
             records: 0,
+            busy_ns: 0,
+            window_ns: 0,
             counts: Counts::default(),
             hist: None,
             bad,
@@ -332,7 +342,7 @@ fn coordinate(
     let warmup = (spec.expected / 10).max(1);
     let end_at = (spec.expected * 95 / 100).max(warmup + 1);
     let mut start: Option<(Edge, Sampler, Instant)> = None;
-    let mut recording: Option<std::result::Result<perf::Recording, String>> = None;
+    let recording = if spec.perf { perf::start(dir) } else { Err("turned off (--no-perf)".to_string()) };
     let mut rss: Vec<(f64, u64)> = Vec::with_capacity(1024);
     let (mut stray, mut load) = (0u64, None);
     let (mut last_n, mut last_at) = (0u64, Instant::now());
@@ -352,11 +362,13 @@ fn coordinate(
         if n > last_n {
             (last_n, last_at) = (n, now);
         }
-        if start.is_none() && n >= warmup {
+        // perf attaches slowly on a loaded machine: the window waits for it (3 s at most).
+        let perf_ready = recording.as_ref().map_or(true, |r| r.ready())
+            || now.duration_since(origin) > Duration::from_secs(3);
+        if start.is_none() && n >= warmup && perf_ready {
             load = figures::load_average();
             let edge = Edge::now(origin, n, w.progress.bytes.load(Ordering::Relaxed));
             let sampler = Sampler::start(w.progress.clone(), origin);
-            recording = Some(if spec.perf { perf::start(dir) } else { Err("turned off (--no-perf)".into()) });
             start = Some((edge, sampler, now));
             w.open.store(true, Ordering::Release);
         }
@@ -391,11 +403,7 @@ fn coordinate(
         .filter(|t| t.at_s <= end.at.duration_since(origin).as_secs_f64() + 1e-6)
         .collect();
     measure::write_threads_csv(&dir.join("threads.csv"), &ticks);
-    let perf = match recording {
-        Some(Ok(r)) => r.finish(),
-        Some(Err(e)) => Err(e),
-        None => Err("the window never opened".into()),
-    };
+    let perf = recording.and_then(|r| r.finish((start.mono_us, end.mono_us)));
     Ok(Some(Coordinated {
         window: measure::window_figures(&start, &end, &ticks),
         rss: Rss::of(&rss),
@@ -440,6 +448,10 @@ fn figures_of(spec: RunSpec, co: Coordinated, parts: &[Part], writer: Counts) ->
         allocations_per_record: per((processing + writer).allocations),
         bytes_allocated_per_record: per((processing + writer).bytes),
         processing_allocations_per_record: per(processing.allocations),
+        processing_busy_share: {
+            let (busy, win): (u64, u64) = parts.iter().fold((0, 0), |a, p| (a.0 + p.busy_ns, a.1 + p.window_ns));
+            (win > 0).then(|| measure::round3(busy as f64 / win as f64))
+        },
         cpu_s_per_million: measure::round3(win.cpu_s_per_million),
         pipeline_cpu_s_per_million: per_million(processing_cores + writer_cores),
         librdkafka_cpu_s_per_million: per_million(rdk_cores),
