@@ -200,8 +200,9 @@ mod tests {
 
     #[test]
     fn an_allocator_that_closes_the_gap_does_not_hold() {
+        // Copying on mimalloc overtook borrowed: nothing left to fix.
         let e = Evidence {
-            copying_scalable: side([108e3, 110e3, 111e3], [8.7, 8.8, 8.9], 4.5),
+            copying_scalable: side([118e3, 120e3, 121e3], [8.0, 8.1, 8.2], 4.5),
             ..postmortem()
         };
         let v = decide(&e);
@@ -211,11 +212,15 @@ mod tests {
 
     #[test]
     fn an_allocator_that_changes_nothing_does_not_hold() {
+        // 1.02x less CPU per record, ranges apart: real but not an easing.
         let e = Evidence {
-            copying_scalable: side([50e3, 50.5e3, 49.5e3], [20.1, 20.3, 19.9], 4.5),
+            copying_system: side([50e3, 51e3, 49e3], [20.0, 20.1, 20.2], 4.5),
+            copying_scalable: side([50e3, 50.5e3, 49.5e3], [19.5, 19.6, 19.7], 4.5),
             ..postmortem()
         };
-        assert_eq!(decide(&e).outcome, Outcome::DoesNotHold);
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
+        assert!(v.reason.contains("lowers the copying pipeline's CPU"), "{}", v.reason);
     }
 
     #[test]

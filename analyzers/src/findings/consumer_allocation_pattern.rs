@@ -322,8 +322,9 @@ mod tests {
             ..postmortem()
         };
         assert_eq!(decide(&e).outcome, Outcome::Holds);
+        // 1.1x faster, ranges apart: a real difference but not the pattern's.
         let slow = Evidence {
-            borrowed_p50_us: reps(&[17.0, 18.0, 17.5]),
+            borrowed_p50_us: reps(&[16.5, 16.8, 17.0]),
             ..e
         };
         assert_eq!(decide(&slow).outcome, Outcome::DoesNotHold);
