@@ -362,9 +362,11 @@ fn coordinate(
         if n > last_n {
             (last_n, last_at) = (n, now);
         }
-        // perf attaches slowly on a loaded machine: the window waits for it (3 s at most).
+        // perf attaches slowly on a loaded machine: the window waits for it, for 3 s or a
+        // quarter of the topic at most (a small topic would be read before it opens).
         let perf_ready = recording.as_ref().map_or(true, |r| r.ready())
-            || now.duration_since(origin) > Duration::from_secs(3);
+            || now.duration_since(origin) > Duration::from_secs(3)
+            || n >= spec.expected / 4;
         if start.is_none() && n >= warmup && perf_ready {
             load = figures::load_average();
             let edge = Edge::now(origin, n, w.progress.bytes.load(Ordering::Relaxed));
