@@ -52,7 +52,7 @@ fn on_the_mock_copying_allocates_per_record_and_borrowed_and_ring_do_not() {
     let out = run(
         EXE,
         &[
-            "--reps", "1", "--partitions", "2", "--messages", "30000", "--no-perf", "--json", "-q",
+            "--reps", "1", "--partitions", "2", "--messages", "60000", "--no-perf", "--json", "-q",
         ],
     );
     let r = json_of(&out);
@@ -122,4 +122,22 @@ fn bad_usage_is_exit_2_and_help_ends_with_examples() {
     let text = String::from_utf8_lossy(&help.stdout);
     assert!(text.trim_end().lines().last().unwrap().contains("jq .verdicts"), "{text}");
     assert!(text.contains("examples:") && text.contains("exit status"));
+}
+
+#[test]
+fn paced_runs_keep_the_input_rate() {
+    let out = run(
+        EXE,
+        &[
+            "--rate", "20000", "--variants", "copying", "--allocators", "system", "--reps", "1",
+            "--partitions", "2", "--messages", "30000", "--no-perf", "--json", "-q",
+        ],
+    );
+    let r = json_of(&out);
+    let f = &runs_of(&r, "copying", "system")[0];
+    assert_eq!(f["rate_per_s"], 20000);
+    let rate = num(f, "msgs_per_s");
+    // An absolute schedule: the rate on average, bursts after a stall included.
+    assert!((14_000.0..=30_000.0).contains(&rate), "{rate} msg/s at --rate 20000");
+    assert!(num(f, "allocations_per_record") >= 4.0, "{f}");
 }

@@ -62,9 +62,9 @@ exit status: 0 measured (the verdicts say whether the findings held), 1 the run 
 
 examples:
   probe-consumer-alloc                              # every variant, on the mock
-  probe-consumer-alloc --variants copying,borrowed  # the postmortem's before and after
+  probe-consumer-alloc --variants copying,borrowed  # before and after the fix
   probe-consumer-alloc --brokers 127.0.0.1:9092     # a real broker
-  probe-consumer-alloc --rate 40000 --duration 5s   # at the same input rate: p99
+  probe-consumer-alloc --rate 40000 --duration 5s   # one input rate: p50/p99
   probe-consumer-alloc --allocators system --no-perf --reps 1   # a quick look
   probe-consumer-alloc --json | jq .verdicts        # the catalogue's verdicts";
 

@@ -12,7 +12,7 @@ use crate::broker::{Broker, Consumer, TopicGuard};
 use crate::capture::Sink;
 use crate::error::{ProbeError, Result};
 use crate::interrupt;
-use crate::measure::{self, Edge, Pacer, Progress, Sampler, SLOT};
+use crate::measure::{self, Edge, Progress, Sampler, SLOT};
 use bytes::Bytes;
 use hdrhistogram::Histogram;
 use std::path::Path;
@@ -75,7 +75,9 @@ fn process(
     mut handle: impl FnMut(&[u8]) -> bool,
 ) -> Part {
     let mut hist = histogram();
-    let mut pacer = rate.map(|r| Pacer::new(r.max(1.0) as u64, Instant::now()));
+    // An absolute schedule that sleeps and never spins (a spinning pacer would count as the
+    // pipeline's CPU per record) and catches up after a stall instead of re-anchoring.
+    let mut pacer = rate.map(|r| (Instant::now(), Duration::from_secs_f64(1.0 / r.max(1.0)), 0u32));
     let (mut taken, mut bytes, mut bad, mut errors) = (0u64, 0u64, 0u64, 0u64);
     let mut start: Option<(u64, Counts, Instant)> = None;
     let mut busy_ns = 0u64;
@@ -86,8 +88,15 @@ fn process(
         let recording = start.is_some();
         let mut batch_bytes = 0u64;
         let (n, e) = q.take(100, |payload| {
-            if let Some(p) = pacer.as_mut() {
-                p.wait();
+            if let Some((anchor, interval, k)) = pacer.as_mut() {
+                let due = *anchor + *interval * *k;
+                *k += 1;
+                if *k == u32::MAX {
+                    (*anchor, *k) = (due, 0);
+                }
+                if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                    std::thread::sleep(wait);
+                }
             }
             let t0 = Instant::now();
             if !handle(payload) {
@@ -346,16 +355,21 @@ fn coordinate(
     let mut rss: Vec<(f64, u64)> = Vec::with_capacity(1024);
     let (mut stray, mut load) = (0u64, None);
     let (mut last_n, mut last_at) = (0u64, Instant::now());
+    // Ticks of 10 ms, so that a small topic cannot be read between the warmup and the
+    // window's opening; the RSS is sampled every 10th tick (100 ms).
+    let tick = SLOT / 10;
     let mut k = 1u32;
     loop {
-        let due = origin + SLOT * k;
+        let due = origin + tick * k;
         k += 1;
         if let Some(d) = due.checked_duration_since(Instant::now()) {
             std::thread::sleep(d);
         }
         // Serve the consumer's own queue (events); a message here missed its partition queue.
-        while let Some(m) = c.consumer.poll(Duration::ZERO) {
-            stray += u64::from(m.is_ok());
+        if k % 10 == 0 {
+            while let Some(m) = c.consumer.poll(Duration::ZERO) {
+                stray += u64::from(m.is_ok());
+            }
         }
         let n = w.progress.messages.load(Ordering::Relaxed);
         let now = Instant::now();
@@ -375,8 +389,10 @@ fn coordinate(
             w.open.store(true, Ordering::Release);
         }
         if let Some((_, _, opened)) = &start {
-            if let Some(b) = figures::resident_bytes() {
-                rss.push((now.duration_since(*opened).as_secs_f64(), b));
+            if k % 10 == 0 {
+                if let Some(b) = figures::resident_bytes() {
+                    rss.push((now.duration_since(*opened).as_secs_f64(), b));
+                }
             }
             if n >= end_at || now.duration_since(*opened) >= spec.duration || interrupt::stopped() {
                 break;
