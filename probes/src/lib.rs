@@ -22,6 +22,7 @@
 //! - [`request_ceiling`]: `probe-request-ceiling` (Gap 1 of the post).
 //! - [`inflight_latency`]: `probe-inflight-latency` (the in-flight window and latency).
 //! - [`gzip_batch`]: `probe-gzip-batch` (gzip: what batch.size means for a compressed batch).
+//! - [`consumer_alloc`]: `probe-consumer-alloc` (the postmortem: allocation patterns).
 //! - [`java`]: the Java companion (kafka-clients in its own JVM, GC log, JFR).
 //! - [`java_producers`]: `probe-java-producers` (K Java producers in one JVM, GC collapse).
 //! - [`java_socket_buffers`]: `probe-java-socket-buffers` (fixed send/receive buffers, JFR).
@@ -33,6 +34,7 @@ pub mod build_info;
 pub mod capture;
 pub mod cli;
 pub mod consume;
+pub mod consumer_alloc;
 pub mod consumer_figures;
 pub mod consumer_topic;
 pub mod error;

@@ -79,6 +79,9 @@ impl SplitMix64 {
 pub enum PayloadKind {
     Random,
     Text,
+    /// JSON-shaped records with keys ([`json_record`]): what a processing pipeline parses.
+    /// Not offered by `--kind` (the Java companion builds random and text only).
+    Json,
 }
 
 impl FromStr for PayloadKind {
@@ -99,6 +102,7 @@ impl fmt::Display for PayloadKind {
         f.write_str(match self {
             PayloadKind::Random => "random",
             PayloadKind::Text => "text",
+            PayloadKind::Json => "json",
         })
     }
 }
@@ -150,6 +154,10 @@ impl Pool {
                         text.push(' ');
                     }
                     bytes.extend_from_slice(&text.as_bytes()[..size]);
+                }
+                PayloadKind::Json => {
+                    json_record(&mut rng, size, &mut text);
+                    bytes.extend_from_slice(text.as_bytes());
                 }
             }
         }
@@ -204,6 +212,46 @@ impl Pool {
 
     pub fn sha256_hex(&self) -> String {
         hex(&Sha256::digest(&self.bytes))
+    }
+}
+
+/// Keys of the JSON records: hot keys first (a skewed draw over this many users).
+pub const JSON_KEYS: u64 = 1024;
+/// The shortest JSON record: the fixed fields and a few words of value.
+pub const JSON_MIN_SIZE: usize = 96;
+
+/// One JSON-shaped record of exactly `size` bytes into `out`:
+/// `{"key":"user-0042","event":"fetch","seq":17,"value":"kafka stream …"}` padded with
+/// trailing spaces (the trailing bytes a pipeline trims). Keys are skewed (a few hot users),
+/// the event and the value's words come from [`WORDS`]. `size` ≥ [`JSON_MIN_SIZE`].
+pub fn json_record(rng: &mut SplitMix64, size: usize, out: &mut String) {
+    use fmt::Write;
+    assert!(size >= JSON_MIN_SIZE, "a JSON record needs at least {JSON_MIN_SIZE} bytes");
+    out.clear();
+    // The product of two uniform draws: low user ids are hot.
+    let key = (rng.next() % JSON_KEYS) * (rng.next() % JSON_KEYS) / JSON_KEYS;
+    let event = WORDS[(rng.next() % 32) as usize];
+    let seq = rng.next() % 1_000_000_000;
+    write!(out, r#"{{"key":"user-{key:04}","event":"{event}","seq":{seq},"value":""#)
+        .expect("writing to a String");
+    // Words while the record and its closing `"}` fit; at least a tenth of it is padding.
+    let budget = size - size / 10 - 2;
+    let mut first = true;
+    loop {
+        let w = WORDS[(rng.next() % 32) as usize];
+        let add = w.len() + usize::from(!first);
+        if out.len() + add > budget {
+            break;
+        }
+        if !first {
+            out.push(' ');
+        }
+        out.push_str(w);
+        first = false;
+    }
+    out.push_str("\"}");
+    while out.len() < size {
+        out.push(' ');
     }
 }
 
@@ -310,6 +358,27 @@ mod tests {
         assert_eq!(a.len(), 64);
         assert_ne!(a, Pool::new(100, PayloadKind::Text).sha256_hex());
         assert_ne!(a, Pool::new(101, PayloadKind::Random).sha256_hex());
+    }
+
+    #[test]
+    fn json_records_are_json_of_the_size_with_keys() {
+        let pool = Pool::with_count(256, PayloadKind::Json, 500);
+        let mut keys = std::collections::HashSet::new();
+        for i in 0..500 {
+            let r = pool.get(i);
+            assert_eq!(r.len(), 256);
+            let v: serde_json::Value = serde_json::from_slice(r).expect("valid JSON");
+            let key = v["key"].as_str().unwrap().to_string();
+            assert!(key.starts_with("user-"), "{key}");
+            assert!(v["seq"].is_u64() && v["value"].as_str().unwrap().len() > 100);
+            assert_eq!(*r.last().unwrap(), b' ', "padded");
+            keys.insert(key);
+        }
+        // Hot keys repeat, and there are many of them.
+        assert!(keys.len() > 50 && keys.len() < 500, "{}", keys.len());
+        assert_eq!(pool.get(3), Pool::with_count(256, PayloadKind::Json, 4).get(3));
+        assert_eq!(PayloadKind::Json.to_string(), "json");
+        assert!("json".parse::<PayloadKind>().is_err(), "not a --kind");
     }
 
     #[test]

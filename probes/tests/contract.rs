@@ -102,6 +102,10 @@ fn every_probe_decides_catalogue_findings_only() {
         "probe-java-socket-buffers",
         java_socket_buffers::JavaSocketBuffers::new(args(&["p", "--brokers", "127.0.0.1:9092"])),
     ));
+    decided.extend(check(
+        "probe-consumer-alloc",
+        kgap_probes::consumer_alloc::ConsumerAlloc::new(args(&["p"])),
+    ));
     // Every finding of the catalogue has a probe that decides it.
     for f in findings::CATALOGUE {
         assert!(

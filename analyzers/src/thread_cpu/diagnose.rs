@@ -63,6 +63,9 @@ pub fn diagnose(r: &ThreadCpuReport) -> Vec<Diagnosis> {
             ));
         }
     }
+    if r.process_kind == ProcessKind::Librdkafka {
+        out.extend(pipeline_limit(r, &pick(&|t| t.role == Role::Pipeline), &threshold));
+    }
     if r.process_kind == ProcessKind::Jvm {
         let consumers = pick(&|t| t.role == Role::App || t.role == Role::JavaConsumerBackground);
         if !consumers.is_empty() {
@@ -85,6 +88,7 @@ pub fn diagnose(r: &ThreadCpuReport) -> Vec<Diagnosis> {
     // Everything else that is saturated, with what its role means.
     let covered = |t: &SaturatedThread| -> bool {
         t.role == Role::RdkBroker
+            || (r.process_kind == ProcessKind::Librdkafka && t.role == Role::Pipeline)
             || (r.process_kind == ProcessKind::Librdkafka && t.role == Role::App)
             || (r.process_kind == ProcessKind::Jvm
                 && matches!(
@@ -156,6 +160,54 @@ pub fn diagnose(r: &ThreadCpuReport) -> Vec<Diagnosis> {
         ));
     }
     out
+}
+
+/// The pipeline's threads must use this many times the CPU of librdkafka's client threads
+/// (its mock's not counted) to be the limit when none of them is saturated alone…
+pub const PIPELINE_OVER_RDK: f64 = 2.0;
+/// … and at least this many cores together (an idle pipeline limits nothing).
+pub const PIPELINE_MIN_CORES: f64 = 0.8;
+
+/// The processing threads, not librdkafka, are the limit: one of them saturated, or all of
+/// them together well above librdkafka's client threads (one thread per partition on fewer
+/// cores than partitions shares the cores, so no one thread reaches a full core).
+fn pipeline_limit(r: &ThreadCpuReport, saturated: &[&SaturatedThread], threshold: &str) -> Option<Diagnosis> {
+    let cpu = |f: &dyn Fn(Role) -> bool| r.threads.iter().filter(|t| f(t.role)).map(|t| t.cpu_s).sum::<f64>();
+    let pipe = cpu(&|x| x == Role::Pipeline);
+    let rdk = cpu(&|x| x.is_rdk() && x != Role::RdkMock);
+    if pipe <= 0.0 || r.duration_s <= 0.0 {
+        return None;
+    }
+    let (pipe_cores, rdk_cores) = (pipe / r.duration_s, rdk / r.duration_s);
+    let threads = r.threads.iter().filter(|t| t.role == Role::Pipeline).count();
+    let subject = match saturated.first() {
+        Some(t) => format!("{} ({}) is {threshold}", t.name, t.tid),
+        None if pipe_cores >= PIPELINE_MIN_CORES && pipe >= PIPELINE_OVER_RDK * rdk => format!(
+            "the {threads} pipeline threads use {pipe_cores:.2} cores together, {}x \
+             librdkafka's client threads ({rdk_cores:.2} cores)",
+            if rdk > 0.0 { format!("{:.1}", pipe / rdk) } else { "∞".into() }
+        ),
+        None => return None,
+    };
+    Some(diag(
+        "processing-threads-limit",
+        "the processing threads, not librdkafka, are the limit",
+        serde_json::json!({
+            "pipeline_threads": threads,
+            "pipeline_cores": round3(pipe_cores),
+            "librdkafka_cores": round3(rdk_cores),
+            "saturated_threads": saturated.iter().map(|t| t.name.clone()).collect::<Vec<_>>(),
+        }),
+        &format!(
+            "{subject}. The application's per-record work (deserializing, copying, allocating, \
+             aggregating) costs more CPU than the Kafka client's: in the postmortem of a Rust \
+             consumer, 38% of CPU was in malloc/free and 20% in memcpy, the record consumer \
+             itself under 10%"
+        ),
+        "profile the processing threads (perf: malloc/free and memcpy) and count their heap \
+         allocations per record: borrow payloads from the message, reuse buffers, pass \
+         pre-allocated slots (probe-consumer-alloc shows each step); more consumers will not help",
+    ))
 }
 
 /// GC threads must use at least this many cores to "dominate" (an idle JVM's GC does not).

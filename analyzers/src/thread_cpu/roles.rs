@@ -34,6 +34,9 @@ pub enum Role {
     JvmOther,
     /// The application's own threads (the one that calls poll() is one of them).
     App,
+    /// A record-processing pipeline's threads: probe-consumer-alloc's one processing thread
+    /// per partition (`kgap-proc-<n>`) and its writer (`kgap-writer`).
+    Pipeline,
 }
 
 impl Role {
@@ -51,6 +54,7 @@ impl Role {
             Role::JvmJit => "jvm-jit",
             Role::JvmOther => "jvm-other",
             Role::App => "app",
+            Role::Pipeline => "pipeline",
         }
     }
 
@@ -120,6 +124,9 @@ pub fn classify(name: &str) -> Role {
     }
     if JVM_OTHER.iter().any(|p| name.starts_with(p)) {
         return Role::JvmOther;
+    }
+    if name.starts_with("kgap-proc-") || name == "kgap-writer" {
+        return Role::Pipeline;
     }
     Role::App
 }

@@ -109,6 +109,49 @@ fn app_thread_of_a_librdkafka_client_means_the_batch_api() {
 }
 
 #[test]
+fn the_processing_threads_not_librdkafka_are_the_limit() {
+    // probe-consumer-alloc's copying pipeline on 2 cores: four processing threads share
+    // them, none at a full core, librdkafka's broker thread well below them together.
+    let r = analyze(
+        run(&[
+            (10, "kgap-proc-0", &[40, 42, 41, 40]),
+            (11, "kgap-proc-1", &[41, 40, 42, 41]),
+            (12, "kgap-proc-2", &[39, 40, 40, 41]),
+            (13, "kgap-writer", &[20, 21, 20, 20]),
+            (14, "rdk:broker1", &[25, 24, 25, 26]),
+            (15, "rdk:mock", &[30, 30, 30, 30]),
+            (16, "rdk:main", &[1, 1, 1, 1]),
+        ]),
+        Options::default(),
+    );
+    assert_eq!(classify("kgap-proc-12"), Role::Pipeline);
+    assert_eq!(ids(&r), ["processing-threads-limit"]);
+    let d = &r.diagnoses[0];
+    assert_eq!(d.title, "the processing threads, not librdkafka, are the limit");
+    assert_eq!(d.evidence["pipeline_threads"], 4);
+    assert!(d.cause.contains("4 pipeline threads use 1.42 cores"), "{}", d.cause);
+    // The borrowed pipeline: librdkafka's broker thread is as busy as the pipeline, so the
+    // pipeline is not the limit and nothing is said of it.
+    let r = analyze(
+        run(&[
+            (10, "kgap-proc-0", &[20, 21, 20, 20]),
+            (11, "kgap-proc-1", &[20, 20, 21, 20]),
+            (12, "kgap-writer", &[10, 10, 10, 10]),
+            (14, "rdk:broker1", &[45, 46, 45, 44]),
+        ]),
+        Options::default(),
+    );
+    assert!(!ids(&r).contains(&"processing-threads-limit"), "{:?}", ids(&r));
+    // One processing thread at a full core is the limit whatever librdkafka does.
+    let r = analyze(
+        run(&[(10, "kgap-proc-0", &[99, 99, 98, 99]), (11, "rdk:broker1", &[80, 80, 80, 80])]),
+        Options::default(),
+    );
+    assert_eq!(ids(&r), ["processing-threads-limit"]);
+    assert!(r.diagnoses[0].cause.starts_with("kgap-proc-0 (10) is"), "{}", r.diagnoses[0].cause);
+}
+
+#[test]
 fn saturation_needs_consecutive_seconds() {
     // 2 s busy, 1 s idle, 2 s busy: never 3 s in a row.
     let r = analyze(
