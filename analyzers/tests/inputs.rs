@@ -346,3 +346,35 @@ fn gap_report_lists_a_fifo_in_its_folder_without_waiting_for_it() {
     assert_eq!(pipe["used"], false);
     assert!(pipe["reason"].as_str().unwrap().contains("not a regular file"), "{pipe}");
 }
+
+#[cfg(unix)]
+#[test]
+fn rotated_gc_logs_with_a_fifo_among_them_are_read_in_the_order_given() {
+    // Ordering rotated files peeks at each one's first timestamp: on a FIFO that would block
+    // before any word, and eat what it read.
+    let d = TempDir::new("gc-fifo");
+    let fifo = d.0.join("gc.log.fifo");
+    mkfifo(&fifo);
+    let log = fixture("gc/g1-jdk17-unbounded.log");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_analyze-gc-log"))
+        .arg("--json")
+        .arg(&fifo)
+        .arg(&log)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let rx = stderr_lines(&mut child);
+    wait_for(&rx, "reading a FIFO", Duration::from_secs(5)).unwrap();
+    let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    w.write_all(&std::fs::read(&log).unwrap()[..20_000]).unwrap();
+    drop(w);
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let status = child.wait().unwrap();
+    let err: Vec<String> = rx.try_iter().collect();
+    assert_eq!(status.code(), Some(0), "{err:?}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["pauses"]["count"].as_u64().unwrap() > 0, "{out}");
+}
