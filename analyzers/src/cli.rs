@@ -6,6 +6,7 @@ use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
 use crate::input::InputSummary;
+use crate::watch;
 
 /// The input was analysed (whether or not a gap was found).
 pub const EXIT_ANALYZED: i32 = 0;
@@ -31,6 +32,43 @@ pub fn open_input(path: Option<&Path>) -> Result<Box<dyn Read + Send>, String> {
             Ok(Box::new(stdin))
         }
     }
+}
+
+/// Open `path` (or stdin for `None` / `-`) as [`open_input`] does, watched: a FIFO or other
+/// file that is not a regular one is read with a note on stderr (a FIFO is opened at the first
+/// read, since opening one waits for a writer), a directory is refused, and when nothing has
+/// been read for [`watch::QUIET_AFTER`] the user is told so once per quiet spell, instead of
+/// a silent wait. `tool` names the binary in those messages.
+pub fn open_watched(tool: &'static str, path: Option<&Path>) -> Result<Box<dyn Read + Send>, String> {
+    let name = input_name(path);
+    let input: Box<dyn Read + Send> = match path {
+        Some(p) if p != Path::new("-") => {
+            let meta = std::fs::metadata(p).map_err(|e| format!("{name}: {e}"))?;
+            match watch::non_regular_kind(&meta) {
+                None => Box::new(File::open(p).map_err(|e| format!("{name}: {e}"))?),
+                Some("a directory") => {
+                    return Err(format!(
+                        "{name}: a directory, not a file: name a file in it (gap-report reads \
+                         a whole folder)"
+                    ))
+                }
+                Some(kind) => {
+                    eprintln!(
+                        "{tool}: reading {kind}: {name} (what is written to it, to its end)"
+                    );
+                    Box::new(watch::OpenOnRead::new(p))
+                }
+            }
+        }
+        _ => open_input(None)?,
+    };
+    let quiet_name = name;
+    Ok(Box::new(watch::watch(input, watch::QUIET_AFTER, move |idle| {
+        eprintln!(
+            "{tool}: nothing read from {quiet_name} for {} s; waiting (Ctrl-C to stop)",
+            idle.as_secs()
+        );
+    })))
 }
 
 /// The name to show for the input.
@@ -150,7 +188,7 @@ pub fn run_log_analyzer<R: LogReport>(
     ) -> Result<R, crate::error::AnalyzeError>,
 ) -> i32 {
     let name = input_name(file);
-    let input = match open_input(file) {
+    let input = match open_watched(tool.name, file) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{}: {e}", tool.name);

@@ -11,7 +11,8 @@
 //! - [`gap_report`]: `gap-report`, a whole folder of captures into one report of the post's
 //!   gaps, by the [`findings`] catalogue (each finding, its figures and its rule).
 //! - [`report`]: diagnoses and the other pieces every report shares.
-//! - [`error`]: the crate's error type; [`cli`]: what the binaries share.
+//! - [`error`]: the crate's error type; [`cli`]: what the binaries share; [`watch`]: an
+//!   input that says when nothing arrives (a FIFO nobody writes to).
 //!
 //! Everything here is pure: no Kafka client, no network.
 
@@ -37,6 +38,7 @@ pub mod svg;
 pub mod thread_cpu;
 pub mod threads;
 pub mod units;
+pub mod watch;
 mod timeline;
 
 pub use error::AnalyzeError;

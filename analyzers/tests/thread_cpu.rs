@@ -943,7 +943,7 @@ fn a_fifo_nobody_writes_to_is_named_after_10_s_then_read_when_written() {
     let start = std::time::Instant::now();
     let said = loop {
         match rx.recv_timeout(std::time::Duration::from_secs(20)) {
-            Ok(l) if l.contains("nothing read for") => break l,
+            Ok(l) if l.contains("for 10 s; waiting (Ctrl-C to stop)") => break l,
             Ok(_) => continue,
             Err(e) => panic!("no word after {:?}: {e}", start.elapsed()),
         }

@@ -76,7 +76,13 @@ fn run(args: &Args) -> i32 {
         eprintln!("{TOOL}: --window must be a positive number of seconds");
         return EXIT_UNUSABLE;
     }
-    let paths: Vec<PathBuf> = if args.files.len() > 1 {
+    // Ordering peeks at each file's first timestamp: a FIFO or stdin would block there and
+    // lose what it read, so a set with one is read in the order given.
+    let all_regular = args
+        .files
+        .iter()
+        .all(|p| p != std::path::Path::new("-") && std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+    let paths: Vec<PathBuf> = if args.files.len() > 1 && all_regular {
         let (ordered, changed) = files::order_by_first_timestamp(&args.files);
         if changed {
             let names: Vec<String> = ordered.iter().map(|p| p.display().to_string()).collect();
@@ -88,7 +94,7 @@ fn run(args: &Args) -> i32 {
     };
     let mut inputs = Vec::new();
     if paths.is_empty() {
-        match cli::open_input(None) {
+        match cli::open_watched(TOOL, None) {
             Ok(r) => inputs.push(GcInput {
                 name: cli::input_name(None),
                 reader: r,
@@ -100,7 +106,7 @@ fn run(args: &Args) -> i32 {
         }
     }
     for p in &paths {
-        match cli::open_input(Some(p)) {
+        match cli::open_watched(TOOL, Some(p)) {
             Ok(r) => inputs.push(GcInput {
                 name: cli::input_name(Some(p)),
                 reader: r,

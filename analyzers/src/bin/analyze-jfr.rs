@@ -57,7 +57,7 @@ fn main() -> ExitCode {
 fn run(args: &Args) -> i32 {
     const TOOL: &str = "analyze-jfr";
     let name = cli::input_name(args.file.as_deref());
-    let input = match cli::open_input(args.file.as_deref()) {
+    let input = match cli::open_watched(TOOL, args.file.as_deref()) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{TOOL}: {e}");

@@ -79,7 +79,7 @@ fn run(args: &Args) -> i32 {
         return EXIT_UNUSABLE;
     }
     let name = cli::input_name(args.file.as_deref());
-    let input = match cli::open_input(args.file.as_deref()) {
+    let input = match cli::open_watched(TOOL, args.file.as_deref()) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{TOOL}: {e}");

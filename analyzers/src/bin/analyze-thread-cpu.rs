@@ -9,7 +9,6 @@ use std::time::Duration;
 use clap::Parser;
 use kgap_analyzers::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
 use kgap_analyzers::thread_cpu::snapshot::PasteOptions;
-use kgap_analyzers::thread_cpu::stall::{self, STALL_AFTER};
 use kgap_analyzers::thread_cpu::{
     analyze_from, sample, Analyzer, FromReport, Options, RecordingHeader, RecordingWriter,
     SampleOptions, Source, Target,
@@ -230,45 +229,13 @@ fn run(args: &Args) -> i32 {
 /// --from: a recording or a snapshot paste, from a file, a FIFO or stdin, plain or gzip.
 fn from(args: &Args, path: &std::path::Path, analyzer: Analyzer) -> i32 {
     let name = cli::input_name(Some(path));
-    let stdin = path == std::path::Path::new("-");
-    // A FIFO is opened inside the stall watch: open() itself waits for a writer.
-    let input: Box<dyn std::io::Read + Send> = if stdin {
-        match cli::open_input(None) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("{TOOL}: {e}");
-                return EXIT_UNUSABLE;
-            }
-        }
-    } else {
-        match std::fs::metadata(path) {
-            Ok(m) => {
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::FileTypeExt;
-                    if m.file_type().is_fifo() {
-                        eprintln!(
-                            "{TOOL}: {name}: a FIFO: reading what is written to it, to its end"
-                        );
-                    }
-                }
-                let _ = m;
-                Box::new(stall::OpenOnRead::new(path))
-            }
-            Err(e) => {
-                eprintln!("{TOOL}: {name}: {e}");
-                return EXIT_UNUSABLE;
-            }
+    let input = match cli::open_watched(TOOL, Some(path)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{TOOL}: {e}");
+            return EXIT_UNUSABLE;
         }
     };
-    let stalled = name.clone();
-    let input = stall::watch(input, STALL_AFTER, move |idle| {
-        eprintln!(
-            "{TOOL}: {stalled}: nothing read for {} s (a FIFO or pipe nobody writes to?): \
-             still waiting; Ctrl-C stops",
-            idle.as_secs()
-        );
-    });
     let paste = PasteOptions {
         saturated_cores: args.saturated_cores,
         top: args.top,

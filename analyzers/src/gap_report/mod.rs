@@ -35,6 +35,7 @@ use crate::input::Input;
 use crate::librdkafka::RecordFinder;
 use crate::report::ExampleLine;
 
+pub use probe::read_probe_result;
 pub use render::relative_path;
 
 /// How to run.

@@ -18,16 +18,33 @@ use crate::probe_result::{ProbeResult, SCHEMA, SCHEMA_VERSION};
 const MAX_BYTES: u64 = 64 << 20;
 
 pub(crate) fn probe_result(path: &Path, rel: &str) -> Outcome {
+    match File::open(path) {
+        Ok(f) => read(f, rel),
+        Err(e) => Outcome {
+            reason: Some(format!("cannot open: {e}")),
+            ..Outcome::default()
+        },
+    }
+}
+
+/// A probe result read from any reader (plain or gzip): what `gap-report` makes of it, or
+/// why it cannot use it. For the fuzz target: the reader's whole path on arbitrary bytes.
+pub fn read_probe_result<R: Read>(input: R) -> Result<String, String> {
+    let o = read(input, "result.json");
+    match o.reason {
+        Some(reason) => Err(reason),
+        None => Ok(o.summary),
+    }
+}
+
+fn read<R: Read>(input: R, rel: &str) -> Outcome {
     let unusable = |reason: String| Outcome {
         reason: Some(reason),
         ..Outcome::default()
     };
-    let f = match File::open(path)
-        .map_err(|e| format!("cannot open: {e}"))
-        .and_then(|f| Input::detect(f).map_err(|e| e.to_string()))
-    {
+    let f = match Input::detect(input) {
         Ok(f) => f,
-        Err(e) => return unusable(e),
+        Err(e) => return unusable(e.to_string()),
     };
     let v: Value = match serde_json::from_reader(BufReader::new(f.take(MAX_BYTES))) {
         Ok(v) => v,
