@@ -105,9 +105,73 @@ pub(crate) enum Event<'a> {
     Tenuring { threshold: u32, max: u32 },
 }
 
+/// A decimal number as the JVM printed it in any locale: `12.345`, or `12,345` when the
+/// C locale's decimal separator is a comma (a JVM started with `LC_ALL=de_DE.UTF-8` or
+/// `fr_FR`). HotSpot never groups thousands, so one comma between digits is the
+/// separator.
+pub(crate) fn parse_number(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    if let Some(v) = fast_decimal(b) {
+        return Some(v);
+    }
+    match memchr::memchr(b',', b) {
+        None => s.parse().ok(),
+        Some(i) => {
+            let ok = i > 0
+                && i + 1 < b.len()
+                && b[i - 1].is_ascii_digit()
+                && b[i + 1].is_ascii_digit()
+                && !b[i + 1..].contains(&b',')
+                && !b.contains(&b'.');
+            if !ok || b.len() > 64 {
+                return None;
+            }
+            let mut buf = [0u8; 64];
+            buf[..b.len()].copy_from_slice(b);
+            buf[i] = b'.';
+            std::str::from_utf8(&buf[..b.len()]).ok()?.parse().ok()
+        }
+    }
+}
+
+/// Exact powers of ten (every one up to 1e22 is exactly representable).
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// `123`, `12.345` or `12,345` with at most 15 digits, the hot path's numbers, without the
+/// general parser: the digits as an integer (exact below 2^53) divided by an exact power
+/// of ten is one correctly rounded operation, so the result is the one `str::parse`
+/// gives. Anything else (exponents, signs, long numbers) is `None`: the caller falls back.
+#[inline]
+pub(crate) fn fast_decimal(b: &[u8]) -> Option<f64> {
+    let mut m: u64 = 0;
+    let mut digits = 0u32;
+    let mut frac: Option<u32> = None;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'0'..=b'9' => {
+                m = m * 10 + u64::from(c - b'0');
+                digits += 1;
+                if let Some(f) = frac.as_mut() {
+                    *f += 1;
+                }
+            }
+            b'.' | b',' if frac.is_none() && i > 0 && i + 1 < b.len() => frac = Some(0),
+            _ => return None,
+        }
+    }
+    if digits == 0 || digits > 15 {
+        return None;
+    }
+    let k = frac.unwrap_or(0) as usize;
+    Some(m as f64 / POW10[k])
+}
+
 /// Parse a JVM size: `1913M`, `1024.0K`, `0.0B`, `3G`, `98304K`; unit-less means bytes.
 pub(crate) fn parse_size(s: &str) -> Option<f64> {
-    let s = s.trim();
+    let s = s.trim_ascii();
     let (num, mult) = match s.as_bytes().last()? {
         b'B' => (&s[..s.len() - 1], 1.0),
         b'K' | b'k' => (&s[..s.len() - 1], 1024.0),
@@ -116,16 +180,18 @@ pub(crate) fn parse_size(s: &str) -> Option<f64> {
         b'T' => (&s[..s.len() - 1], 1024f64.powi(4)),
         _ => (s, 1.0),
     };
-    let v: f64 = num.parse().ok()?;
+    let v = parse_number(num)?;
     (v.is_finite() && v >= 0.0).then_some(v * mult)
 }
 
 /// `A->B(C)` or `A(C)->B(D)` (Serial JDK 20+, legacy G1 `Heap:`), sizes with units.
 pub(crate) fn parse_heap_change(token: &str) -> Option<HeapChange> {
-    let (left, right) = token.split_once("->")?;
-    let left = left.split('(').next()?;
-    let (after, capacity) = match right.split_once('(') {
-        Some((a, c)) => (a, c.strip_suffix(')').and_then(parse_size)),
+    let arrow = find2(token.as_bytes(), b"->")?;
+    let (left, right) = (&token[..arrow], &token[arrow + 2..]);
+    let paren = |s: &str| s.as_bytes().iter().position(|&c| c == b'(');
+    let left = &left[..paren(left).unwrap_or(left.len())];
+    let (after, capacity) = match paren(right) {
+        Some(i) => (&right[..i], right[i + 1..].strip_suffix(')').and_then(parse_size)),
         None => (right, None),
     };
     Some(HeapChange {
@@ -134,6 +200,13 @@ pub(crate) fn parse_heap_change(token: &str) -> Option<HeapChange> {
         capacity,
         after_pct_of_max: None,
     })
+}
+
+/// Where a two-byte needle starts (`->`, ` (`): a plain loop beats a searcher's set-up
+/// on the short strings of one line.
+#[inline]
+pub(crate) fn find2(h: &[u8], n: &[u8; 2]) -> Option<usize> {
+    h.windows(2).position(|w| w == n)
 }
 
 /// A duration at the end of a message: `12.345ms`, `0.019s`, `5us`, `1234ns`.
@@ -152,7 +225,7 @@ pub(crate) fn parse_duration_ms(token: &str) -> Option<f64> {
     if num.is_empty() || !num.as_bytes()[0].is_ascii_digit() {
         return None;
     }
-    let v: f64 = num.parse().ok()?;
+    let v = parse_number(num)?;
     v.is_finite().then_some(v * scale)
 }
 
@@ -181,5 +254,20 @@ mod tests {
         assert_eq!(parse_duration_ms("0.019s"), Some(19.0));
         assert_eq!(parse_duration_ms("ms"), None);
         assert_eq!(parse_duration_ms("classes)"), None);
+        // A JVM under a German or French C locale writes decimal commas.
+        assert_eq!(parse_duration_ms("22,044ms"), Some(22.044));
+        assert_eq!(parse_duration_ms("0,501s"), Some(501.0));
+        assert_eq!(parse_size("1024,5K"), Some(1024.5 * 1024.0));
+        assert_eq!(parse_number("0,0123456"), Some(0.0123456));
+        assert_eq!(parse_number("1,2,3"), None);
+        assert_eq!(parse_number(",5"), None);
+        assert_eq!(parse_number("1,5.0"), None);
+        // The fast path gives what the general parser gives.
+        for t in ["0", "7", "12.345", "0.0123456", "1138.566", "1796021927326", "99999.999999999", "0.1", "3.0000000000001"] {
+            assert_eq!(fast_decimal(t.as_bytes()), Some(t.parse::<f64>().unwrap()), "{t}");
+        }
+        for t in ["", ".5", "5.", "1e5", "+1", "1234567890123456", "1.2.3"] {
+            assert_eq!(fast_decimal(t.as_bytes()), None, "{t}");
+        }
     }
 }

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use crate::input::Input;
 
+use super::event::parse_number;
+use super::shipper;
 use super::unified::{parse_iso8601, split_decorations};
 
 /// Bytes read from the head of each file to find its first timestamp.
@@ -15,8 +17,11 @@ const HEAD_BYTES: usize = 64 * 1024;
 
 /// The first timestamp in `head` (uptime preferred, as the analysis uses), if any.
 pub fn first_timestamp(head: &[u8]) -> Option<f64> {
-    let text = String::from_utf8_lossy(head);
-    for line in text.lines().take(2000) {
+    let mut scratch = Vec::new();
+    for raw in head.split(|&b| b == b'\n').take(2000) {
+        // The JVM's own stamps, not a log shipper's.
+        let line = String::from_utf8_lossy(shipper::strip(raw, &mut scratch));
+        let line = line.trim_end_matches('\r');
         let (d, _) = split_decorations(line);
         if let Some(t) = d.uptime_s().or_else(|| d.wall_s()) {
             return Some(t);
@@ -24,7 +29,7 @@ pub fn first_timestamp(head: &[u8]) -> Option<f64> {
         // JDK 8: `2020-02-16T23:24:09.668+0000: 880272.698: [GC …`
         if let Some((stamp, _)) = line.split_once(": [") {
             let last = stamp.rsplit(": ").next().unwrap_or(stamp).trim();
-            if let Ok(v) = last.parse::<f64>() {
+            if let Some(v) = parse_number(last) {
                 return Some(v);
             }
             if let Some(v) = parse_iso8601(last) {

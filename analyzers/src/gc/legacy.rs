@@ -11,7 +11,9 @@
 //! So records are assembled by bracket depth across lines, keeping only the text at
 //! the record's own level (and, one level down, the generation sub-records).
 
-use super::event::{parse_heap_change, parse_size, Collector, Event, HeapChange, PauseClass};
+use super::event::{
+    parse_heap_change, parse_number, parse_size, Collector, Event, HeapChange, PauseClass,
+};
 use super::unified::{paren_groups, parse_iso8601, parse_tenuring};
 
 /// Text kept per record level; longer records keep their head (constant memory).
@@ -279,7 +281,7 @@ fn stamp_of(prefix: &str, line: u64) -> LegacyStamp {
         let tok = tok.trim_end_matches(':');
         if tok.contains('T') {
             st.wall_s = parse_iso8601(tok).or(st.wall_s);
-        } else if let Ok(v) = tok.parse::<f64>() {
+        } else if let Some(v) = parse_number(tok) {
             st.uptime_s = Some(v);
         }
     }
@@ -307,8 +309,14 @@ fn parse_record(t: &str, stamp: LegacyStamp) -> Option<Pending> {
     };
     // The duration: the number before the last `secs`.
     let secs_at = t.rfind("secs")?;
-    let num = t[..secs_at].trim_end().rsplit([' ', ',']).next()?.trim();
-    let ms = num.parse::<f64>().ok()? * 1000.0;
+    // `…(251392K), 0.0123456 secs` or, in a German locale, `…(251392K), 0,0123456 secs`:
+    // the last word, or what follows its last comma when it has a decimal point.
+    let word = t[..secs_at].trim_end().rsplit(' ').next()?.trim();
+    let num = match word.rsplit_once(',') {
+        Some((_, after)) if word.contains('.') => after,
+        _ => word,
+    };
+    let ms = parse_number(num)? * 1000.0;
     let before_secs = &t[..secs_at];
     let heap = before_secs
         .split_whitespace()

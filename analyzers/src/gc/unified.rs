@@ -5,7 +5,8 @@
 //! recognised by its shape, so no decoration set is assumed.
 
 use super::event::{
-    parse_duration_ms, parse_heap_change, parse_size, Collector, Event, HeapChange, PauseClass,
+    fast_decimal, find2, parse_duration_ms, parse_heap_change, parse_number, parse_size,
+    Collector, Event, HeapChange, PauseClass,
 };
 
 /// What the decorations of one line said. Times are kept as text and parsed only for
@@ -56,10 +57,11 @@ fn numeric_time(t: &str) -> Option<(f64, bool)> {
         let v: f64 = n.parse().ok()?;
         Some((v / 1e9, v > 1e17))
     } else if let Some(n) = t.strip_suffix("ms") {
-        let v: f64 = n.parse().ok()?;
+        let v: f64 = fast_decimal(n.as_bytes()).or_else(|| n.parse().ok())?;
         Some((v / 1e3, v > 1e11))
     } else {
-        let v: f64 = t.strip_suffix('s')?.parse().ok()?;
+        // `uptime` is the one numeric decoration with decimals: `0,176s` in a German locale.
+        let v = parse_number(t.strip_suffix('s')?)?;
         Some((v, false))
     }
 }
@@ -73,7 +75,7 @@ pub(crate) fn split_decorations(line: &str) -> (Decorations<'_>, &str) {
         let Some(close) = memchr::memchr(b']', body.as_bytes()) else {
             break;
         };
-        let token = body[..close].trim();
+        let token = body[..close].trim_ascii();
         if !classify(token, &mut d) {
             break;
         }
@@ -96,7 +98,7 @@ fn classify<'a>(token: &'a str, d: &mut Decorations<'a>) -> bool {
         if b[b.len() - 1] == b's' {
             if b[..b.len() - 1]
                 .iter()
-                .all(|c| c.is_ascii_digit() || *c == b'.' || *c == b'm' || *c == b'n')
+                .all(|c| c.is_ascii_digit() || matches!(*c, b'.' | b',' | b'm' | b'n'))
             {
                 let slot = if d.numeric[0].is_none() { 0 } else { 1 };
                 d.numeric[slot] = Some(token);
@@ -136,7 +138,7 @@ pub(crate) fn parse_iso8601(s: &str) -> Option<f64> {
     let mut tp = time.split(':');
     let h: f64 = tp.next()?.parse().ok()?;
     let mi: f64 = tp.next()?.parse().ok()?;
-    let sec: f64 = tp.next().unwrap_or("0").parse().ok()?;
+    let sec = parse_number(tp.next().unwrap_or("0"))?;
     let offset_s = match zone.as_bytes().first() {
         Some(sign @ (b'+' | b'-')) => {
             let digits: String = zone[1..].chars().filter(char::is_ascii_digit).collect();
@@ -173,19 +175,28 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 
 /// A message with its `GC(N)` id split off.
 pub(crate) fn split_gc_id(message: &str) -> (Option<u64>, &str) {
-    if let Some(rest) = message.strip_prefix("GC(") {
-        if let Some(close) = rest.find(')') {
-            if let Ok(id) = rest[..close].parse() {
-                return (Some(id), rest[close + 1..].trim_start());
+    let b = message.as_bytes();
+    if b.starts_with(b"GC(") {
+        if let Some(close) = b[3..].iter().position(|&c| c == b')') {
+            if let Ok(id) = message[3..3 + close].parse() {
+                return (Some(id), message[3 + close + 1..].trim_ascii_start());
             }
         }
     }
     (None, message)
 }
 
+/// `s` split at its last space (a byte loop: the reverse char searcher's set-up cost
+/// more than the search on one line's words).
+#[inline]
+fn rsplit_space(s: &str) -> Option<(&str, &str)> {
+    let i = s.as_bytes().iter().rposition(|&c| c == b' ')?;
+    Some((&s[..i], &s[i + 1..]))
+}
+
 /// The event one unified message carries, if any (the message has no `GC(N)`).
 pub(crate) fn parse_message(m: &str) -> Option<Event<'_>> {
-    let m = m.trim_end();
+    let m = m.trim_ascii_end();
     // Generational ZGC prefixes phases with the generation: `Y: `, `O: `.
     let body = m
         .strip_prefix("Y: ")
@@ -359,18 +370,18 @@ const G1_YOUNG_SUBKINDS: [&str; 4] = ["Normal", "Concurrent Start", "Prepare Mix
 
 /// `Pause Young (Normal) (G1 Evacuation Pause) [(Evacuation Failure…)] 1913M->1846M(2048M) 12.345ms`
 fn parse_pause(m: &str) -> Option<Event<'_>> {
-    let (head, last) = m.rsplit_once(' ')?;
+    let (head, last) = rsplit_space(m)?;
     // `gc,start` lines carry no duration: the summary line will.
     let ms = parse_duration_ms(last)?;
-    let mut head = head.trim_end();
+    let mut head = head.trim_ascii_end();
     let mut heap = None;
-    if let Some((h, tok)) = head.rsplit_once(' ') {
-        if tok.contains("->") {
+    if let Some((h, tok)) = rsplit_space(head) {
+        if find2(tok.as_bytes(), b"->").is_some() {
             heap = parse_heap_change(tok);
-            head = h.trim_end();
+            head = h.trim_ascii_end();
         }
     }
-    let name_end = head.find(" (").unwrap_or(head.len());
+    let name_end = find2(head.as_bytes(), b" (").unwrap_or(head.len());
     let kind = &head[..name_end];
     let base = kind
         .strip_prefix("Y: ")
@@ -485,6 +496,9 @@ mod tests {
         assert_eq!(m, "GC(3) Pause Young");
         let (d, _) = split_decorations("[2021-03-13T03:37:40.047+0530][79853115ms] GC(8645) x");
         assert_eq!(d.uptime_s(), Some(79853.115));
+        let (d, m) = split_decorations("[2026-12-01T10:58:57.006+0000][0,176s][info][gc] GC(0) x");
+        assert_eq!(d.uptime_s(), Some(0.176));
+        assert_eq!(m, "GC(0) x");
         let (d, _) = split_decorations("[1796021929339ms][2475ms] GC(23) To-space exhausted");
         assert_eq!(d.uptime_s(), Some(2.475));
         assert_eq!(d.wall_s(), Some(1796021929.339));

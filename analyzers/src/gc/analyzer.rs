@@ -1,0 +1,565 @@
+//! The accumulator: what every event (from either format) adds to the report's tallies,
+//! on one clock for the whole input.
+
+use std::io::Write;
+
+use super::event::{Collector, Event, HeapChange, PauseClass};
+use super::legacy::LegacyAssembler;
+use super::report::{round2, GcInputSummary, GcReport, Humongous, Promotion, Stalls, Count};
+use super::series::{Point, Series};
+use super::tally::{bump, bump_index, LastPauseKind, TypeAcc, MAX_KINDS};
+use super::trend::Trend;
+use super::windows::Windows;
+use super::{diagnose, scan, unified, GcLogOptions};
+use crate::error::AnalyzeError;
+use crate::report::{Dist, Examples};
+use super::legacy_event::OwnedEvent;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Clock {
+    Uptime,
+    Wall,
+}
+
+pub(crate) struct Analyzer<'o, 'w> {
+    pub(super) opts: &'o GcLogOptions,
+    pub(super) files: Vec<String>,
+    pub(super) file: usize,
+    pub(super) first_line_of_file: bool,
+    pub(super) summary: GcInputSummary,
+    pub(super) jfr_magic: bool,
+    // Format.
+    pub(super) unified_lines: u64,
+    pub(super) legacy_lines: u64,
+    pub(super) legacy_mode: bool,
+    pub(super) format_known: bool,
+    pub(super) legacy: LegacyAssembler,
+    // Collectors named by the log (`Using …`), and guessed from its words.
+    pub(super) named: Vec<Collector>,
+    pub(super) hinted: Vec<Collector>,
+    pub(super) jdk: Option<String>,
+    pub(super) evac_failure_marked: bool,
+    pub(super) to_space_lines: bool,
+    pub(super) max_heap_log: Option<f64>,
+    pub(super) capacity_seen: f64,
+    pub(super) region_size: Option<f64>,
+    // Clock.
+    pub(super) clock: Option<Clock>,
+    pub(super) offset: f64,
+    pub(super) last_t: Option<f64>,
+    pub(super) restarts: u64,
+    // Pauses.
+    pub(super) all: Dist,
+    pub(super) total_ms: f64,
+    pub(super) max_ms: f64,
+    pub(super) types: Vec<TypeAcc>,
+    pub(super) causes: Vec<Count>,
+    pub(super) full_gcs: u64,
+    pub(super) full_gc_ms: f64,
+    pub(super) degenerated: u64,
+    pub(super) evacuation_failures: u64,
+    pub(super) last_failure_gc: Option<u64>,
+    pub(super) gc_id: Option<u64>,
+    pub(super) gc_id_first: Option<u64>,
+    pub(super) gc_id_last: Option<u64>,
+    pub(super) gc_ids_backwards: u64,
+    pub(super) young: Trend,
+    pub(super) any: Trend,
+    pub(super) last_young_after: Option<f64>,
+    pub(super) young_base: Option<f64>,
+    pub(super) gen_numbers: bool,
+    pub(super) humongous: Humongous,
+    pub(super) stalls: Stalls,
+    pub(super) concurrent_failures: Vec<Count>,
+    pub(super) promotion: Promotion,
+    pub(super) old_change: Option<(f64, f64, bool)>,
+    pub(super) long_pauses: u64,
+    pub(super) long_full: u64,
+    pub(super) windows: Windows<'w>,
+    pub(super) heap_series: Series,
+    pub(super) pause_series: Series,
+    // Example lines kept as evidence.
+    pub(super) ex_collapse: Examples,
+    pub(super) ex_long: Examples,
+    pub(super) ex_failure: Examples,
+    pub(super) ex_stall: Examples,
+    pub(super) ex_humongous: Examples,
+    pub(super) warnings: Vec<String>,
+    /// The unescaped text of a JSON-wrapped line (see [`super::shipper`]).
+    pub(super) scratch: Vec<u8>,
+    /// What the previous pause's kind resolved to.
+    pub(super) last_pause: LastPauseKind,
+}
+
+impl<'o, 'w> Analyzer<'o, 'w> {
+    pub(super) fn new(opts: &'o GcLogOptions, timeline: Option<Box<dyn Write + 'w>>) -> Self {
+        let mut windows = Windows::new(opts.window_s, timeline);
+        windows.collapse_gc_share = opts.collapse_gc_share;
+        windows.collapse_heap_share = opts.collapse_heap_share;
+        Analyzer {
+            opts,
+            files: Vec::new(),
+            file: 0,
+            first_line_of_file: true,
+            summary: GcInputSummary::default(),
+            jfr_magic: false,
+            unified_lines: 0,
+            legacy_lines: 0,
+            legacy_mode: false,
+            format_known: false,
+            legacy: LegacyAssembler::default(),
+            named: Vec::new(),
+            hinted: Vec::new(),
+            jdk: None,
+            evac_failure_marked: false,
+            to_space_lines: false,
+            max_heap_log: None,
+            capacity_seen: 0.0,
+            region_size: None,
+            clock: None,
+            offset: 0.0,
+            last_t: None,
+            restarts: 0,
+            all: Dist::default(),
+            total_ms: 0.0,
+            max_ms: 0.0,
+            types: Vec::new(),
+            causes: Vec::new(),
+            full_gcs: 0,
+            full_gc_ms: 0.0,
+            degenerated: 0,
+            evacuation_failures: 0,
+            last_failure_gc: None,
+            gc_id: None,
+            gc_id_first: None,
+            gc_id_last: None,
+            gc_ids_backwards: 0,
+            young: Trend::default(),
+            any: Trend::default(),
+            last_young_after: None,
+            young_base: None,
+            gen_numbers: false,
+            humongous: Humongous::default(),
+            stalls: Stalls::default(),
+            concurrent_failures: Vec::new(),
+            promotion: Promotion::default(),
+            old_change: None,
+            long_pauses: 0,
+            long_full: 0,
+            windows,
+            heap_series: Series::default(),
+            pause_series: Series::default(),
+            ex_collapse: Examples::default(),
+            ex_long: Examples::default(),
+            ex_failure: Examples::default(),
+            ex_stall: Examples::default(),
+            ex_humongous: Examples::default(),
+            warnings: Vec::new(),
+            scratch: Vec::new(),
+            last_pause: LastPauseKind::default(),
+        }
+    }
+
+    /// The maximum heap: the log's own statement first (the option is for logs that do not
+    /// print it), then the option, then the largest capacity the log showed.
+    pub(super) fn max_heap(&self) -> Option<f64> {
+        self.max_heap_log
+            .or(self.opts.max_heap_bytes)
+            .or((self.capacity_seen > 0.0).then_some(self.capacity_seen))
+    }
+
+    /// A time from the line's decorations, on one clock for the whole input.
+    pub(super) fn time(&mut self, uptime: Option<f64>, wall: Option<f64>) -> Option<f64> {
+        let clock = match self.clock {
+            Some(c) => c,
+            None => {
+                let c = if uptime.is_some() {
+                    Clock::Uptime
+                } else if wall.is_some() {
+                    Clock::Wall
+                } else {
+                    return None;
+                };
+                self.clock = Some(c);
+                c
+            }
+        };
+        let raw = match clock {
+            Clock::Uptime => uptime?,
+            Clock::Wall => wall?,
+        };
+        let mut t = raw + self.offset;
+        if let Some(last) = self.last_t {
+            // The JVM's uptime restarted: another run (or files out of order). Keep the
+            // clock going forward so windows do not mix the runs.
+            if t < last - 1.0 {
+                self.restarts += 1;
+                self.offset += last - t;
+                t = last;
+            }
+        }
+        self.last_t = Some(self.last_t.map_or(t, |l| l.max(t)));
+        self.windows.observe(t);
+        Some(t)
+    }
+
+    pub(super) fn example_text(&self, line: &[u8]) -> Vec<u8> {
+        if self.files.len() > 1 {
+            let mut v = format!("{}: ", self.files[self.file]).into_bytes();
+            v.extend_from_slice(line);
+            v
+        } else {
+            line.to_vec()
+        }
+    }
+
+    pub(super) fn collector_seen(list: &mut Vec<Collector>, c: Collector) {
+        if !list.contains(&c) {
+            list.push(c);
+        }
+    }
+
+    /// Handle one event at time `t`, from line `line_no` (`raw` for examples).
+    pub(super) fn event(&mut self, t: Option<f64>, line_no: u64, raw: &[u8], e: &Event<'_>) {
+        match *e {
+            Event::Collector(c) => {
+                // A generational-ZGC hint refines plain ZGC rather than mixing with it.
+                if c == Collector::ZgcGenerational {
+                    self.named.retain(|&n| n != Collector::Zgc);
+                    Self::collector_seen(&mut self.hinted, c);
+                } else {
+                    Self::collector_seen(&mut self.named, c);
+                }
+            }
+            Event::Jdk(v) => {
+                if self.jdk.is_none() {
+                    self.jdk = Some(v.to_string());
+                }
+            }
+            Event::MaxHeap(b) => self.max_heap_log = Some(b),
+            Event::RegionSize(b) => self.region_size = Some(b),
+            Event::Pause {
+                kind,
+                subkind,
+                cause,
+                class,
+                heap,
+                ms,
+                evacuation_failure,
+            } => self.pause(
+                t,
+                line_no,
+                raw,
+                kind,
+                subkind,
+                cause,
+                class,
+                heap,
+                ms,
+                evacuation_failure,
+            ),
+            Event::ToSpaceExhausted => {
+                self.to_space_lines = true;
+                self.evacuation_failure(line_no, raw);
+            }
+            Event::Cycle { young, heap } => {
+                if young {
+                    Self::collector_seen(&mut self.hinted, Collector::ZgcGenerational);
+                }
+                if let Some(f) = self.heap_fraction(&heap) {
+                    self.any.add(t, f, self.opts.collapse_heap_share);
+                    if young {
+                        self.young.add(t, f, self.opts.collapse_heap_share);
+                    }
+                    if let Some(t) = t {
+                        self.windows.heap_after(t, f, young);
+                        self.heap_series.push(Point {
+                            t,
+                            v: f * 100.0,
+                            kind: 2,
+                        });
+                    }
+                }
+            }
+            Event::AllocationStall { ms } => {
+                self.stalls.count += 1;
+                self.stalls.total_ms += ms;
+                self.stalls.max_ms = self.stalls.max_ms.max(ms);
+                let text = self.example_text(raw);
+                self.ex_stall.offer(line_no, &text);
+                if let Some(t) = t {
+                    self.windows.stall(t, ms);
+                }
+            }
+            Event::AllocationStallsCounted(n) => self.stalls.counted_by_gc += n,
+            Event::ConcurrentFailure(what) => {
+                bump(&mut self.concurrent_failures, what);
+                let text = self.example_text(raw);
+                self.ex_failure.offer(line_no, &text);
+            }
+            Event::OldGen { before, after } => self.old_change = Some((before, after, true)),
+            Event::OldRegions { before, after } => {
+                if let Some(r) = self.region_size {
+                    self.old_change = Some((before * r, after * r, true));
+                }
+            }
+            Event::HumongousRegions { after } => {
+                let r = after as u64;
+                if self.humongous.max_regions.map_or(true, |m| r > m) {
+                    self.humongous.max_regions = Some(r);
+                    self.humongous.max_mb = self.region_size.map(|s| round2(after * s / 1048576.0));
+                }
+            }
+            Event::Tenuring { threshold, max } => {
+                self.promotion.tenuring_lines += 1;
+                self.promotion.tenuring_threshold_low += u64::from(threshold <= 1 && max > 1);
+            }
+        }
+    }
+
+    pub(super) fn heap_fraction(&mut self, heap: &HeapChange) -> Option<f64> {
+        if let Some(p) = heap.after_pct_of_max {
+            return Some(p / 100.0);
+        }
+        if let Some(c) = heap.capacity {
+            self.capacity_seen = self.capacity_seen.max(c);
+        }
+        let max = self.max_heap()?;
+        (max > 0.0).then(|| (heap.after / max).min(1.0))
+    }
+
+    pub(super) fn evacuation_failure(&mut self, line_no: u64, raw: &[u8]) {
+        // JDK 17 prints `To-space exhausted` and its pause separately: count a GC once.
+        if self.gc_id.is_some() && self.last_failure_gc == self.gc_id {
+            return;
+        }
+        self.last_failure_gc = self.gc_id;
+        self.evacuation_failures += 1;
+        let text = self.example_text(raw);
+        self.ex_collapse.offer(line_no, &text);
+    }
+
+    /// The collector hint, pause type and cause entry of a pause kind not seen just before.
+    fn resolve_pause_kind(
+        &mut self,
+        kind: &str,
+        subkind: Option<&str>,
+        cause: Option<&str>,
+    ) -> LastPauseKind {
+        let type_idx = match self
+            .types
+            .iter()
+            .position(|t| t.base == kind && t.sub.as_deref() == subkind)
+        {
+            Some(i) => i,
+            None if self.types.len() < MAX_KINDS => {
+                self.types.push(TypeAcc {
+                    kind: match subkind {
+                        Some(s) => format!("{kind} ({s})"),
+                        None => kind.to_string(),
+                    },
+                    base: kind.to_string(),
+                    sub: subkind.map(str::to_string),
+                    ..Default::default()
+                });
+                self.types.len() - 1
+            }
+            None => match self.types.iter().position(|t| t.kind == "other") {
+                Some(i) => i,
+                None => {
+                    self.types.push(TypeAcc {
+                        kind: "other".into(),
+                        base: "\0other".into(),
+                        ..Default::default()
+                    });
+                    self.types.len() - 1
+                }
+            },
+        };
+        LastPauseKind {
+            valid: true,
+            kind: kind.to_string(),
+            sub: subkind.map(str::to_string),
+            cause: cause.map(str::to_string),
+            hint: unified::collector_from_pause(kind, subkind, cause),
+            type_idx,
+            cause_idx: cause.map(|c| bump_index(&mut self.causes, c)),
+            humongous: cause.is_some_and(|c| c.contains("Humongous")),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn pause(
+        &mut self,
+        t: Option<f64>,
+        line_no: u64,
+        raw: &[u8],
+        kind: &str,
+        subkind: Option<&str>,
+        cause: Option<&str>,
+        class: PauseClass,
+        heap: Option<HeapChange>,
+        ms: f64,
+        evacuation_failure: bool,
+    ) {
+        if !self.last_pause.is(kind, subkind, cause) {
+            self.last_pause = self.resolve_pause_kind(kind, subkind, cause);
+        }
+        if let Some(c) = self.last_pause.hint {
+            if c == Collector::ZgcGenerational {
+                self.named.retain(|&n| n != Collector::Zgc);
+            }
+            Self::collector_seen(&mut self.hinted, c);
+        }
+        let us = (ms * 1000.0).round().max(0.0) as u64;
+        self.all.record(us);
+        self.total_ms += ms;
+        self.max_ms = self.max_ms.max(ms);
+        let idx = self.last_pause.type_idx;
+        self.types[idx].dist.record(us);
+        self.types[idx].total_ms += ms;
+        if let Some(i) = self.last_pause.cause_idx {
+            self.causes[i].count += 1;
+            if self.last_pause.humongous {
+                self.humongous.gcs_caused += 1;
+                let text = self.example_text(raw);
+                self.ex_humongous.offer(line_no, &text);
+            }
+        }
+        if evacuation_failure {
+            self.evac_failure_marked = true;
+            self.evacuation_failure(line_no, raw);
+        }
+        let full = class == PauseClass::Full;
+        if full {
+            self.full_gcs += 1;
+            self.full_gc_ms += ms;
+            let text = self.example_text(raw);
+            self.ex_collapse.offer(line_no, &text);
+        }
+        if class == PauseClass::Degenerated {
+            self.degenerated += 1;
+            bump(
+                &mut self.concurrent_failures,
+                "Shenandoah degenerated to a stop-the-world cycle",
+            );
+            let text = self.example_text(raw);
+            self.ex_failure.offer(line_no, &text);
+        }
+        if ms >= self.opts.long_pause_ms {
+            self.long_pauses += 1;
+            self.long_full += u64::from(full);
+            let text = self.example_text(raw);
+            self.ex_long.offer(line_no, &text);
+        }
+        let old = self.old_change.take();
+        if let Some(h) = heap {
+            if let Some(f) = self.heap_fraction(&h) {
+                let young = class == PauseClass::Young;
+                self.any.add(t, f, self.opts.collapse_heap_share);
+                if young {
+                    self.young.add(t, f, self.opts.collapse_heap_share);
+                }
+                if let Some(t) = t {
+                    self.windows.heap_after(t, f, young);
+                    self.heap_series.push(Point {
+                        t,
+                        v: f * 100.0,
+                        kind: if young { 0 } else { 1 },
+                    });
+                }
+            }
+            match class {
+                PauseClass::Young => {
+                    if let Some((b, a, _)) = old {
+                        self.promotion.young_gcs_measured += 1;
+                        self.promotion.promoted_mb += (a - b).max(0.0) / 1048576.0;
+                        self.gen_numbers = true;
+                    }
+                    if self.young_base.is_none() {
+                        self.young_base = Some(h.after);
+                    }
+                    self.last_young_after = Some(h.after);
+                }
+                PauseClass::Full | PauseClass::Degenerated => {
+                    if !self.gen_numbers {
+                        // Without generation numbers: the net growth of the heap after
+                        // young GC since the last full GC is what young GCs promoted.
+                        if let (Some(base), Some(last)) = (self.young_base, self.last_young_after) {
+                            self.promotion.promoted_mb += (last - base).max(0.0) / 1048576.0;
+                        }
+                    }
+                    self.young_base = Some(h.after);
+                    self.last_young_after = None;
+                    self.promotion.full_gc_freed_mb += (h.before - h.after).max(0.0) / 1048576.0;
+                    self.promotion.full_gc_before_mb += h.before / 1048576.0;
+                }
+                PauseClass::Other => {}
+            }
+        }
+        if let Some(t) = t {
+            self.windows.pause(t, ms, full);
+            self.pause_series.push(Point {
+                t,
+                v: ms,
+                kind: u8::from(full),
+            });
+        }
+    }
+
+    pub(super) fn end_of_file(&mut self, s: &scan::ScanSummary) {
+        self.summary.bytes += s.bytes;
+        self.summary.lines += s.lines;
+        self.summary.lines_truncated += s.lines_truncated;
+        if self.summary.binary_at_offset.is_none() {
+            self.summary.binary_at_offset = s.first_nul;
+        }
+        self.summary.unterminated_last_line |= s.unterminated_last_line;
+        if s.unterminated_last_line {
+            self.warnings.push(format!(
+                "{}: the last line has no newline: the log was cut mid-write (a running JVM, or a truncated copy)",
+                self.files[self.file]
+            ));
+        }
+        if self.legacy.open_record() {
+            self.warnings.push(format!(
+                "{}: the log ends inside a GC record: its last pause is incomplete and not counted",
+                self.files[self.file]
+            ));
+        }
+        let mut events = Vec::new();
+        let mut legacy = std::mem::take(&mut self.legacy);
+        legacy.finish(&mut |st, e| events.push((st, OwnedEvent::from(e))));
+        self.legacy = legacy;
+        self.legacy_events(events);
+    }
+
+    pub(super) fn finish(mut self, with_timeline: bool) -> Result<GcReport, AnalyzeError> {
+        self.windows
+            .set_generational(self.collector().map_or(true, Collector::generational));
+        self.windows.finish().map_err(AnalyzeError::Timeline)?;
+        let report = diagnose::build(self, with_timeline);
+        Ok(report)
+    }
+
+    /// The collector the report names: the one the log names, else the one its words imply.
+    pub(super) fn collector(&self) -> Option<Collector> {
+        let list = if self.named.is_empty() {
+            &self.hinted
+        } else {
+            &self.named
+        };
+        if self.named.is_empty() && list.contains(&Collector::ZgcGenerational) {
+            return Some(Collector::ZgcGenerational);
+        }
+        if list.len() == 1 {
+            let c = list[0];
+            // `Using The Z Garbage Collector` + Minor/Major collections: generational.
+            if c == Collector::Zgc && self.hinted.contains(&Collector::ZgcGenerational) {
+                return Some(Collector::ZgcGenerational);
+            }
+            return Some(c);
+        }
+        list.first().copied()
+    }
+}

@@ -1,0 +1,72 @@
+//! Heap after GC as a share of the maximum, streamed: first, last, range, mean and the
+//! least-squares slope over log time.
+
+use super::report::{round2, HeapTrend};
+
+/// Heap fractions, streamed.
+#[derive(Debug, Default, Clone)]
+pub(super) struct Trend {
+    pub(super) n: u64,
+    pub(super) first: f64,
+    pub(super) last: f64,
+    pub(super) min: f64,
+    pub(super) max: f64,
+    pub(super) sum: f64,
+    pub(super) high: u64,
+    // Least squares over (minutes, fraction).
+    pub(super) st: f64,
+    pub(super) sy: f64,
+    pub(super) stt: f64,
+    pub(super) sty: f64,
+    pub(super) timed: u64,
+}
+
+impl Trend {
+    pub(super) fn add(&mut self, t: Option<f64>, f: f64, high_share: f64) {
+        if self.n == 0 {
+            self.first = f;
+            self.min = f;
+            self.max = f;
+        }
+        self.n += 1;
+        self.last = f;
+        self.min = self.min.min(f);
+        self.max = self.max.max(f);
+        self.sum += f;
+        self.high += u64::from(f >= high_share);
+        if let Some(t) = t {
+            let m = t / 60.0;
+            self.timed += 1;
+            self.st += m;
+            self.sy += f;
+            self.stt += m * m;
+            self.sty += m * f;
+        }
+    }
+
+    pub(super) fn report(&self) -> Option<HeapTrend> {
+        if self.n == 0 {
+            return None;
+        }
+        let n = self.timed as f64;
+        let den = n * self.stt - self.st * self.st;
+        let slope = (self.timed >= 3 && den.abs() > 1e-12)
+            .then(|| (n * self.sty - self.st * self.sy) / den * 100.0);
+        Some(HeapTrend {
+            count: self.n,
+            first_pct: round2(self.first * 100.0),
+            last_pct: round2(self.last * 100.0),
+            min_pct: round2(self.min * 100.0),
+            max_pct: round2(self.max * 100.0),
+            mean_pct: round2(self.sum / self.n as f64 * 100.0),
+            at_or_above_collapse_share: self.high,
+            trend_pct_per_min: slope.map(round2),
+            trend: match slope {
+                Some(s) if s > 1.0 => "rising",
+                Some(s) if s < -1.0 => "falling",
+                Some(_) => "flat",
+                None => "unknown",
+            },
+        })
+    }
+}
