@@ -29,6 +29,7 @@
 pub mod batch;
 pub mod batch_consume;
 pub mod broker;
+pub mod broker_figures;
 pub mod capture;
 pub mod cli;
 pub mod consume;

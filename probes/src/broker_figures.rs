@@ -1,0 +1,204 @@
+//! Per-connection figures of one run, from librdkafka's statistics and /proc's threads.
+//!
+//! librdkafka keeps one connection per broker, each served by its own thread
+//! (`rdk:broker<nodeid>`), and a broker serves each connection's requests one at a time. So on a
+//! cluster of several brokers the figures that explain a ceiling or a queue are per connection:
+//! summing three brokers' requests/s makes "µs per request" a third of the truth and hides
+//! which broker is slow. Every figure here is one broker's; the run's aggregate stays beside
+//! them in the probe's own figures.
+
+use crate::measure::{round3, ThreadFigure};
+use kgap_analyzers::stats::{self, Stats};
+use serde::{Deserialize, Serialize};
+
+/// One broker connection over a run's window.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BrokerFigures {
+    /// librdkafka's name for the connection: `127.0.0.1:9410/2`.
+    pub broker: String,
+    pub nodeid: i32,
+    /// Partitions of the run's topic this broker led (statistics `leader`, last emit).
+    pub partitions_led: u32,
+    /// Requests of the probe's API (Produce or Fetch) per second, first to last emit.
+    pub requests_per_s: f64,
+    /// All bytes sent over those requests (right when the API dominates).
+    pub bytes_per_request: Option<f64>,
+    /// Round trip: median of the per-interval p50s and the worst p99, ms (intervals with
+    /// responses only).
+    pub rtt_ms_p50: Option<f64>,
+    pub rtt_ms_p99: Option<f64>,
+    /// Requests sent and awaiting a response (`waitresp_cnt`), mean of the emits.
+    pub waitresp_mean: Option<f64>,
+    /// Requests waiting to be sent (`outbuf_cnt`), mean of the emits.
+    pub outbuf_mean: Option<f64>,
+    /// The connection's librdkafka thread and its cores over the window (None when /proc
+    /// did not show it).
+    pub thread: String,
+    pub thread_cores: Option<f64>,
+    /// Seconds of the window in which the broker answered nothing although requests were
+    /// waiting for it (no response between two emits with `waitresp_cnt` > 0), or its
+    /// connection was not UP: a broker that stopped (SIGSTOP, a dead JVM, a network cut).
+    pub silent_s: f64,
+    /// Its states in the order seen, when not only UP.
+    pub states: Vec<String>,
+}
+
+/// librdkafka's thread name for a broker connection (`rd_kafka_set_thread_sysname`
+/// "rdk:broker%d" with the nodeid; bootstrap connections are `rdk:broker-1`).
+pub fn thread_name(nodeid: i32) -> String {
+    format!("rdk:broker{nodeid}")
+}
+
+/// The per-broker figures of a window's emits (≥ 2 for rates), for requests of `api`, with
+/// the threads' cores of the same window. Brokers in name order.
+pub fn per_broker(emits: &[Stats], api: &str, threads: &[ThreadFigure]) -> Vec<BrokerFigures> {
+    let (Some(first), Some(last)) = (emits.first(), emits.last()) else {
+        return Vec::new();
+    };
+    let rates = if emits.len() >= 2 {
+        stats::broker_rates(first, last, api)
+    } else {
+        Vec::new()
+    };
+    let mut names: Vec<(String, i32)> = emits
+        .iter()
+        .flat_map(|s| s.real_brokers().map(|b| (b.name.clone(), b.nodeid)))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|(name, nodeid)| {
+            let seen: Vec<&stats::BrokerStats> = emits
+                .iter()
+                .filter_map(|s| s.brokers.values().find(|b| b.name == name))
+                .collect();
+            let mean = |f: fn(&stats::BrokerStats) -> u64| {
+                (!seen.is_empty())
+                    .then(|| round3(seen.iter().map(|b| f(b) as f64).sum::<f64>() / seen.len() as f64))
+            };
+            let mut p50s: Vec<f64> = seen
+                .iter()
+                .filter(|b| b.rtt.cnt > 0)
+                .map(|b| b.rtt.p50 as f64 / 1000.0)
+                .collect();
+            let p99 = seen
+                .iter()
+                .filter(|b| b.rtt.cnt > 0)
+                .map(|b| b.rtt.p99 as f64 / 1000.0)
+                .reduce(f64::max)
+                .map(round3);
+            let r = rates.iter().find(|r| r.name == name);
+            let thread = thread_name(nodeid);
+            let mut states: Vec<String> = Vec::new();
+            for b in &seen {
+                if states.last() != Some(&b.state) {
+                    states.push(b.state.clone());
+                }
+            }
+            if states.iter().all(|s| s == "UP") {
+                states.clear();
+            }
+            BrokerFigures {
+                partitions_led: last
+                    .topics
+                    .values()
+                    .flat_map(|t| t.partitions.values())
+                    .filter(|p| p.partition >= 0 && p.leader == Some(nodeid))
+                    .count() as u32,
+                requests_per_s: r.map_or(0.0, |r| round3(r.requests_per_s)),
+                bytes_per_request: r
+                    .filter(|r| r.tx_bytes_per_request > 0.0)
+                    .map(|r| r.tx_bytes_per_request.round()),
+                rtt_ms_p50: (!p50s.is_empty()).then(|| round3(crate::measure::median(&mut p50s))),
+                rtt_ms_p99: p99,
+                waitresp_mean: mean(|b| b.waitresp_cnt),
+                outbuf_mean: mean(|b| b.outbuf_cnt),
+                thread_cores: threads.iter().find(|t| t.name == thread).map(|t| t.cores),
+                thread,
+                silent_s: round3(silent_seconds(emits, &name)),
+                states,
+                broker: name,
+                nodeid,
+            }
+        })
+        .collect()
+}
+
+/// Seconds between consecutive emits in which the broker `name` answered nothing while
+/// requests waited for it, or its connection was not UP at the later emit.
+fn silent_seconds(emits: &[Stats], name: &str) -> f64 {
+    emits
+        .windows(2)
+        .filter_map(|w| {
+            let a = w[0].brokers.values().find(|b| b.name == name)?;
+            let b = w[1].brokers.values().find(|b| b.name == name)?;
+            let dt = (w[1].ts - w[0].ts) as f64 / 1e6;
+            let waited = a.waitresp_cnt > 0 || b.waitresp_cnt > 0;
+            let silent = (waited && b.rx <= a.rx) || b.state != "UP";
+            (silent && dt > 0.0).then_some(dt)
+        })
+        .sum()
+}
+
+/// The brokers that went silent in a run, as one sentence (None when all answered):
+/// `127.0.0.1:9410/2 answered nothing for 4.0 s (states UP, DOWN, UP)`.
+pub fn silent_brokers(brokers: &[BrokerFigures]) -> Option<String> {
+    let parts: Vec<String> = brokers
+        .iter()
+        .filter(|b| b.silent_s > 0.0)
+        .map(|b| {
+            let states = if b.states.is_empty() {
+                String::new()
+            } else {
+                format!(" (states {})", b.states.join(", "))
+            };
+            format!("{} answered nothing for {:.1} s{states}", b.broker, b.silent_s)
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// The busiest connection by request rate.
+pub fn busiest(brokers: &[BrokerFigures]) -> Option<&BrokerFigures> {
+    brokers
+        .iter()
+        .max_by(|a, b| a.requests_per_s.total_cmp(&b.requests_per_s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> Vec<Stats> {
+        let path = format!(
+            "{}/../fixtures/librdkafka/{name}/stats.jsonl",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{path}: {e}"))
+            .lines()
+            .map(|l| stats::parse(l.as_bytes()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn one_broker_carries_everything_in_a_single_node_capture() {
+        let e = fixture("producer-kafka431-batch16k-6p-protocol");
+        let threads = [ThreadFigure {
+            name: "rdk:broker1".into(),
+            cores: 0.3,
+        }];
+        let b = per_broker(&e, "Produce", &threads);
+        assert_eq!(b.len(), 1, "{b:?}");
+        assert_eq!(b[0].nodeid, 1);
+        assert!(b[0].requests_per_s > 0.0);
+        assert_eq!(b[0].thread, "rdk:broker1");
+        assert_eq!(b[0].thread_cores, Some(0.3));
+        // The aggregate of one broker is that broker.
+        let r = stats::rates(&e[0], e.last().unwrap(), "Produce").unwrap();
+        assert!((b[0].requests_per_s - r.requests_per_s).abs() < 0.01);
+        assert_eq!(silent_brokers(&b), None);
+        assert!(per_broker(&[], "Produce", &[]).is_empty());
+    }
+}
