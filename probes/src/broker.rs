@@ -112,7 +112,7 @@ impl Broker {
             .producer
             .client()
             .fetch_metadata(Some(topic), REACH_TIMEOUT)
-            .map_err(|e| from_kafka(format!("Metadata for {topic}"), e))?;
+            .map_err(|e| from_kafka(&format!("Metadata for {topic}"), e))?;
         let mut v: Vec<(i32, i32)> = md
             .topics()
             .iter()

@@ -7,7 +7,11 @@
 //! which broker is slow. Every figure here is one broker's; the run's aggregate stays beside
 //! them in the probe's own figures.
 
+use crate::kit::Table;
 use crate::measure::{round3, ThreadFigure};
+use kgap_analyzers::units;
+use kgap_analyzers::findings::request_ceiling::Connection;
+use kgap_analyzers::findings::Reps;
 use kgap_analyzers::stats::{self, Stats};
 use serde::{Deserialize, Serialize};
 
@@ -141,12 +145,16 @@ fn silent_seconds(emits: &[Stats], name: &str) -> f64 {
         .sum()
 }
 
+/// Silence shorter than this is a slow interval, not a stopped broker (a p99 round trip of
+/// over a second happens on a loaded 2-core machine).
+pub const SILENT_MIN_S: f64 = 2.0;
+
 /// The brokers that went silent in a run, as one sentence (None when all answered):
 /// `127.0.0.1:9410/2 answered nothing for 4.0 s (states UP, DOWN, UP)`.
 pub fn silent_brokers(brokers: &[BrokerFigures]) -> Option<String> {
     let parts: Vec<String> = brokers
         .iter()
-        .filter(|b| b.silent_s > 0.0)
+        .filter(|b| b.silent_s >= SILENT_MIN_S)
         .map(|b| {
             let states = if b.states.is_empty() {
                 String::new()
@@ -158,6 +166,88 @@ pub fn silent_brokers(brokers: &[BrokerFigures]) -> Option<String> {
         .collect();
     (!parts.is_empty()).then(|| parts.join("; "))
 }
+
+/// The connections of a point over its reps, for the catalogue's rules: one entry per
+/// broker any rep saw, each figure per rep (a rep where the broker was absent counts no
+/// requests and no wait).
+pub fn connections(reps: &[&[BrokerFigures]]) -> Vec<Connection> {
+    let mut names: Vec<&str> = reps
+        .iter()
+        .flat_map(|r| r.iter().map(|b| b.broker.as_str()))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|name| {
+            let each: Vec<Option<&BrokerFigures>> = reps
+                .iter()
+                .map(|r| r.iter().find(|b| b.broker == name))
+                .collect();
+            let of = |f: fn(&BrokerFigures) -> Option<f64>| {
+                Reps::of_some(each.iter().map(|b| b.and_then(f)))
+            };
+            let any = each.iter().flatten().next().copied().cloned().unwrap_or_default();
+            Connection {
+                broker: name.to_string(),
+                partitions_led: each.iter().flatten().map(|b| b.partitions_led).max().unwrap_or(0),
+                requests_per_s: Reps::new(each.iter().map(|b| b.map_or(0.0, |b| b.requests_per_s))),
+                bytes_per_request: of(|b| b.bytes_per_request),
+                rtt_ms_p50: of(|b| b.rtt_ms_p50),
+                waiting_requests: Reps::new(
+                    each.iter().map(|b| b.and_then(|b| b.waitresp_mean).unwrap_or(0.0)),
+                ),
+                thread: any.thread,
+                thread_cores: of(|b| b.thread_cores),
+                queued_requests: of(|b| b.outbuf_mean),
+                silent_s: of(|b| Some(b.silent_s)),
+            }
+        })
+        .collect()
+}
+
+/// The per-broker table: one row per point and connection, medians over reps. `point` is
+/// the point's own leading cells (their headers in `head`).
+pub fn table(head: &[&str], rows: &[(Vec<String>, Vec<Connection>)]) -> Table {
+    let mut h: Vec<&str> = head.to_vec();
+    h.extend([
+        "broker",
+        "led",
+        "requests/s",
+        "B/req",
+        "µs/req",
+        "rtt p50 ms",
+        "waiting",
+        "queued",
+        "rdk:broker",
+        "silent s",
+    ]);
+    let mut t = Table::new(h);
+    let m = |r: &Reps, f: &dyn Fn(f64) -> String| r.median().map_or("-".into(), f);
+    for (point, conns) in rows {
+        for c in conns {
+            let mut row = point.clone();
+            let rps = c.requests_per_s.median().unwrap_or(0.0);
+            row.extend([
+                c.broker.clone(),
+                c.partitions_led.to_string(),
+                units::si(rps),
+                m(&c.bytes_per_request, &|x| format!("{x:.0}")),
+                if rps > 0.0 { format!("{:.0}", 1e6 / rps) } else { "-".into() },
+                m(&c.rtt_ms_p50, &|x| format!("{x:.2}")),
+                m(&c.waiting_requests, &|x| format!("{x:.1}")),
+                m(&c.queued_requests, &|x| format!("{x:.1}")),
+                m(&c.thread_cores, &|x| format!("{x:.2}")),
+                c.silent_s.max().map_or("-".into(), |x| format!("{x:.1}")),
+            ]);
+            t.row(row);
+        }
+    }
+    t
+}
+
+/// What the per-broker table's columns are, for under it.
+pub const TABLE_NOTE: &str = "Per broker connection (librdkafka keeps one per broker, served by its thread rdk:broker<id>; a broker serves each connection's requests one at a time), medians over reps: led: partitions of the run's topic it led; requests/s, B/req (txbytes over requests) and µs/req (1 s over that connection's requests/s) from its statistics; rtt: the median per-second p50; waiting: requests awaiting a response (waitresp_cnt), queued: waiting to be sent (outbuf_cnt), means of the emits; rdk:broker: that thread's cores; silent s: the worst rep's seconds in which the broker answered nothing while requests waited.";
 
 /// The busiest connection by request rate.
 pub fn busiest(brokers: &[BrokerFigures]) -> Option<&BrokerFigures> {

@@ -60,6 +60,12 @@ pub struct Connection {
     pub waiting_requests: Reps,
     pub thread: String,
     pub thread_cores: Reps,
+    /// Requests waiting to be sent (`outbuf_cnt`, mean of the emits).
+    #[serde(default)]
+    pub queued_requests: Reps,
+    /// Seconds the broker answered nothing while requests waited for it.
+    #[serde(default)]
+    pub silent_s: Reps,
 }
 
 impl Connection {
@@ -690,6 +696,8 @@ mod tests {
             waiting_requests: waiting,
             thread: format!("rdk:broker{}", broker.rsplit('/').next().unwrap_or("1")),
             thread_cores: Reps::new([0.3, 0.35, 0.4]),
+            queued_requests: same(0.0),
+            silent_s: same(0.0),
         }
     }
 

@@ -166,6 +166,12 @@ pub fn evidence(sweep: &Sweep<RequestCeiling>) -> rule::Evidence {
                 } else {
                     Default::default()
                 },
+                connections: crate::broker_figures::connections(
+                    &m.runs
+                        .iter()
+                        .filter_map(|f| Some(f.librdkafka()?.brokers.as_slice()))
+                        .collect::<Vec<_>>(),
+                ),
             }
         })
         .collect();
