@@ -10,7 +10,7 @@
 use crate::kit::Table;
 use crate::measure::{round3, ThreadFigure};
 use kgap_analyzers::units;
-use kgap_analyzers::findings::request_ceiling::Connection;
+pub use kgap_analyzers::findings::request_ceiling::Connection;
 use kgap_analyzers::findings::Reps;
 use kgap_analyzers::stats::{self, Stats};
 use serde::{Deserialize, Serialize};
