@@ -381,16 +381,40 @@ impl Diagnoser {
                     })
                 })
                 .collect();
-            let rate = hits
+            // One connection's rate: the broker serves each connection one request at a
+            // time, so the sum over brokers is not anyone's cost per request.
+            let (bi, busiest) = hits
+                .iter()
+                .max_by(|a, b| {
+                    a.1.a
+                        .median()
+                        .unwrap_or(0.0)
+                        .total_cmp(&b.1.a.median().unwrap_or(0.0))
+                })
+                .map(|(i, h)| (*i, *h))
+                .expect("hits is not empty");
+            let rate = busiest.a.median().unwrap_or(0.0);
+            let all_rate = hits
                 .iter()
                 .map(|(_, h)| h.a.median().unwrap_or(0.0))
                 .sum::<f64>();
-            let bytes = hits[0].1.b.median().unwrap_or(0.0);
+            let bytes = busiest.b.median().unwrap_or(0.0);
             let rate_cv = acc.total_produce_cv();
+            let on = if hits.len() > 1 {
+                format!(
+                    " on {} (the busiest of {} connections at the ceiling, {:.0}/s together)",
+                    cx.broker(bi),
+                    hits.len(),
+                    all_rate
+                )
+            } else {
+                // One connection: the rate is its own (and the title as it always was).
+                String::new()
+            };
             let mut d = cx.base(
                 "per-request-ceiling",
                 format!(
-                    "bound by the broker's cost per request: {:.0} ProduceRequests/s of {:.0} B \
+                    "bound by the broker's cost per request: {:.0} ProduceRequests/s of {:.0} B{on} \
                      while messages wait",
                     rate, bytes
                 ),
@@ -404,7 +428,7 @@ impl Diagnoser {
             d.evidence = json!({
                 "produce_requests_per_s_p50": round_sig(rate),
                 "bytes_per_produce_request_p50": round_sig(bytes),
-                "us_per_request_at_this_rate": if rate > 0.0 { round_sig(1e6 / rate * hits.len() as f64) } else { 0.0 },
+                "us_per_request_at_this_rate": if rate > 0.0 { round_sig(1e6 / rate) } else { 0.0 },
                 "batches_per_produce_request_p50": med(&self.ceiling_batches),
                 "batch_bytes_p50": batch.map(round_sig),
                 "batch_size": cx.setting(cx.config.batch_size),
@@ -414,6 +438,15 @@ impl Diagnoser {
                 "queue_share_p50": med(&hits[0].1.d),
                 "per_broker": per_broker,
             });
+            if hits.len() > 1 {
+                if let Some(o) = d.evidence.as_object_mut() {
+                    o.insert("busiest_broker".into(), cx.broker(bi).into());
+                    o.insert(
+                        "produce_requests_per_s_all_brokers".into(),
+                        round_sig(all_rate).into(),
+                    );
+                }
+            }
             let full = batch.is_some_and(|b| b >= t.full_batch_share * cx.config.batch_size.value);
             d.cause = format!(
                 "Each ProduceRequest carries one partition's batch ({} per request here) and \
@@ -460,12 +493,27 @@ impl Diagnoser {
                     })
                 })
                 .collect();
-            let h = hits[0].1;
+            // The connection where most requests wait: the one that queues.
+            let (qi, h) = hits
+                .iter()
+                .max_by(|a, b| {
+                    a.1.a
+                        .median()
+                        .unwrap_or(0.0)
+                        .total_cmp(&b.1.a.median().unwrap_or(0.0))
+                })
+                .map(|(i, h)| (*i, *h))
+                .expect("hits is not empty");
             let mut d = cx.base(
                 "inflight-queueing",
                 format!(
-                    "requests queue in flight: {:.0} waiting for a response, rtt p50 {:.2} ms \
-                     against {:.2} ms for the fastest",
+                    "requests queue in flight{}: {:.0} waiting for a response, rtt p50 \
+                     {:.2} ms against {:.2} ms for the fastest",
+                    if hits.len() > 1 {
+                        format!(" on {} (of {} connections)", cx.broker(qi), hits.len())
+                    } else {
+                        String::new()
+                    },
                     h.a.median().unwrap_or(0.0),
                     h.b.median().unwrap_or(0.0),
                     h.c.median().unwrap_or(0.0)

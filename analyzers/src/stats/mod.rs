@@ -32,6 +32,7 @@
 
 mod chart;
 pub mod config;
+pub mod connections;
 mod diagnose;
 mod emit;
 pub mod frame;

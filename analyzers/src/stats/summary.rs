@@ -427,7 +427,7 @@ impl SeriesAcc {
             rebalances: self.rebalances,
         });
         let empty = BrokerAcc::default();
-        let brokers = track
+        let brokers: Vec<super::report::BrokerReport> = track
             .brokers
             .iter()
             .enumerate()
@@ -487,6 +487,7 @@ impl SeriesAcc {
             producer,
             consumer,
             total: self.total.report(None),
+            connections: super::connections::compare(&brokers),
             brokers,
             topics,
             cgrp: track.cgrp_state.as_ref().map(|s| CgrpReport {
