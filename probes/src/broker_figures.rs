@@ -130,19 +130,28 @@ pub fn per_broker(emits: &[Stats], api: &str, threads: &[ThreadFigure]) -> Vec<B
 }
 
 /// Seconds between consecutive emits in which the broker `name` answered nothing while
-/// requests waited for it, or its connection was not UP at the later emit.
+/// requests waited for it, or its connection went down after having been UP. (librdkafka
+/// connects only to the brokers it needs: one that leads nothing stays INIT, and that is
+/// not silence.)
 fn silent_seconds(emits: &[Stats], name: &str) -> f64 {
-    emits
-        .windows(2)
-        .filter_map(|w| {
-            let a = w[0].brokers.values().find(|b| b.name == name)?;
-            let b = w[1].brokers.values().find(|b| b.name == name)?;
-            let dt = (w[1].ts - w[0].ts) as f64 / 1e6;
-            let waited = a.waitresp_cnt > 0 || b.waitresp_cnt > 0;
-            let silent = (waited && b.rx <= a.rx) || b.state != "UP";
-            (silent && dt > 0.0).then_some(dt)
-        })
-        .sum()
+    let mut was_up = false;
+    let mut total = 0.0;
+    for w in emits.windows(2) {
+        let (Some(a), Some(b)) = (
+            w[0].brokers.values().find(|b| b.name == name),
+            w[1].brokers.values().find(|b| b.name == name),
+        ) else {
+            continue;
+        };
+        was_up |= a.state == "UP";
+        let dt = (w[1].ts - w[0].ts) as f64 / 1e6;
+        let waited = a.waitresp_cnt > 0 && b.waitresp_cnt > 0;
+        let silent = (waited && b.rx <= a.rx) || (was_up && b.state != "UP");
+        if silent && dt > 0.0 {
+            total += dt;
+        }
+    }
+    total
 }
 
 /// Silence shorter than this is a slow interval, not a stopped broker (a p99 round trip of
@@ -238,7 +247,7 @@ pub fn table(head: &[&str], rows: &[(Vec<String>, Vec<Connection>)]) -> Table {
                 m(&c.waiting_requests, &|x| format!("{x:.1}")),
                 m(&c.queued_requests, &|x| format!("{x:.1}")),
                 m(&c.thread_cores, &|x| format!("{x:.2}")),
-                c.silent_s.max().map_or("-".into(), |x| format!("{x:.1}")),
+                c.silent_s.max().map_or("-".into(), |x| format!("{:.1}", x + 0.0)),
             ]);
             t.row(row);
         }
@@ -290,5 +299,31 @@ mod tests {
         assert!((b[0].requests_per_s - r.requests_per_s).abs() < 0.01);
         assert_eq!(silent_brokers(&b), None);
         assert!(per_broker(&[], "Produce", &[]).is_empty());
+    }
+
+    /// Two emits of a real capture with broker 1's state and counters set as a stop would
+    /// leave them (the same emits, edited: the silence rule's cases one by one).
+    #[test]
+    fn silence_is_waiting_without_answers_or_a_connection_lost_not_a_broker_never_used() {
+        let e = fixture("producer-kafka431-batch16k-6p-protocol");
+        let (mut a, mut b) = (e[0].clone(), e[e.len() - 1].clone());
+        let key = a.brokers.keys().find(|k| a.brokers[*k].nodeid == 1).unwrap().clone();
+        let name = a.brokers[&key].name.clone();
+        let dt = (b.ts - a.ts) as f64 / 1e6;
+        assert_eq!(silent_seconds(&[a.clone(), b.clone()], &name), 0.0);
+        // Requests waiting at both emits, no response between them.
+        a.brokers.get_mut(&key).unwrap().waitresp_cnt = 5;
+        b.brokers.get_mut(&key).unwrap().waitresp_cnt = 5;
+        b.brokers.get_mut(&key).unwrap().rx = a.brokers[&key].rx;
+        assert!((silent_seconds(&[a.clone(), b.clone()], &name) - dt).abs() < 1e-9);
+        // Never connected (INIT, nothing waiting): not silence.
+        let (mut a2, mut b2) = (e[0].clone(), e[e.len() - 1].clone());
+        a2.brokers.get_mut(&key).unwrap().state = "INIT".into();
+        b2.brokers.get_mut(&key).unwrap().state = "INIT".into();
+        assert_eq!(silent_seconds(&[a2.clone(), b2.clone()], &name), 0.0);
+        // UP, then DOWN: the connection was lost.
+        a2.brokers.get_mut(&key).unwrap().state = "UP".into();
+        b2.brokers.get_mut(&key).unwrap().state = "DOWN".into();
+        assert!((silent_seconds(&[a2, b2], &name) - dt).abs() < 1e-9);
     }
 }

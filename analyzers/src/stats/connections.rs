@@ -106,8 +106,10 @@ pub fn line(c: &Connections) -> String {
     }
     if let Some(s) = &c.slowest {
         parts.push(format!(
-            "slowest {} (rtt p50 {:.2} ms; the others {:.2} ms)",
-            s.broker, s.value, s.others_median
+            "slowest {} (rtt p50 {}; the others {})",
+            s.broker,
+            crate::units::ms(s.value),
+            crate::units::ms(s.others_median)
         ));
     }
     if let Some(w) = &c.most_waiting {

@@ -141,6 +141,7 @@ pub(crate) struct Diagnoser {
     throttle: Vec<BrokerHeld>,
     timeouts: Vec<BrokerHeld>,
     unavailable: Vec<BrokerHeld>,
+    silent: Vec<BrokerHeld>,
     fetch_full: Held,
     starved: Held,
     /// Receive rates of the starved intervals (naps are the ones near zero).
@@ -253,6 +254,13 @@ impl Diagnoser {
                     b.rtt.filter(|w| w.count() > 0).and_then(|w| ms(w.max)),
                 );
             }
+            let r = rules::broker_silent(b);
+            let h = slot(&mut self.silent, b.idx);
+            h.held.observe(r, iv);
+            if r == Some(true) {
+                opt(&mut h.a, ts, b.waitresp_cnt);
+                h.b.add(ts, iv.dt_s);
+            }
             let r = rules::broker_unavailable(b);
             let h = slot(&mut self.unavailable, b.idx);
             h.held.observe(r, iv);
@@ -295,6 +303,10 @@ fn med(s: &Stat) -> Value {
 }
 
 /// Everything a diagnosis needs from its series.
+/// Intervals in a row (at least) a connection must be silent: one slow interval on a loaded
+/// machine is a long round trip, not a stopped broker.
+const SILENT_MIN_INTERVALS: f64 = 2.0;
+
 /// The analyzer name the catalogue knows these diagnoses by.
 pub const SOURCE: &str = "analyze-stats";
 
@@ -752,6 +764,72 @@ impl Diagnoser {
             d.cannot_tell = Some(
                 "Statistics count timeouts per broker, not which requests: a debug=protocol log \
                  (analyze-protocol-log) names them and the partitions they blocked."
+                    .into(),
+            );
+            out.push(d);
+        }
+
+        // --- a broker silent while the others answer --------------------------------------
+        let (hits, held) = fired(&self.silent, |h| {
+            h.held.held as f64 >= SILENT_MIN_INTERVALS
+        });
+        if !hits.is_empty() {
+            let silent_s = |h: &BrokerHeld| h.b.mean().unwrap_or(0.0) * h.b.count() as f64;
+            let answered: Vec<String> = (0..cx.track.brokers.len())
+                .filter(|i| !hits.iter().any(|(j, _)| j == i))
+                .filter(|i| {
+                    cx.track.brokers[*i].nodeid.is_some_and(|n| n >= 0)
+                        && acc.brokers.get(*i).is_some_and(|b| b.carried_requests())
+                })
+                .map(|i| cx.broker(i).to_string())
+                .collect();
+            let per_broker: Vec<Value> = hits
+                .iter()
+                .map(|(i, h)| {
+                    json!({
+                        "broker": cx.broker(*i),
+                        "intervals_silent": h.held.held,
+                        "seconds_silent": round_sig(silent_s(h)),
+                        "waitresp_cnt": summ(&h.a),
+                    })
+                })
+                .collect();
+            let names: Vec<String> = hits
+                .iter()
+                .map(|(i, h)| format!("{} ({:.1} s)", cx.broker(*i), silent_s(h)))
+                .collect();
+            let mut d = cx.base(
+                "broker-silent",
+                format!(
+                    "a broker stopped answering: {} with requests waiting{}",
+                    names.join(", "),
+                    if answered.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; {} answered", answered.join(", "))
+                    }
+                ),
+                &held,
+            );
+            d.brokers = hits
+                .iter()
+                .map(|(i, _)| cx.broker(*i).to_string())
+                .collect();
+            d.evidence = json!({"per_broker": per_broker, "answered": answered});
+            d.cause = "Requests were sent on the connection and awaited a response \
+                       (waitresp_cnt > 0), the connection stayed UP, and not one response \
+                       came back for a whole interval: the broker process stopped or stalled \
+                       (a pause, a GC or disk stall, SIGSTOP) or the network dropped packets \
+                       without closing the connection. The partitions it leads wait; the other \
+                       connections are not held up."
+                .into();
+            d.fix = "Look at that broker (its log, GC log, the host); librdkafka times the \
+                     requests out after request.timeout.ms and retries them."
+                .into();
+            d.cannot_tell = Some(
+                "Statistics sample once per interval: a silence shorter than an interval, or \
+                 a broker that answers only some requests, does not show; debug=protocol \
+                 (analyze-protocol-log) times every request."
                     .into(),
             );
             out.push(d);

@@ -91,6 +91,11 @@ impl BrokerAcc {
         self.disconnects
     }
 
+    /// Some interval had requests on this connection.
+    pub fn carried_requests(&self) -> bool {
+        self.requests_per_s.max().is_some_and(|m| m > 0.0)
+    }
+
     pub fn timeouts_total(&self) -> f64 {
         self.timeouts
     }
