@@ -303,9 +303,9 @@ fn med(s: &Stat) -> Value {
 }
 
 /// Everything a diagnosis needs from its series.
-/// Intervals in a row (at least) a connection must be silent: one slow interval on a loaded
-/// machine is a long round trip, not a stopped broker.
-const SILENT_MIN_INTERVALS: f64 = 2.0;
+/// Seconds (summed over its silent intervals) a connection must be silent: one slow
+/// interval on a loaded machine is a long round trip, not a stopped broker.
+const SILENT_MIN_S: f64 = 2.0;
 
 /// The analyzer name the catalogue knows these diagnoses by.
 pub const SOURCE: &str = "analyze-stats";
@@ -770,11 +770,26 @@ impl Diagnoser {
         }
 
         // --- a broker silent while the others answer --------------------------------------
-        let (hits, held) = fired(&self.silent, |h| {
-            h.held.held as f64 >= SILENT_MIN_INTERVALS
-        });
+        let silent_s = |h: &BrokerHeld| h.b.mean().unwrap_or(0.0) * h.b.count() as f64;
+        // Learned brokers only (a coordinator's logical connection waits on joins by
+        // design), for long enough, and not throttled: a throttled response is late on
+        // purpose, and broker-throttle says so.
+        let silent: Vec<BrokerHeld> = self
+            .silent
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let learned = cx.track.brokers.get(i).is_some_and(|b| b.nodeid.is_some_and(|n| n >= 0));
+                let throttled = self.throttle.get(i).is_some_and(|t| t.held.held > 0);
+                if learned && !throttled && silent_s(h) >= SILENT_MIN_S {
+                    h.clone()
+                } else {
+                    BrokerHeld::default()
+                }
+            })
+            .collect();
+        let (hits, held) = fired(&silent, |h| h.held.held > 0);
         if !hits.is_empty() {
-            let silent_s = |h: &BrokerHeld| h.b.mean().unwrap_or(0.0) * h.b.count() as f64;
             let answered: Vec<String> = (0..cx.track.brokers.len())
                 .filter(|i| !hits.iter().any(|(j, _)| j == i))
                 .filter(|i| {
