@@ -220,16 +220,8 @@ pub fn connections(reps: &[&[BrokerFigures]]) -> Vec<Connection> {
 pub fn table(head: &[&str], rows: &[(Vec<String>, Vec<Connection>)]) -> Table {
     let mut h: Vec<&str> = head.to_vec();
     h.extend([
-        "broker",
-        "led",
-        "requests/s",
-        "B/req",
-        "µs/req",
-        "rtt p50 ms",
-        "waiting",
-        "queued",
-        "rdk:broker",
-        "silent s",
+        "broker", "led", "req/s", "B/req", "µs/req", "rtt p50", "waiting", "queued", "cores",
+        "silent",
     ]);
     let mut t = Table::new(h);
     let m = |r: &Reps, f: &dyn Fn(f64) -> String| r.median().map_or("-".into(), f);
@@ -241,7 +233,7 @@ pub fn table(head: &[&str], rows: &[(Vec<String>, Vec<Connection>)]) -> Table {
                 c.broker.clone(),
                 c.partitions_led.to_string(),
                 units::si(rps),
-                m(&c.bytes_per_request, &|x| format!("{x:.0}")),
+                m(&c.bytes_per_request, &|x| units::si(x)),
                 if rps > 0.0 { format!("{:.0}", 1e6 / rps) } else { "-".into() },
                 m(&c.rtt_ms_p50, &|x| format!("{x:.2}")),
                 m(&c.waiting_requests, &|x| format!("{x:.1}")),
@@ -256,7 +248,13 @@ pub fn table(head: &[&str], rows: &[(Vec<String>, Vec<Connection>)]) -> Table {
 }
 
 /// What the per-broker table's columns are, for under it.
-pub const TABLE_NOTE: &str = "Per broker connection (librdkafka keeps one per broker, served by its thread rdk:broker<id>; a broker serves each connection's requests one at a time), medians over reps: led: partitions of the run's topic it led; requests/s, B/req (txbytes over requests) and µs/req (1 s over that connection's requests/s) from its statistics; rtt: the median per-second p50; waiting: requests awaiting a response (waitresp_cnt), queued: waiting to be sent (outbuf_cnt), means of the emits; rdk:broker: that thread's cores; silent s: the worst rep's seconds in which the broker answered nothing while requests waited.";
+pub const TABLE_NOTE: &str = "Per broker connection (librdkafka keeps one per broker, served \
+by its thread rdk:broker<id>; a broker serves each connection's requests one at a time), \
+medians over reps: led: partitions of the run's topic it led; req/s, B/req (txbytes over \
+requests) and µs/req (1 s over that connection's req/s) from its statistics; rtt p50 (ms): \
+the median per-second p50; waiting: requests awaiting a response (waitresp_cnt), queued: \
+waiting to be sent (outbuf_cnt), means of the emits; cores: its rdk:broker<id> thread; \
+silent: the worst rep's seconds in which the broker answered nothing while requests waited.";
 
 /// The busiest connection by request rate.
 pub fn busiest(brokers: &[BrokerFigures]) -> Option<&BrokerFigures> {

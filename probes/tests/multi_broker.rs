@@ -192,7 +192,7 @@ mod three_brokers {
             "{v:#?}"
         );
         // The text: the per-broker table, every broker by name.
-        assert!(text.contains("rtt p50 ms") && text.contains("rdk:broker"), "{text}");
+        assert!(text.contains("rtt p50") && text.contains("rdk:broker<id>"), "{text}");
         for node in nodes() {
             assert!(text.contains(&node), "{node} missing from:\n{text}");
         }

@@ -633,8 +633,13 @@ pub const FINDING: Finding = Finding {
            rep there, bytes per request 0.8–1.1 × batch.size and 0.9–1.1 partition batches per \
            request (statistics, else the debug=protocol log); the best batch.size ≥ 1.5x the \
            smallest's msg/s with ranges apart; no client thread (app, rdk:broker) at ≥ 0.9 \
-           cores at the smallest batch.size (else cannot tell: CPU-bound); ≥ 3 reps. On the \
-           embedded mock the verdict says its per-request cost is not Kafka's",
+           cores at the smallest batch.size (else cannot tell: CPU-bound); per connection \
+           (one per broker): at the ceiling a connection kept busy (≥ 1 request awaiting a \
+           response in every rep), the µs per request from that connection's rate and the \
+           verdict naming it; on several brokers the busiest connection's requests/s flat \
+           across partitions (a drop while the total stays flat: cannot tell, the brokers share \
+           one limit); ≥ 3 reps. On the embedded mock the verdict says its per-request cost \
+           is not Kafka's",
     rule_fn: "findings::request_ceiling::decide",
     sources: &[
         direct("request-ceiling", "probe-request-ceiling"),

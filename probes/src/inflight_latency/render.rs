@@ -117,11 +117,12 @@ pub fn text(sweep: &Sweep<InflightLatency>) -> String {
                 let reps: Vec<&[crate::broker_figures::BrokerFigures]> =
                     m.runs.iter().map(|f| f.brokers.as_slice()).collect();
                 (
-                    vec![
+                    vec![format!(
+                        "{}/{}/{}",
                         units::si(m.point.rate_per_s as f64),
-                        m.point.linger_ms.to_string(),
-                        window_label(m.point.max_in_flight),
-                    ],
+                        m.point.linger_ms,
+                        window_label(m.point.max_in_flight)
+                    )],
                     crate::broker_figures::connections(&reps),
                 )
             })
@@ -130,7 +131,7 @@ pub fn text(sweep: &Sweep<InflightLatency>) -> String {
         if !per_broker.is_empty() {
             s.push('\n');
             s.push_str(
-                &crate::broker_figures::table(&["rate/s", "linger", "in-flight"], &per_broker)
+                &crate::broker_figures::table(&["rate/linger/window"], &per_broker)
                     .render(),
             );
             s.push('\n');

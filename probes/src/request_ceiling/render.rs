@@ -103,7 +103,7 @@ fn librdkafka_tables(sweep: &Sweep<RequestCeiling>) -> String {
             .filter(|p| !p.connections.is_empty())
             .map(|p| {
                 (
-                    vec![p.partitions.to_string(), batch(p.batch_size)],
+                    vec![format!("{}p {}", p.partitions, batch(p.batch_size))],
                     p.connections,
                 )
             })
@@ -130,9 +130,16 @@ fn librdkafka_tables(sweep: &Sweep<RequestCeiling>) -> String {
     );
     if !per_broker.is_empty() {
         s.push('\n');
-        s.push_str(&crate::broker_figures::table(&["partitions", "batch.size"], &per_broker).render());
+        s.push_str(&crate::broker_figures::table(&["point"], &per_broker).render());
         s.push('\n');
-        wrap_into(&mut s, "", crate::broker_figures::TABLE_NOTE);
+        wrap_into(
+            &mut s,
+            "",
+            &format!(
+                "point: partitions and batch.size. {}",
+                crate::broker_figures::TABLE_NOTE
+            ),
+        );
         for (point, conns) in &per_broker {
             let silent: Vec<String> = conns
                 .iter()
@@ -144,10 +151,8 @@ fn librdkafka_tables(sweep: &Sweep<RequestCeiling>) -> String {
                     &mut s,
                     "",
                     &format!(
-                        "a broker stopped answering at {} partitions, batch.size {}: {}; the \
-                         other connections went on",
+                        "a broker stopped answering at {}: {}",
                         point[0],
-                        point[1],
                         silent.join("; ")
                     ),
                 );
