@@ -8,6 +8,8 @@ mod bad_input;
 mod cli;
 #[path = "stats/common.rs"]
 mod common;
+#[path = "stats/connections.rs"]
+mod connections;
 #[path = "stats/fixtures.rs"]
 mod fixtures;
 #[path = "stats/forms.rs"]

@@ -35,6 +35,8 @@ pub struct Broker {
     /// Set by the kit's watchdog when the cluster stopped answering: nothing more is asked
     /// of it (a topic deletion would only wait out its timeout).
     lost: Arc<AtomicBool>,
+    /// Replicas of every partition of the topics this run creates (`--replication-factor`).
+    replication_factor: i32,
 }
 
 impl Broker {
@@ -51,6 +53,7 @@ impl Broker {
                     mock: Some(mock),
                     overrides: overrides.to_vec(),
                     lost: Arc::default(),
+                    replication_factor: 1,
                 }
             }
             Some(b) => Broker {
@@ -58,10 +61,66 @@ impl Broker {
                 bootstrap: b.to_string(),
                 overrides: overrides.to_vec(),
                 lost: Arc::default(),
+                replication_factor: 1,
             },
         };
         broker.check_reachable()?;
         Ok(broker)
+    }
+
+    /// Sets the replicas of the topics this run creates (1 by default; the mock has one
+    /// broker, so it stays 1 there). Checked against the cluster's size at creation.
+    pub fn set_replication_factor(&mut self, rf: i32) {
+        self.replication_factor = rf.max(1);
+    }
+
+    pub fn replication_factor(&self) -> i32 {
+        if self.is_mock() {
+            1
+        } else {
+            self.replication_factor
+        }
+    }
+
+    /// A replication factor the cluster cannot hold is a usage error before anything runs.
+    pub fn check_replication_factor(&self) -> Result<()> {
+        if self.replication_factor() > 1 {
+            spread(&self.broker_ids()?, 1, self.replication_factor)?;
+        }
+        Ok(())
+    }
+
+    /// The cluster's broker ids, ascending, from a Metadata answer.
+    pub fn broker_ids(&self) -> Result<Vec<i32>> {
+        let sink = Arc::new(Sink::default());
+        let p = Producer::new(self, &[], sink)?;
+        let md = p
+            .producer
+            .client()
+            .fetch_metadata(None, REACH_TIMEOUT)
+            .map_err(|e| from_kafka("Metadata for the broker list", e))?;
+        let mut ids: Vec<i32> = md.brokers().iter().map(|b| b.id()).collect();
+        ids.sort_unstable();
+        Ok(ids)
+    }
+
+    /// The leader of each partition of `topic`, by partition (-1: none), from Metadata.
+    pub fn leaders(&self, topic: &str) -> Result<Vec<i32>> {
+        let sink = Arc::new(Sink::default());
+        let p = Producer::new(self, &[], sink)?;
+        let md = p
+            .producer
+            .client()
+            .fetch_metadata(Some(topic), REACH_TIMEOUT)
+            .map_err(|e| from_kafka(&format!("Metadata for {topic}"), e))?;
+        let mut v: Vec<(i32, i32)> = md
+            .topics()
+            .iter()
+            .filter(|t| t.name() == topic)
+            .flat_map(|t| t.partitions().iter().map(|p| (p.id(), p.leader())))
+            .collect();
+        v.sort_unstable();
+        Ok(v.into_iter().map(|(_, l)| l).collect())
     }
 
     pub fn is_mock(&self) -> bool {
@@ -163,7 +222,13 @@ impl Broker {
         } else {
             let admin = self.admin()?;
             let opts = admin_options();
-            let topic = NewTopic::new(&name, partitions, TopicReplication::Fixed(-1));
+            // Partitions spread over the brokers by hand, partition i led by the i-th broker
+            // (round robin), so every connection carries partitions whatever the cluster's
+            // own placement would do; replicas on the brokers after it.
+            let ids = self.broker_ids()?;
+            let assignment = spread(&ids, partitions, self.replication_factor)?;
+            let rows: Vec<&[i32]> = assignment.iter().map(|r| r.as_slice()).collect();
+            let topic = NewTopic::new(&name, partitions, TopicReplication::Variable(&rows));
             let results = futures_executor::block_on(admin.create_topics([&topic], &opts))
                 .map_err(|e| ProbeError::kafka(format!("creating topic {name}"), e))?;
             for r in results {
@@ -207,6 +272,26 @@ impl Broker {
         AdminClient::from_config_and_context(&self.config(&[]), DefaultClientContext)
             .map_err(|e| from_kafka("admin client", e))
     }
+}
+
+/// Replica lists of `partitions` partitions over the brokers `ids`: partition i's leader is
+/// `ids[i % n]`, its followers the `rf - 1` brokers after it. More replicas than brokers is a
+/// usage error.
+pub fn spread(ids: &[i32], partitions: i32, rf: i32) -> Result<Vec<Vec<i32>>> {
+    let n = ids.len();
+    if n == 0 {
+        return Err(ProbeError::Kafka("the cluster listed no brokers".into()));
+    }
+    if rf < 1 || rf as usize > n {
+        return Err(ProbeError::Usage(format!(
+            "--replication-factor {rf}: the cluster has {n} broker{} ({})",
+            if n == 1 { "" } else { "s" },
+            ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+        )));
+    }
+    Ok((0..partitions.max(0) as usize)
+        .map(|i| (0..rf as usize).map(|r| ids[(i + r) % n]).collect())
+        .collect())
 }
 
 fn admin_options() -> AdminOptions {
@@ -426,5 +511,21 @@ mod tests {
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')));
         }
         assert!(topic_name(&"x".repeat(500)).len() <= 249);
+    }
+
+    #[test]
+    fn partitions_are_spread_round_robin_with_replicas_after_the_leader() {
+        let a = spread(&[1, 2, 3], 6, 1).unwrap();
+        assert_eq!(a, [[1], [2], [3], [1], [2], [3]]);
+        let a = spread(&[1, 2, 3], 4, 3).unwrap();
+        assert_eq!(a[0], [1, 2, 3]);
+        assert_eq!(a[1], [2, 3, 1]);
+        assert_eq!(a[3], [1, 2, 3]);
+        // More replicas than brokers is the user's mistake, said with the broker list.
+        match spread(&[1, 2, 3], 6, 4) {
+            Err(ProbeError::Usage(m)) => assert!(m.contains("3 brokers (1,2,3)"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(spread(&[], 1, 1), Err(ProbeError::Kafka(_))));
     }
 }

@@ -47,6 +47,12 @@ pub struct CommonArgs {
     /// output says whether the client shared cores with a broker on this machine.
     #[arg(long, value_name = "LIST", value_parser = parse_cpu_list)]
     pub cpus: Option<CpuList>,
+
+    /// Replicas of every partition of the probe's topics (1-16; more than the cluster's
+    /// brokers is refused). The partitions are spread over the brokers, leaders round robin.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(i32).range(1..=16))]
+    pub replication_factor: i32,
 }
 
 /// A `--cpus` list.

@@ -9,6 +9,7 @@
 //! catalogue's rule ([`kgap_analyzers::findings::fetch_backoff`]) decides.
 
 use crate::broker::{Broker, TopicGuard};
+use crate::broker_figures::{self, BrokerFigures};
 use crate::cli::{parse_duration, CommonArgs};
 use crate::consume::{self, ConsumeApi, ConsumeRun};
 use crate::consumer_figures::ConsumerFigures;
@@ -108,6 +109,37 @@ pub struct Options {
 }
 
 /// The probe.
+/// One run's figures: the consumer's, and each broker connection's from its statistics
+/// (Fetch requests/s, rtt, requests waiting, the rdk:broker<id> thread). Derefs to the
+/// consumer's figures; the JSON keeps them flat, `brokers` beside.
+#[derive(Debug, Clone, Serialize)]
+pub struct Figures {
+    #[serde(flatten)]
+    pub consumer: ConsumerFigures,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub brokers: Vec<BrokerFigures>,
+}
+
+impl std::ops::Deref for Figures {
+    type Target = ConsumerFigures;
+    fn deref(&self) -> &ConsumerFigures {
+        &self.consumer
+    }
+}
+
+/// The statistics emits of a consumer run's window (wall clock `time`, whole seconds: the
+/// span is the window give or take a second).
+fn window_emits(path: &Path, start_wall_s: f64, end_wall_s: f64) -> Vec<kgap_analyzers::stats::Stats> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let (a, b) = (start_wall_s.floor() as i64, end_wall_s.ceil() as i64);
+    text.lines()
+        .filter_map(|l| kgap_analyzers::stats::parse(l.as_bytes()).ok())
+        .filter(|s| s.time >= a && s.time <= b)
+        .collect()
+}
+
 pub struct FetchBackoff {
     pub opts: Options,
 }
@@ -171,7 +203,7 @@ pub fn evidence(sweep: &Sweep<FetchBackoff>) -> Option<rule::Evidence> {
     let measured: Vec<_> = sweep.measured().collect();
     let slow = measured.iter().max_by_key(|m| m.point.backoff_ms)?;
     let fast = measured.iter().min_by_key(|m| m.point.backoff_ms)?;
-    let rate = |f: &ConsumerFigures| f.window.msgs_per_s;
+    let rate = |f: &Figures| f.window.msgs_per_s;
     Some(rule::Evidence {
         slow_backoff_ms: slow.point.backoff_ms,
         fast_backoff_ms: fast.point.backoff_ms,
@@ -187,7 +219,7 @@ pub fn evidence(sweep: &Sweep<FetchBackoff>) -> Option<rule::Evidence> {
 
 impl Probe for FetchBackoff {
     type Point = Point;
-    type Figures = ConsumerFigures;
+    type Figures = Figures;
     type Setup<'c> = Setup<'c>;
     const NAME: &'static str = "probe-fetch-backoff";
 
@@ -220,7 +252,7 @@ impl Probe for FetchBackoff {
     fn prepare<'c>(
         &self,
         cx: &'c Context,
-        result: &mut ProbeResult<ConsumerFigures>,
+        result: &mut ProbeResult<Figures>,
     ) -> Result<Setup<'c>> {
         let broker = &cx.broker;
         let plan = self.prefill(broker);
@@ -258,7 +290,7 @@ impl Probe for FetchBackoff {
         client: Client,
         p: &Point,
         dir: &Path,
-    ) -> Result<Option<ConsumerFigures>> {
+    ) -> Result<Option<Figures>> {
         if client != Client::Librdkafka {
             return Err(ProbeError::Usage("probe-fetch-backoff runs librdkafka only".into()));
         }
@@ -274,12 +306,16 @@ impl Probe for FetchBackoff {
             expected: setup.prefill.messages,
         };
         match consume::measure_window(&cx.broker, &setup.topic, &run, dir)? {
-            Some(w) => ConsumerFigures::of(w).map(Some),
+            Some(w) => {
+                let emits = window_emits(&dir.join("stats.jsonl"), w.start_wall_s, w.end_wall_s);
+                let brokers = broker_figures::per_broker(&emits, "Fetch", &w.window.threads);
+                ConsumerFigures::of(w).map(|consumer| Some(Figures { consumer, brokers }))
+            }
             None => Ok(None),
         }
     }
 
-    fn describe(&self, f: &ConsumerFigures) -> String {
+    fn describe(&self, f: &Figures) -> String {
         format!(
             "{}, {} Queue-full backoffs, idle {} of {}",
             units::msgs_per_s(f.window.msgs_per_s),
@@ -289,7 +325,7 @@ impl Probe for FetchBackoff {
         )
     }
 
-    fn window_s(&self, f: &ConsumerFigures) -> Option<f64> {
+    fn window_s(&self, f: &Figures) -> Option<f64> {
         Some(f.window.window_s)
     }
 
@@ -323,7 +359,7 @@ impl Probe for FetchBackoff {
             "window s",
         ]);
         for m in sweep.measured() {
-            let med = |f: fn(&ConsumerFigures) -> f64| m.reps(f).median().unwrap_or(0.0);
+            let med = |f: fn(&Figures) -> f64| m.reps(f).median().unwrap_or(0.0);
             let busiest = m
                 .runs
                 .iter()
@@ -364,6 +400,29 @@ impl Probe for FetchBackoff {
              its busiest rep. backoffs: 'Fetch backoff … Local: Queue full' lines in the window \
              (debug=fetch). idle s: 100 ms slots in which no message arrived (naps).",
         );
+        let per_broker: Vec<(Vec<String>, Vec<broker_figures::Connection>)> = sweep
+            .measured()
+            .map(|m| {
+                let reps: Vec<&[BrokerFigures]> =
+                    m.runs.iter().map(|f| f.brokers.as_slice()).collect();
+                (vec![m.point.backoff_ms.to_string()], broker_figures::connections(&reps))
+            })
+            .filter(|(_, c)| !c.is_empty())
+            .collect();
+        if !per_broker.is_empty() {
+            s.push('\n');
+            s.push_str(&broker_figures::table(&["backoff ms"], &per_broker).render());
+            s.push('\n');
+            wrap_into(
+                &mut s,
+                "",
+                &format!(
+                    "{} Here the requests are FetchRequests (a fetcher backs off per \
+                     partition, on its leader's connection).",
+                    broker_figures::TABLE_NOTE
+                ),
+            );
+        }
         if let Some(d) = sweep
             .measured()
             .flat_map(|m| m.runs.iter())

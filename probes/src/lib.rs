@@ -30,6 +30,7 @@
 pub mod batch;
 pub mod batch_consume;
 pub mod broker;
+pub mod broker_figures;
 pub mod build_info;
 pub mod capture;
 pub mod cli;

@@ -17,6 +17,7 @@
 //! the client its rate before it shows as latency, and it is part of the finding there.
 
 use super::reps::{check_at_least, check_every_rep, Reps};
+pub use super::request_ceiling::Connection;
 use super::verdict::{Check, CheckState, Outcome, Verdict};
 use super::{direct, Finding, Reproduce, Side};
 use crate::units;
@@ -54,6 +55,10 @@ pub struct Window {
     /// Requests awaiting a response on the connection (statistics `waitresp_cnt`, mean of
     /// the emits in the window).
     pub waiting_requests: Reps,
+    /// Each broker connection (librdkafka keeps one per broker; the window is per
+    /// connection). Empty when the statistics were not read per broker.
+    #[serde(default)]
+    pub connections: Vec<Connection>,
 }
 
 /// Both windows at one rate.
@@ -173,6 +178,93 @@ fn at_least_or_short(
     c
 }
 
+/// Requests queue on a connection with the default window: per broker when the connections
+/// were measured (the window is per connection; the check names the ones that queued),
+/// else the busiest connection's gauge.
+fn waiting_check(d: &Window) -> Check {
+    let condition = format!(
+        "more than {MIN_WAITING_REQUESTS} requests await a response on a connection with the \
+         default window (statistics waitresp_cnt; 5 caps it at 5)"
+    );
+    let loaded: Vec<&Connection> = d
+        .connections
+        .iter()
+        .filter(|c| c.requests_per_s.median().unwrap_or(0.0) > 0.0)
+        .collect();
+    if loaded.is_empty() {
+        return check_every_rep(
+            condition,
+            &d.waiting_requests,
+            |n| n > MIN_WAITING_REQUESTS,
+            units::count,
+        );
+    }
+    let each: Vec<(&Connection, Check)> = loaded
+        .iter()
+        .map(|c| {
+            (
+                *c,
+                check_every_rep(
+                    c.broker.clone(),
+                    &c.waiting_requests,
+                    |n| n > MIN_WAITING_REQUESTS,
+                    units::count,
+                ),
+            )
+        })
+        .collect();
+    let detail = each
+        .iter()
+        .map(|(c, k)| format!("{} {}: {}", k.mark(), c.label(), k.detail))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let queued: Vec<&str> = each
+        .iter()
+        .filter(|(_, k)| k.state == CheckState::Passed)
+        .map(|(c, _)| c.broker.as_str())
+        .collect();
+    if !queued.is_empty() {
+        Check::passed(condition, format!("queued on {}; {detail}", queued.join(", ")))
+    } else if each.iter().all(|(_, k)| k.state == CheckState::Failed) {
+        Check::failed(condition, format!("on no connection: {detail}"))
+    } else {
+        Check::undecided(condition, detail)
+    }
+}
+
+/// The connections where requests queued (the reason names them), by median wait.
+fn queued_on(d: &Window) -> Option<String> {
+    let mut v: Vec<&Connection> = d
+        .connections
+        .iter()
+        .filter(|c| {
+            c.waiting_requests.n() > 0
+                && c.waiting_requests
+                    .values()
+                    .iter()
+                    .all(|&n| n > MIN_WAITING_REQUESTS)
+        })
+        .collect();
+    v.sort_by(|a, b| {
+        b.waiting_requests
+            .median()
+            .unwrap_or(0.0)
+            .total_cmp(&a.waiting_requests.median().unwrap_or(0.0))
+    });
+    (!v.is_empty()).then(|| {
+        v.iter()
+            .map(|c| {
+                format!(
+                    "{} ({} waiting)",
+                    c.broker,
+                    units::count(c.waiting_requests.median().unwrap_or(0.0))
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    })
+}
+
 /// The rule: see the module doc.
 pub fn decide(e: &Evidence) -> Verdict {
     let mut pairs: Vec<&RatePair> = e.pairs.iter().collect();
@@ -224,15 +316,7 @@ pub fn decide(e: &Evidence) -> Verdict {
     let mechanism = any_of(
         "the mechanism: requests queue on the connection, or more and smaller requests go out",
         vec![
-            check_every_rep(
-                format!(
-                    "more than {MIN_WAITING_REQUESTS} requests await a response with the default \
-                     window (statistics waitresp_cnt; 5 caps it at 5)"
-                ),
-                &d.waiting_requests,
-                |n| n > MIN_WAITING_REQUESTS,
-                units::count,
-            ),
+            waiting_check(d),
             at_least_or_short(
                 format!("the default window sends ≥ {MIN_MORE_REQUESTS}x the ProduceRequests"),
                 &d.produce_requests_per_s,
@@ -269,13 +353,16 @@ pub fn decide(e: &Evidence) -> Verdict {
         format!(
             "at {at} and linger.ms=0 p99 send-to-ack was {} with librdkafka's default window \
              against {} with max.in.flight=5 ({}), with {} requests awaiting a response \
-             against {} and {} against {} ProduceRequests/s of {} against {} messages: an \
+             against {}{} and {} against {} ProduceRequests/s of {} against {} messages: an \
              unlimited window lets tiny requests pile up and wait at the broker{}",
             units::ms(m(&d.ack_ms_p99)),
             units::ms(m(&f.ack_ms_p99)),
             units::times(m(&d.ack_ms_p99) / m(&f.ack_ms_p99)),
             units::count(m(&d.waiting_requests)),
             units::count(m(&f.waiting_requests)),
+            queued_on(d)
+                .map(|q| format!(" (queued on {q})"))
+                .unwrap_or_default(),
             units::si(m(&d.produce_requests_per_s)),
             units::si(m(&f.produce_requests_per_s)),
             fmt_msgs(m(&d.msgs_per_request)),
@@ -366,7 +453,45 @@ mod tests {
             produce_requests_per_s: reps(&[requests, requests * 1.01, requests * 0.99]),
             msgs_per_request: reps(&[msgs; 3]),
             waiting_requests: reps(&[waiting, waiting * 1.1, waiting * 0.9]),
+            connections: Vec::new(),
         }
+    }
+
+    fn conn(broker: &str, requests: f64, waiting: f64) -> Connection {
+        Connection {
+            broker: broker.into(),
+            partitions_led: 2,
+            requests_per_s: reps(&[requests, requests * 1.01, requests * 0.99]),
+            waiting_requests: reps(&[waiting, waiting * 1.1, waiting * 0.9]),
+            ..Connection::default()
+        }
+    }
+
+    #[test]
+    fn on_three_brokers_the_queue_is_judged_and_named_per_connection() {
+        // The post's gap, its queue on broker 2's connection only.
+        let mut e = post();
+        e.pairs[0].default_window.connections = vec![
+            conn("127.0.0.1:9400/1", 8_000.0, 3.0),
+            conn("127.0.0.1:9410/2", 9_000.0, 400.0),
+            conn("127.0.0.1:9420/3", 8_000.0, 4.0),
+        ];
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
+        assert!(v.reason.contains("(queued on 127.0.0.1:9410/2 (400 waiting))"), "{}", v.reason);
+        // The same gap with no connection queueing (the mean over brokers' gauges said
+        // 400, but each connection had a few): the queue is not shown, and the request
+        // counts (25k against 3.8k) are what is left of the mechanism.
+        for c in e.pairs[0].default_window.connections.iter_mut() {
+            c.waiting_requests = reps(&[3.0, 3.3, 2.7]);
+        }
+        let v = decide(&e);
+        let mech = v.checks.last().unwrap();
+        assert!(mech.detail.contains("on no connection"), "{}", mech.detail);
+        assert_eq!(v.outcome, Outcome::Holds, "the 6.6x requests still show it: {v:#?}");
+        e.pairs[0].default_window.produce_requests_per_s = reps(&[3_800.0, 3_850.0, 3_750.0]);
+        let v = decide(&e);
+        assert_ne!(v.outcome, Outcome::Holds, "{v:#?}");
     }
 
     /// The post: 50k msg/s, 26.4 against 1.28 ms; requests not given, so the default

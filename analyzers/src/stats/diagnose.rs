@@ -141,6 +141,7 @@ pub(crate) struct Diagnoser {
     throttle: Vec<BrokerHeld>,
     timeouts: Vec<BrokerHeld>,
     unavailable: Vec<BrokerHeld>,
+    silent: Vec<BrokerHeld>,
     fetch_full: Held,
     starved: Held,
     /// Receive rates of the starved intervals (naps are the ones near zero).
@@ -253,6 +254,13 @@ impl Diagnoser {
                     b.rtt.filter(|w| w.count() > 0).and_then(|w| ms(w.max)),
                 );
             }
+            let r = rules::broker_silent(b);
+            let h = slot(&mut self.silent, b.idx);
+            h.held.observe(r, iv);
+            if r == Some(true) {
+                opt(&mut h.a, ts, b.waitresp_cnt);
+                h.b.add(ts, iv.dt_s);
+            }
             let r = rules::broker_unavailable(b);
             let h = slot(&mut self.unavailable, b.idx);
             h.held.observe(r, iv);
@@ -295,6 +303,10 @@ fn med(s: &Stat) -> Value {
 }
 
 /// Everything a diagnosis needs from its series.
+/// Seconds (summed over its silent intervals) a connection must be silent: one slow
+/// interval on a loaded machine is a long round trip, not a stopped broker.
+const SILENT_MIN_S: f64 = 2.0;
+
 /// The analyzer name the catalogue knows these diagnoses by.
 pub const SOURCE: &str = "analyze-stats";
 
@@ -381,16 +393,40 @@ impl Diagnoser {
                     })
                 })
                 .collect();
-            let rate = hits
+            // One connection's rate: the broker serves each connection one request at a
+            // time, so the sum over brokers is not anyone's cost per request.
+            let (bi, busiest) = hits
+                .iter()
+                .max_by(|a, b| {
+                    a.1.a
+                        .median()
+                        .unwrap_or(0.0)
+                        .total_cmp(&b.1.a.median().unwrap_or(0.0))
+                })
+                .map(|(i, h)| (*i, *h))
+                .expect("hits is not empty");
+            let rate = busiest.a.median().unwrap_or(0.0);
+            let all_rate = hits
                 .iter()
                 .map(|(_, h)| h.a.median().unwrap_or(0.0))
                 .sum::<f64>();
-            let bytes = hits[0].1.b.median().unwrap_or(0.0);
+            let bytes = busiest.b.median().unwrap_or(0.0);
             let rate_cv = acc.total_produce_cv();
+            let on = if hits.len() > 1 {
+                format!(
+                    " on {} (the busiest of {} connections at the ceiling, {:.0}/s together)",
+                    cx.broker(bi),
+                    hits.len(),
+                    all_rate
+                )
+            } else {
+                // One connection: the rate is its own (and the title as it always was).
+                String::new()
+            };
             let mut d = cx.base(
                 "per-request-ceiling",
                 format!(
-                    "bound by the broker's cost per request: {:.0} ProduceRequests/s of {:.0} B \
+                    "bound by the broker's cost per request: {:.0} ProduceRequests/s of {:.0} B{on} \
                      while messages wait",
                     rate, bytes
                 ),
@@ -404,7 +440,7 @@ impl Diagnoser {
             d.evidence = json!({
                 "produce_requests_per_s_p50": round_sig(rate),
                 "bytes_per_produce_request_p50": round_sig(bytes),
-                "us_per_request_at_this_rate": if rate > 0.0 { round_sig(1e6 / rate * hits.len() as f64) } else { 0.0 },
+                "us_per_request_at_this_rate": if rate > 0.0 { round_sig(1e6 / rate) } else { 0.0 },
                 "batches_per_produce_request_p50": med(&self.ceiling_batches),
                 "batch_bytes_p50": batch.map(round_sig),
                 "batch_size": cx.setting(cx.config.batch_size),
@@ -414,6 +450,15 @@ impl Diagnoser {
                 "queue_share_p50": med(&hits[0].1.d),
                 "per_broker": per_broker,
             });
+            if hits.len() > 1 {
+                if let Some(o) = d.evidence.as_object_mut() {
+                    o.insert("busiest_broker".into(), cx.broker(bi).into());
+                    o.insert(
+                        "produce_requests_per_s_all_brokers".into(),
+                        round_sig(all_rate).into(),
+                    );
+                }
+            }
             let full = batch.is_some_and(|b| b >= t.full_batch_share * cx.config.batch_size.value);
             d.cause = format!(
                 "Each ProduceRequest carries one partition's batch ({} per request here) and \
@@ -460,12 +505,27 @@ impl Diagnoser {
                     })
                 })
                 .collect();
-            let h = hits[0].1;
+            // The connection where most requests wait: the one that queues.
+            let (qi, h) = hits
+                .iter()
+                .max_by(|a, b| {
+                    a.1.a
+                        .median()
+                        .unwrap_or(0.0)
+                        .total_cmp(&b.1.a.median().unwrap_or(0.0))
+                })
+                .map(|(i, h)| (*i, *h))
+                .expect("hits is not empty");
             let mut d = cx.base(
                 "inflight-queueing",
                 format!(
-                    "requests queue in flight: {:.0} waiting for a response, rtt p50 {:.2} ms \
-                     against {:.2} ms for the fastest",
+                    "requests queue in flight{}: {:.0} waiting for a response, rtt p50 \
+                     {:.2} ms against {:.2} ms for the fastest",
+                    if hits.len() > 1 {
+                        format!(" on {} (of {} connections)", cx.broker(qi), hits.len())
+                    } else {
+                        String::new()
+                    },
                     h.a.median().unwrap_or(0.0),
                     h.b.median().unwrap_or(0.0),
                     h.c.median().unwrap_or(0.0)
@@ -704,6 +764,87 @@ impl Diagnoser {
             d.cannot_tell = Some(
                 "Statistics count timeouts per broker, not which requests: a debug=protocol log \
                  (analyze-protocol-log) names them and the partitions they blocked."
+                    .into(),
+            );
+            out.push(d);
+        }
+
+        // --- a broker silent while the others answer --------------------------------------
+        let silent_s = |h: &BrokerHeld| h.b.mean().unwrap_or(0.0) * h.b.count() as f64;
+        // Learned brokers only (a coordinator's logical connection waits on joins by
+        // design), for long enough, and not throttled: a throttled response is late on
+        // purpose, and broker-throttle says so.
+        let silent: Vec<BrokerHeld> = self
+            .silent
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let learned = cx.track.brokers.get(i).is_some_and(|b| b.nodeid.is_some_and(|n| n >= 0));
+                let throttled = self.throttle.get(i).is_some_and(|t| t.held.held > 0);
+                if learned && !throttled && silent_s(h) >= SILENT_MIN_S {
+                    h.clone()
+                } else {
+                    BrokerHeld::default()
+                }
+            })
+            .collect();
+        let (hits, held) = fired(&silent, |h| h.held.held > 0);
+        if !hits.is_empty() {
+            let answered: Vec<String> = (0..cx.track.brokers.len())
+                .filter(|i| !hits.iter().any(|(j, _)| j == i))
+                .filter(|i| {
+                    cx.track.brokers[*i].nodeid.is_some_and(|n| n >= 0)
+                        && acc.brokers.get(*i).is_some_and(|b| b.carried_requests())
+                })
+                .map(|i| cx.broker(i).to_string())
+                .collect();
+            let per_broker: Vec<Value> = hits
+                .iter()
+                .map(|(i, h)| {
+                    json!({
+                        "broker": cx.broker(*i),
+                        "intervals_silent": h.held.held,
+                        "seconds_silent": round_sig(silent_s(h)),
+                        "waitresp_cnt": summ(&h.a),
+                    })
+                })
+                .collect();
+            let names: Vec<String> = hits
+                .iter()
+                .map(|(i, h)| format!("{} ({:.1} s)", cx.broker(*i), silent_s(h)))
+                .collect();
+            let mut d = cx.base(
+                "broker-silent",
+                format!(
+                    "a broker stopped answering: {} with requests waiting{}",
+                    names.join(", "),
+                    if answered.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; {} answered", answered.join(", "))
+                    }
+                ),
+                &held,
+            );
+            d.brokers = hits
+                .iter()
+                .map(|(i, _)| cx.broker(*i).to_string())
+                .collect();
+            d.evidence = json!({"per_broker": per_broker, "answered": answered});
+            d.cause = "Requests were sent on the connection and awaited a response \
+                       (waitresp_cnt > 0), the connection stayed UP, and not one response \
+                       came back for a whole interval: the broker process stopped or stalled \
+                       (a pause, a GC or disk stall, SIGSTOP) or the network dropped packets \
+                       without closing the connection. The partitions it leads wait; the other \
+                       connections are not held up."
+                .into();
+            d.fix = "Look at that broker (its log, GC log, the host); librdkafka times the \
+                     requests out after request.timeout.ms and retries them."
+                .into();
+            d.cannot_tell = Some(
+                "Statistics sample once per interval: a silence shorter than an interval, or \
+                 a broker that answers only some requests, does not show; debug=protocol \
+                 (analyze-protocol-log) times every request."
                     .into(),
             );
             out.push(d);

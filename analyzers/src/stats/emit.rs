@@ -42,6 +42,7 @@ pub struct BrokerStats {
     pub tx: u64,
     pub txbytes: u64,
     pub txretries: u64,
+    pub txerrs: u64,
     pub req_timeouts: u64,
     pub rx: u64,
     pub rxbytes: u64,
@@ -91,6 +92,8 @@ pub struct PartitionStats {
     pub fetchq_size: u64,
     pub fetch_state: String,
     pub consumer_lag: i64,
+    /// The partition's leader (broker nodeid; -1 unknown). Absent before librdkafka 0.9.
+    pub leader: Option<i32>,
     pub txmsgs: u64,
     pub rxmsgs: u64,
 }
@@ -161,6 +164,64 @@ pub fn rates(earlier: &Stats, later: &Stats, api: &str) -> Option<Rates> {
         rx_bytes_per_s: rx / seconds,
         tx_bytes_per_request: if reqs > 0.0 { tx / reqs } else { 0.0 },
     })
+}
+
+/// One connection's rates between two emits: the per-connection figures a 3-broker
+/// cluster must not sum (librdkafka keeps one connection per broker, and a broker serves
+/// each connection's requests one at a time).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BrokerRates {
+    /// librdkafka's name for the connection: `127.0.0.1:9410/2`.
+    pub name: String,
+    pub nodeid: i32,
+    pub seconds: f64,
+    /// Requests of the API asked for, per second.
+    pub requests_per_s: f64,
+    /// Responses received per second (all APIs).
+    pub responses_per_s: f64,
+    pub tx_bytes_per_s: f64,
+    pub rx_bytes_per_s: f64,
+    /// All bytes sent over this API's requests (right when it dominates, as Produce does).
+    pub tx_bytes_per_request: f64,
+}
+
+/// Per-connection rates of `api` between an earlier and a later emit, real brokers of the
+/// later emit in name order (a broker the earlier emit lacks counts from zero). Empty if the
+/// two are not in order.
+pub fn broker_rates(earlier: &Stats, later: &Stats, api: &str) -> Vec<BrokerRates> {
+    let seconds = (later.ts - earlier.ts) as f64 / 1e6;
+    if seconds <= 0.0 {
+        return Vec::new();
+    }
+    let mut out: Vec<BrokerRates> = later
+        .real_brokers()
+        .map(|b| {
+            let before = earlier.brokers.values().find(|e| e.name == b.name);
+            let d = |f: fn(&BrokerStats) -> u64| {
+                f(b).saturating_sub(before.map_or(0, f)) as f64
+            };
+            let reqs = b
+                .req
+                .get(api)
+                .copied()
+                .unwrap_or(0)
+                .saturating_sub(before.and_then(|e| e.req.get(api).copied()).unwrap_or(0))
+                as f64;
+            let tx = d(|x| x.txbytes);
+            BrokerRates {
+                name: b.name.clone(),
+                nodeid: b.nodeid,
+                seconds,
+                requests_per_s: reqs / seconds,
+                responses_per_s: d(|x| x.rx) / seconds,
+                tx_bytes_per_s: tx / seconds,
+                rx_bytes_per_s: d(|x| x.rxbytes) / seconds,
+                tx_bytes_per_request: if reqs > 0.0 { tx / reqs } else { 0.0 },
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
 }
 
 #[cfg(test)]

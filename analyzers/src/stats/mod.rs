@@ -32,6 +32,7 @@
 
 mod chart;
 pub mod config;
+pub mod connections;
 mod diagnose;
 mod emit;
 pub mod frame;
@@ -51,7 +52,7 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 
 pub use config::ClientConfig;
-pub use emit::{parse, rates, BrokerStats, PartitionStats, Rates, Stats, TopicStats, Window};
+pub use emit::{broker_rates, parse, rates, BrokerRates, BrokerStats, PartitionStats, Rates, Stats, TopicStats, Window};
 pub use report::{ClientReport, StatsDiagnosis, StatsReport};
 pub use thresholds::Thresholds;
 

@@ -410,6 +410,9 @@ fn client(out: &mut String, c: &ClientReport) {
         }
     }
     broker_table(out, c);
+    if let Some(k) = &c.connections {
+        wrap_into(out, "  ", &super::connections::line(k));
+    }
     partition_table(out, c);
     let parts: usize = c.topics.iter().map(|t| t.partitions.len()).sum();
     let _ = writeln!(

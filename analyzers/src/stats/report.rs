@@ -96,6 +96,9 @@ pub struct ClientReport {
     /// All brokers together: rates and queue depths add up; each window percentile is the
     /// highest broker's (an upper bound).
     pub total: BrokerReport,
+    /// Which connection is busiest, slowest and queues most, when two or more learned
+    /// brokers carried requests (null otherwise).
+    pub connections: Option<super::connections::Connections>,
     /// Each connection (learned brokers, and logical ones such as GroupCoordinator).
     pub brokers: Vec<BrokerReport>,
     pub topics: Vec<TopicReport>,

@@ -159,6 +159,18 @@ pub(crate) fn broker_unavailable(b: &BrokerFig) -> Option<bool> {
     Some((!up && b.has_work) || lost)
 }
 
+/// Silent: requests wait on the connection (sent, awaiting a response) and not one response
+/// came back in the interval, the connection still UP: the broker stopped answering
+/// (a stopped or stuck process, a network cut the client has not noticed yet).
+pub(crate) fn broker_silent(b: &BrokerFig) -> Option<bool> {
+    let waiting = b.waitresp_cnt?;
+    let responses = b.responses_per_s?;
+    if b.up == Some(false) {
+        return Some(false);
+    }
+    Some(waiting > 0.0 && responses <= 0.0)
+}
+
 /// Flapping: a broker lost its connection again and again (one outage, however many
 /// reconnect attempts it takes, is one episode).
 pub(crate) fn flapping(disconnects: f64, down_episodes: u64, t: &Thresholds) -> bool {
@@ -295,6 +307,29 @@ mod tests {
         assert_eq!(timeouts_or_retries(&b, &t), Some(false));
         b.timeouts = Some(3.0);
         assert_eq!(timeouts_or_retries(&b, &t), Some(true));
+    }
+
+    #[test]
+    fn silence_is_requests_waiting_without_a_response() {
+        let mut b = BrokerFig {
+            up: Some(true),
+            waitresp_cnt: Some(180.0),
+            responses_per_s: Some(0.0),
+            ..BrokerFig::default()
+        };
+        assert_eq!(broker_silent(&b), Some(true));
+        b.responses_per_s = Some(12.0);
+        assert_eq!(broker_silent(&b), Some(false));
+        // Nothing waiting: an idle connection is not silent.
+        b.responses_per_s = Some(0.0);
+        b.waitresp_cnt = Some(0.0);
+        assert_eq!(broker_silent(&b), Some(false));
+        // Down is broker-down's to say.
+        b.waitresp_cnt = Some(3.0);
+        b.up = Some(false);
+        assert_eq!(broker_silent(&b), Some(false));
+        b.waitresp_cnt = None;
+        assert_eq!(broker_silent(&b), None);
     }
 
     #[test]

@@ -91,6 +91,11 @@ impl BrokerAcc {
         self.disconnects
     }
 
+    /// Some interval had requests on this connection.
+    pub fn carried_requests(&self) -> bool {
+        self.requests_per_s.max().is_some_and(|m| m > 0.0)
+    }
+
     pub fn timeouts_total(&self) -> f64 {
         self.timeouts
     }
@@ -427,7 +432,7 @@ impl SeriesAcc {
             rebalances: self.rebalances,
         });
         let empty = BrokerAcc::default();
-        let brokers = track
+        let brokers: Vec<super::report::BrokerReport> = track
             .brokers
             .iter()
             .enumerate()
@@ -487,6 +492,7 @@ impl SeriesAcc {
             producer,
             consumer,
             total: self.total.report(None),
+            connections: super::connections::compare(&brokers),
             brokers,
             topics,
             cgrp: track.cgrp_state.as_ref().map(|s| CgrpReport {

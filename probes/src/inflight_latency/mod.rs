@@ -177,6 +177,10 @@ pub struct Figures {
     pub rtt_ms_p99: Option<f64>,
     /// Requests awaiting a response on the connection (waitresp_cnt), mean of the emits.
     pub requests_in_flight_mean: Option<f64>,
+    /// Each broker connection over the window (librdkafka runs; the figures above are the
+    /// client's, summed or the busiest connection's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub brokers: Vec<crate::broker_figures::BrokerFigures>,
     /// The probe process's cores and threads over the window (librdkafka runs).
     pub cpu_cores: Option<f64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]

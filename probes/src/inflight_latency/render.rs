@@ -111,6 +111,32 @@ pub fn text(sweep: &Sweep<InflightLatency>) -> String {
         if let Some(serve) = serve_line(sweep) {
             wrap_into(&mut s, "", &serve);
         }
+        let per_broker: Vec<(Vec<String>, Vec<crate::broker_figures::Connection>)> = sweep
+            .of(Client::Librdkafka)
+            .map(|m| {
+                let reps: Vec<&[crate::broker_figures::BrokerFigures]> =
+                    m.runs.iter().map(|f| f.brokers.as_slice()).collect();
+                (
+                    vec![format!(
+                        "{}/{}/{}",
+                        units::si(m.point.rate_per_s as f64),
+                        m.point.linger_ms,
+                        window_label(m.point.max_in_flight)
+                    )],
+                    crate::broker_figures::connections(&reps),
+                )
+            })
+            .filter(|(_, c)| !c.is_empty())
+            .collect();
+        if !per_broker.is_empty() {
+            s.push('\n');
+            s.push_str(
+                &crate::broker_figures::table(&["rate/linger/window"], &per_broker)
+                    .render(),
+            );
+            s.push('\n');
+            wrap_into(&mut s, "", crate::broker_figures::TABLE_NOTE);
+        }
     }
     let java = java_table(sweep);
     if !java.is_empty() {

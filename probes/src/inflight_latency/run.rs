@@ -117,11 +117,9 @@ pub fn once(
 
     let window = measure::window_figures(&side.start, &side.end, &side.ticks);
     measure::write_threads_csv(&dir.join("threads.csv"), &side.ticks);
-    let stats = produce::stats_figures(&produce::read_stats_between(
-        &stats_path,
-        side.start.mono_us,
-        side.end.mono_us,
-    ));
+    let emits = produce::read_stats_between(&stats_path, side.start.mono_us, side.end.mono_us);
+    let stats = produce::stats_figures(&emits);
+    let brokers = crate::broker_figures::per_broker(&emits, "Produce", &window.threads);
     let a: Percentiles = measure::percentiles(&ack_hist);
     let e: Percentiles = measure::percentiles(&e2e_hist);
     let achieved = if window.window_s > 0.0 {
@@ -160,6 +158,7 @@ pub fn once(
         rtt_ms_p50: stats.rtt_ms_p50,
         rtt_ms_p99: stats.rtt_ms_p99,
         requests_in_flight_mean: stats.requests_in_flight_mean,
+        brokers,
         cpu_cores: Some(measure::round3(window.cpu_cores)),
         threads: window.threads,
         gc_time_ms: None,

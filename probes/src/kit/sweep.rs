@@ -90,7 +90,9 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
             crate::broker::REACH_TIMEOUT.as_secs()
         ));
     }
-    let broker = Broker::start(common.brokers.as_deref(), &common.property)?;
+    let mut broker = Broker::start(common.brokers.as_deref(), &common.property)?;
+    broker.set_replication_factor(common.replication_factor);
+    broker.check_replication_factor()?;
     let watchdog = Watchdog::start(&broker);
     let params = probe.points(&broker);
     if params.is_empty() {

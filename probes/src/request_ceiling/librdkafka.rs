@@ -4,6 +4,7 @@
 
 use super::{Point, Profile};
 use crate::broker::{Broker, Producer};
+use crate::broker_figures::{self, BrokerFigures};
 use crate::capture::Sink;
 use crate::error::{ProbeError, Result};
 use crate::kit::{Context, Probe};
@@ -68,6 +69,8 @@ pub struct LibrdkafkaFigures {
     pub mock_cores: f64,
     pub delivery_errors: u64,
     pub stats_emits: usize,
+    /// Each broker connection over the window (the figures above are summed over them).
+    pub brokers: Vec<BrokerFigures>,
     /// The run's own topic (deleted after the run).
     pub topic: String,
 }
@@ -163,6 +166,7 @@ pub fn run_once(
         mock_cores: sum(&|n| n.starts_with("rdk:mock")),
         delivery_errors: w.delivery_errors,
         stats_emits: w.stats.len(),
+        brokers: broker_figures::per_broker(&w.stats, "Produce", &window.threads),
         topic: name,
         window,
     })

@@ -166,6 +166,12 @@ pub fn evidence(sweep: &Sweep<RequestCeiling>) -> rule::Evidence {
                 } else {
                     Default::default()
                 },
+                connections: crate::broker_figures::connections(
+                    &m.runs
+                        .iter()
+                        .filter_map(|f| Some(f.librdkafka()?.brokers.as_slice()))
+                        .collect::<Vec<_>>(),
+                ),
             }
         })
         .collect();
@@ -318,6 +324,36 @@ impl Probe for RequestCeiling {
                 .push(serde_json::to_value(&pass).expect("the protocol pass serializes"));
         }
         sweep.result.topics = topics;
+        // A broker that stopped answering during a run, by name (the kit's own stall note
+        // says only that the cluster did; the other connections' figures show they went on).
+        let mut silent: Vec<String> = Vec::new();
+        let kept = sweep.result.points.iter().flat_map(|p| {
+            p.runs.iter().enumerate().map(move |(i, f)| (p.label.clone(), i as u32 + 1, f))
+        });
+        let set_aside = sweep.result.discarded.iter().filter_map(|d| {
+            let label = sweep.result.points.get(d.point)?.label.clone();
+            Some((label, d.rep, d.figures.as_ref()?))
+        });
+        for (label, rep, f) in kept.chain(set_aside) {
+            if let Some(rdk) = f.librdkafka() {
+                if let Some(s) = crate::broker_figures::silent_brokers(&rdk.brokers) {
+                    let on: Vec<&str> = rdk
+                        .brokers
+                        .iter()
+                        .filter(|b| b.silent_s < crate::broker_figures::SILENT_MIN_S)
+                        .filter(|b| b.requests_per_s > 0.0)
+                        .map(|b| b.broker.as_str())
+                        .collect();
+                    let others = if on.is_empty() {
+                        "; no other connection carried requests".to_string()
+                    } else {
+                        format!("; {} went on", on.join(", "))
+                    };
+                    silent.push(format!("{label} rep {rep}: {s}{others}"));
+                }
+            }
+        }
+        sweep.result.warnings.extend(silent);
         Ok(())
     }
 

@@ -96,6 +96,18 @@ fn librdkafka_tables(sweep: &Sweep<RequestCeiling>) -> String {
     if rate.is_empty() {
         return String::new();
     }
+    let per_broker: Vec<(Vec<String>, Vec<kgap_analyzers::findings::request_ceiling::Connection>)> =
+        super::evidence(sweep)
+            .points
+            .into_iter()
+            .filter(|p| !p.connections.is_empty())
+            .map(|p| {
+                (
+                    vec![format!("{}p {}", p.partitions, batch(p.batch_size))],
+                    p.connections,
+                )
+            })
+            .collect();
     let mut s = rate.render();
     s.push('\n');
     wrap_into(
@@ -113,8 +125,40 @@ fn librdkafka_tables(sweep: &Sweep<RequestCeiling>) -> String {
         "From librdkafka's statistics over each window: requests/s (req.Produce), bytes per \
          request (txbytes over requests), partition batches per request (topics[].batchsize.cnt \
          over req.Produce), µs/req (1 s over requests/s: the broker's time per request when \
-         it is the limit), rtt (the median per-second p50 and the worst p99).",
+         it is the limit), rtt (the median per-second p50 and the worst p99); summed over \
+         the broker connections.",
     );
+    if !per_broker.is_empty() {
+        s.push('\n');
+        s.push_str(&crate::broker_figures::table(&["point"], &per_broker).render());
+        s.push('\n');
+        wrap_into(
+            &mut s,
+            "",
+            &format!(
+                "point: partitions and batch.size. {}",
+                crate::broker_figures::TABLE_NOTE
+            ),
+        );
+        for (point, conns) in &per_broker {
+            let silent: Vec<String> = conns
+                .iter()
+                .filter(|c| c.silent_s.max().is_some_and(|x| x >= crate::broker_figures::SILENT_MIN_S))
+                .map(|c| format!("{} answered nothing for {:.1} s", c.broker, c.silent_s.max().unwrap_or(0.0)))
+                .collect();
+            if !silent.is_empty() {
+                wrap_into(
+                    &mut s,
+                    "",
+                    &format!(
+                        "a broker stopped answering at {}: {}",
+                        point[0],
+                        silent.join("; ")
+                    ),
+                );
+            }
+        }
+    }
     s
 }
 
