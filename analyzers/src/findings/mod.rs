@@ -40,6 +40,8 @@ pub mod java_send_buffer;
 pub mod java_receive_buffer;
 pub mod java_gc_collapse;
 pub mod java_per_broker_linger;
+pub mod java_consumer_one_core;
+pub mod instances_scale_past_broker_thread;
 
 pub use reps::Reps;
 pub use verdict::{Check, CheckState, Outcome, Verdict};
@@ -152,6 +154,8 @@ pub const CATALOGUE: &[Finding] = &[
     java_receive_buffer::FINDING,
     java_gc_collapse::FINDING,
     java_per_broker_linger::FINDING,
+    java_consumer_one_core::FINDING,
+    instances_scale_past_broker_thread::FINDING,
 ];
 
 /// The finding with this id.
@@ -204,7 +208,7 @@ mod tests {
             assert!(f.rule_fn.starts_with("findings::"), "{}", f.rule_fn);
             assert!(f.reproduce.exists || f.reproduce.command.contains("(planned)"));
         }
-        assert_eq!(CATALOGUE.len(), 13);
+        assert_eq!(CATALOGUE.len(), 15);
     }
 
     #[test]
