@@ -13,7 +13,7 @@
 
 use crate::error::{ProbeError, Result};
 use kgap_analyzers::threads::{self, Snapshot};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -121,17 +121,19 @@ impl Shared {
     }
 }
 
-/// Runs `body(i, shared)` for i in 0..k at once, each on its own thread named
+/// Runs `body(i, client_i, shared)` for every client at once, each on its own thread named
 /// `{thread_name}` (so every instance's application thread has the same role name), while
 /// `observe(shared)` runs on the calling thread; the observer should call
-/// [`Shared::stop`] when its window is over. An instance's error stops the others and is
-/// returned (the first one, by instance).
-pub fn run<T: Send, O>(
-    k: usize,
+/// [`Shared::stop`] when its window is over. The clients are made by the caller (a client
+/// handle is Send, the broker that makes it need not be Sync). An instance's error stops
+/// the others and is returned (the first one, by instance).
+pub fn run<C: Send, T: Send, O>(
+    clients: Vec<C>,
     thread_name: &str,
-    body: impl Fn(usize, &Shared) -> Result<T> + Sync,
+    body: impl Fn(usize, C, &Shared) -> Result<T> + Sync,
     observe: impl FnOnce(&Shared) -> O,
 ) -> Result<(Vec<T>, O)> {
+    let k = clients.len();
     if k == 0 || k > MAX_INSTANCES {
         return Err(ProbeError::Usage(format!(
             "instances must be 1 to {MAX_INSTANCES}, got {k}"
@@ -139,13 +141,15 @@ pub fn run<T: Send, O>(
     }
     let shared = Shared::new(k);
     let (results, observed) = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..k)
-            .map(|i| {
+        let handles: Vec<_> = clients
+            .into_iter()
+            .enumerate()
+            .map(|(i, client)| {
                 let (shared, body) = (&shared, &body);
                 std::thread::Builder::new()
                     .name(thread_name.to_string())
                     .spawn_scoped(scope, move || {
-                        let r = body(i, shared);
+                        let r = body(i, client, shared);
                         if r.is_err() {
                             shared.failed.store(true, Ordering::Release);
                             shared.stop();
@@ -173,7 +177,7 @@ pub fn run<T: Send, O>(
 }
 
 /// One instance's share of the window.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct InstanceFigures {
     pub instance: usize,
     pub messages: u64,
@@ -265,9 +269,9 @@ mod tests {
     #[test]
     fn instances_start_together_and_the_first_error_stops_the_rest() {
         let (out, seen) = run(
-            3,
+            vec![(); 3],
             "kgap-test",
-            |i, s| {
+            |i, (), s| {
                 assert!(s.start_gate());
                 s.counters[i].publish(i as u64 + 1, 10);
                 Ok(i)
@@ -283,9 +287,9 @@ mod tests {
         assert_eq!(out, vec![0, 1, 2]);
         assert_eq!(seen, (6, 30));
         let r = run(
-            2,
+            vec![(); 2],
             "kgap-test",
-            |i, s| {
+            |i, (), s| {
                 if i == 1 {
                     return Err(ProbeError::Kafka("boom".into()));
                 }
@@ -300,7 +304,7 @@ mod tests {
             },
         );
         assert!(matches!(r, Err(ProbeError::Kafka(m)) if m == "boom"));
-        assert!(run(0, "x", |_, _| Ok(()), |_| ()).is_err());
+        assert!(run(Vec::<()>::new(), "x", |_, (), _| Ok(()), |_| ()).is_err());
     }
 
     #[test]
