@@ -616,6 +616,10 @@ public final class Companion {
         long messages = longOf(kgap, "kgap.messages", -1);
         double seconds = doubleOf(kgap, "kgap.seconds", 60);
         int k = intOf(kgap, "kgap.consumers", 1);
+        final int partitions = intOf(kgap, "kgap.partitions", 0);
+        if (partitions < 1) {
+            throw new Usage("consumers needs kgap.partitions (the topic's partition count)");
+        }
         double warmupFraction = doubleOf(kgap, "kgap.warmup-fraction", 0.1);
         if (messages < 1) {
             throw new Usage("consumers needs kgap.messages (the topic's prefilled message count)");
@@ -652,7 +656,14 @@ public final class Companion {
             mine.setProperty("client.id", "kgap-consumer-" + i);
             Thread t = new Thread(() -> {
                 try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(mine)) {
-                    assignFromStart(c, topic);
+                    // The partitions the probe created, without a Metadata round trip bound
+                    // by a timeout (a fresh JVM on a loaded machine can miss 15 s).
+                    List<TopicPartition> tps = new ArrayList<>();
+                    for (int p = 0; p < partitions; p++) {
+                        tps.add(new TopicPartition(topic, p));
+                    }
+                    c.assign(tps);
+                    c.seekToBeginning(tps);
                     ready.countDown();
                     go.await();
                     long n = 0;
