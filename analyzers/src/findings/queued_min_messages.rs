@@ -158,10 +158,16 @@ mod tests {
     #[test]
     fn no_speedup_does_not_hold_and_no_naps_cannot_tell() {
         let e = Evidence {
-            raised_msgs_per_s: reps(&[370e3, 380e3, 390e3]),
+            raised_msgs_per_s: reps(&[300e3, 305e3, 310e3]),
             ..post()
         };
         assert_eq!(decide(&e).outcome, Outcome::DoesNotHold);
+        // Within the noise: no difference shown either way.
+        let e = Evidence {
+            raised_msgs_per_s: reps(&[370e3, 385e3, 390e3]),
+            ..post()
+        };
+        assert_eq!(decide(&e).outcome, Outcome::CannotTell);
         let e = Evidence {
             default_idle_share: reps(&[0.0, 0.0, 0.0]),
             ..post()
