@@ -199,9 +199,13 @@ fn consume_one(c: &Consumer, api: ConsumeApi, expected: u64, i: usize, s: &Share
             Flow::Continue
         },
     )?;
-    // Done before the consumer closes (which takes a while): the window ends now.
+    // Done before the consumer closes: the window ends now. The thread stays until the
+    // observer has read the end edge, so its CPU is still in /proc then.
     counter.publish(n, bytes);
     counter.finish();
+    while !s.stopped() {
+        std::thread::sleep(Duration::from_millis(1));
+    }
     if stalled && !s.stopped() {
         return Err(ProbeError::Kafka(format!(
             "instance {i} stalled at {n} of {expected} messages for {} s ({errors} errors{})",
