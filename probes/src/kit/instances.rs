@@ -309,10 +309,10 @@ mod tests {
 
     #[test]
     fn per_instance_figures_come_from_the_window_edges() {
-        let f = per_instance(&[(10, 1000), (0, 0)], &[(110, 11_000), (50, 5000)], 2.0);
+        let f = per_instance(&[(10, 1000), (0, 0)], &[(110, 11_000), (50, 5_000_000)], 2.0);
         assert_eq!(f[0].messages, 100);
         assert_eq!(f[0].msgs_per_s, 50.0);
-        assert_eq!(f[1].mb_per_s, 0.0025);
+        assert_eq!(f[1].mb_per_s, 2.5);
     }
 
     #[test]
