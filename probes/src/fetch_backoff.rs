@@ -418,25 +418,23 @@ impl Probe for FetchBackoff {
             Some(e) => rule::decide(&e),
             None => Verdict::cannot_tell(&rule::FINDING, "nothing was measured"),
         }];
-        // The post's two corners, when the sweep ran them.
-        if sweep.measured().any(|m| m.point.backoff_ms == 0) {
-            v.push(match zero_evidence(sweep) {
-                Some(e) => fetch_backoff_zero::decide(&e),
-                None => Verdict::cannot_tell(
-                    &fetch_backoff_zero::FINDING,
-                    "0 ms needs a small nonzero backoff beside it (--backoff-ms 1000,10,0)",
-                ),
-            });
-        }
-        if sweep.measured().any(|m| m.point.queued_min_messages.is_some()) {
-            v.push(match queued_evidence(sweep, sweep.result.broker.is_mock()) {
-                Some(e) => queued_min_messages::decide(&e),
-                None => Verdict::cannot_tell(
-                    &queued_min_messages::FINDING,
-                    "the default point at 1000 ms was not measured",
-                ),
-            });
-        }
+        // The post's two corners; CANNOT TELL with how to run them when not swept.
+        v.push(match zero_evidence(sweep) {
+            Some(e) => fetch_backoff_zero::decide(&e),
+            None => Verdict::cannot_tell(
+                &fetch_backoff_zero::FINDING,
+                "0 ms and a small nonzero backoff were not both measured (--backoff-ms \
+                 1000,10,0)",
+            ),
+        });
+        v.push(match queued_evidence(sweep, sweep.result.broker.is_mock()) {
+            Some(e) => queued_min_messages::decide(&e),
+            None => Verdict::cannot_tell(
+                &queued_min_messages::FINDING,
+                "a raised queued.min.messages was not measured beside the default at 1000 ms \
+                 (--queued-min-messages 1000000)",
+            ),
+        });
         v
     }
 
