@@ -19,7 +19,7 @@ fn roles(m: &Measured<'_, ConsumerClients>) -> String {
             med(m, |f| f.busiest("app")),
             med(m, |f| f.busiest("rdk:broker")),
             if k > 1 {
-                format!(" (min {:.2})", med(m, |f| f.kth("rdk:broker", k)))
+                format!("/{:.2}", med(m, |f| f.kth("rdk:broker", k)))
             } else {
                 String::new()
             }
@@ -74,8 +74,8 @@ pub fn render(sweep: &Sweep<ConsumerClients>) -> String {
              with that group.protocol. K: instances in one process, each its own connection \
              (msg/s is all of them together). cores: the busiest thread of the role (app: the \
              thread calling poll() or the batch API; poll: Java's poll() thread; background: \
-             its consumer_background_thread; min: the least busy of the K instances' broker \
-             threads). proc: the client process's cores. CPU s/M: the \
+             its consumer_background_thread; rdk:broker a/b: the busiest and the least busy of \
+             the K instances' broker threads). proc: the client process's cores. CPU s/M: the \
              process's CPU seconds per million messages. This machine has {cores} cores."
         ),
     );
