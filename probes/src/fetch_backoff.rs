@@ -18,7 +18,8 @@ use crate::error::{ProbeError, Result};
 use crate::kit::{Context, Probe, Sweep, Table};
 use crate::payload::{PayloadKind, Pool};
 use crate::produce;
-use kgap_analyzers::findings::{fetch_backoff as rule, Verdict};
+use kgap_analyzers::findings::{fetch_backoff as rule, fetch_backoff_zero, queued_min_messages};
+use kgap_analyzers::findings::Verdict;
 use kgap_analyzers::probe_result::{Client, ProbeResult};
 use kgap_analyzers::report::wrap_into;
 use kgap_analyzers::units;
@@ -58,7 +59,8 @@ examples:
   probe-fetch-backoff --backoff-ms 10            # 1000 ms against 10 ms, on the mock
   probe-fetch-backoff --backoff-ms 1000,100,10   # sweep three values
   probe-fetch-backoff --brokers 127.0.0.1:9092 --out fb   # a real broker, files kept
-  probe-fetch-backoff -X queued.min.messages=1000000      # the post's other remedy
+  probe-fetch-backoff --backoff-ms 1000,10,0     # 0 ms, worse than 10 (it re-checks)
+  probe-fetch-backoff --queued-min-messages 1000000   # the post's other remedy
   probe-fetch-backoff --json | jq .verdicts      # the catalogue's verdict, as JSON";
 
 #[derive(Debug, Clone, clap::Parser)]
@@ -74,6 +76,12 @@ pub struct Options {
     /// a comma-separated list is swept as given.
     #[arg(long, value_name = "MS[,MS…]", value_delimiter = ',', default_value = "10")]
     pub backoff_ms: Vec<u64>,
+
+    /// queued.min.messages values run as extra points at librdkafka's default backoff
+    /// (1000 ms): the post's other remedy, 1000000.
+    #[arg(long, value_name = "N[,N…]", value_delimiter = ',',
+          value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub queued_min_messages: Vec<u64>,
 
     /// Messages prefilled and consumed per run. Default: 4000000 on a real broker; 90000 per
     /// partition on the mock (it keeps only 5 MiB per partition).
@@ -144,11 +152,26 @@ pub struct FetchBackoff {
     pub opts: Options,
 }
 
-/// One point: a fetch.queue.backoff.ms value.
+/// One point: a fetch.queue.backoff.ms value, and queued.min.messages when it is raised.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 pub struct Point {
     #[serde(rename = "fetch.queue.backoff.ms")]
     pub backoff_ms: u64,
+    /// None: the consumer's default (librdkafka's 100000; the mock's scaled value).
+    #[serde(rename = "queued.min.messages", skip_serializing_if = "Option::is_none")]
+    pub queued_min_messages: Option<u64>,
+}
+
+impl Point {
+    /// The consumer's settings at this point.
+    pub fn settings(&self, group: &str, mock: bool) -> Vec<(&'static str, String)> {
+        let mut v = consumer_topic::consumer_settings(self.backoff_ms, group, mock);
+        if let Some(n) = self.queued_min_messages {
+            v.retain(|(k, _)| *k != "queued.min.messages");
+            v.push(("queued.min.messages", n.to_string()));
+        }
+        v
+    }
 }
 
 /// The prefilled topic every run reads from the start.
@@ -198,11 +221,18 @@ impl FetchBackoff {
     }
 }
 
-/// The typed evidence the catalogue's rule takes: the slowest and fastest settings measured.
+/// The typed evidence the catalogue's rule takes: the slowest and fastest settings measured
+/// (at the default queued.min.messages; 0 ms is its own finding, not the fast setting).
 pub fn evidence(sweep: &Sweep<FetchBackoff>) -> Option<rule::Evidence> {
-    let measured: Vec<_> = sweep.measured().collect();
+    let measured: Vec<_> = sweep
+        .measured()
+        .filter(|m| m.point.queued_min_messages.is_none())
+        .collect();
     let slow = measured.iter().max_by_key(|m| m.point.backoff_ms)?;
-    let fast = measured.iter().min_by_key(|m| m.point.backoff_ms)?;
+    let fast = measured
+        .iter()
+        .filter(|m| m.point.backoff_ms > 0 || measured.len() == 1)
+        .min_by_key(|m| m.point.backoff_ms)?;
     let rate = |f: &Figures| f.window.msgs_per_s;
     Some(rule::Evidence {
         slow_backoff_ms: slow.point.backoff_ms,
@@ -217,6 +247,77 @@ pub fn evidence(sweep: &Sweep<FetchBackoff>) -> Option<rule::Evidence> {
     })
 }
 
+fn queue_full_per_s(f: &Figures) -> f64 {
+    if f.window.window_s > 0.0 {
+        f.queue_full_backoffs as f64 / f.window.window_s
+    } else {
+        0.0
+    }
+}
+
+/// Evidence for `fetch-backoff-zero`: 0 ms against the smallest nonzero backoff below the
+/// default, both at the default queued.min.messages.
+pub fn zero_evidence(sweep: &Sweep<FetchBackoff>) -> Option<fetch_backoff_zero::Evidence> {
+    let at = |b: u64| {
+        sweep
+            .measured()
+            .find(|m| m.point.backoff_ms == b && m.point.queued_min_messages.is_none())
+    };
+    let zero = at(0)?;
+    let low = sweep
+        .measured()
+        .filter(|m| m.point.queued_min_messages.is_none())
+        .filter(|m| m.point.backoff_ms > 0 && m.point.backoff_ms < DEFAULT_BACKOFF_MS)
+        .min_by_key(|m| m.point.backoff_ms)?;
+    Some(fetch_backoff_zero::Evidence {
+        low_backoff_ms: low.point.backoff_ms,
+        zero_msgs_per_s: zero.reps(|f| f.window.msgs_per_s),
+        low_msgs_per_s: low.reps(|f| f.window.msgs_per_s),
+        zero_queue_full_per_s: zero.reps(queue_full_per_s),
+        low_queue_full_per_s: low.reps(queue_full_per_s),
+    })
+}
+
+/// Evidence for `queued-min-messages-fix`: the largest raised queued.min.messages against
+/// the default backoff's point at the default queued.min.messages.
+pub fn queued_evidence(
+    sweep: &Sweep<FetchBackoff>,
+    mock: bool,
+) -> Option<queued_min_messages::Evidence> {
+    let raised = sweep
+        .measured()
+        .filter(|m| m.point.backoff_ms == DEFAULT_BACKOFF_MS)
+        .filter(|m| m.point.queued_min_messages.is_some())
+        .max_by_key(|m| m.point.queued_min_messages)?;
+    let dflt = sweep
+        .measured()
+        .find(|m| m.point.backoff_ms == DEFAULT_BACKOFF_MS && m.point.queued_min_messages.is_none())?;
+    let idle = |f: &Figures| {
+        if f.window.window_s > 0.0 {
+            f.window.idle_s / f.window.window_s
+        } else {
+            0.0
+        }
+    };
+    Some(queued_min_messages::Evidence {
+        backoff_ms: DEFAULT_BACKOFF_MS,
+        raised_queued_min_messages: raised.point.queued_min_messages.unwrap_or(0),
+        default_queued_min_messages: if mock {
+            consumer_topic::MOCK_QUEUED_MIN_MESSAGES
+        } else {
+            DEFAULT_QUEUED_MIN_MESSAGES
+        },
+        default_msgs_per_s: dflt.reps(|f| f.window.msgs_per_s),
+        raised_msgs_per_s: raised.reps(|f| f.window.msgs_per_s),
+        default_queue_full_backoffs: dflt.reps(|f| f.queue_full_backoffs as f64),
+        default_idle_share: dflt.reps(idle),
+        raised_idle_share: raised.reps(idle),
+    })
+}
+
+/// librdkafka's default queued.min.messages.
+pub const DEFAULT_QUEUED_MIN_MESSAGES: u64 = 100_000;
+
 impl Probe for FetchBackoff {
     type Point = Point;
     type Figures = Figures;
@@ -228,23 +329,43 @@ impl Probe for FetchBackoff {
     }
 
     fn points(&self, _broker: &Broker) -> Vec<Point> {
-        self.settings()
+        let mut v: Vec<Point> = self
+            .settings()
             .into_iter()
-            .map(|backoff_ms| Point { backoff_ms })
-            .collect()
+            .map(|backoff_ms| Point {
+                backoff_ms,
+                queued_min_messages: None,
+            })
+            .collect();
+        let mut raised = self.opts.queued_min_messages.clone();
+        raised.dedup();
+        if !raised.is_empty() && !v.iter().any(|p| p.backoff_ms == DEFAULT_BACKOFF_MS) {
+            // The raised setting is compared with the default at the same backoff.
+            v.insert(
+                0,
+                Point {
+                    backoff_ms: DEFAULT_BACKOFF_MS,
+                    queued_min_messages: None,
+                },
+            );
+        }
+        v.extend(raised.into_iter().map(|n| Point {
+            backoff_ms: DEFAULT_BACKOFF_MS,
+            queued_min_messages: Some(n),
+        }));
+        v
     }
 
     fn label(&self, p: &Point) -> String {
-        format!("backoff-{}ms", p.backoff_ms)
+        match p.queued_min_messages {
+            Some(n) => format!("backoff-{}ms-qmm{n}", p.backoff_ms),
+            None => format!("backoff-{}ms", p.backoff_ms),
+        }
     }
 
     fn validate(&self, broker: &Broker, points: &[Point]) -> Result<()> {
         for p in points {
-            broker.validate(&consumer_topic::consumer_settings(
-                p.backoff_ms,
-                "kgap.validate",
-                broker.is_mock(),
-            ))?;
+            broker.validate(&p.settings("kgap.validate", broker.is_mock()))?;
         }
         Ok(())
     }
@@ -296,8 +417,7 @@ impl Probe for FetchBackoff {
         }
         let run = ConsumeRun {
             api: ConsumeApi::Poll,
-            settings: consumer_topic::consumer_settings(
-                p.backoff_ms,
+            settings: p.settings(
                 &crate::broker::topic_name("probe-fetch-backoff-group"),
                 cx.broker.is_mock(),
             ),
@@ -330,10 +450,28 @@ impl Probe for FetchBackoff {
     }
 
     fn verdicts(&self, sweep: &Sweep<Self>) -> Vec<Verdict> {
-        vec![match evidence(sweep) {
+        let mut v = vec![match evidence(sweep) {
             Some(e) => rule::decide(&e),
             None => Verdict::cannot_tell(&rule::FINDING, "nothing was measured"),
-        }]
+        }];
+        // The post's two corners; CANNOT TELL with how to run them when not swept.
+        v.push(match zero_evidence(sweep) {
+            Some(e) => fetch_backoff_zero::decide(&e),
+            None => Verdict::cannot_tell(
+                &fetch_backoff_zero::FINDING,
+                "0 ms and a small nonzero backoff were not both measured (--backoff-ms \
+                 1000,10,0)",
+            ),
+        });
+        v.push(match queued_evidence(sweep, sweep.result.broker.is_mock()) {
+            Some(e) => queued_min_messages::decide(&e),
+            None => Verdict::cannot_tell(
+                &queued_min_messages::FINDING,
+                "a raised queued.min.messages was not measured beside the default at 1000 ms \
+                 (--queued-min-messages 1000000)",
+            ),
+        });
+        v
     }
 
     fn headline(&self, sweep: &Sweep<Self>) -> String {
@@ -367,7 +505,10 @@ impl Probe for FetchBackoff {
                 .map(|f| format!("{} {:.2}", f.busiest_thread, f.busiest_thread_cores))
                 .unwrap_or_default();
             t.row(vec![
-                m.point.backoff_ms.to_string(),
+                match m.point.queued_min_messages {
+                    Some(n) => format!("{} (qmm {n})", m.point.backoff_ms),
+                    None => m.point.backoff_ms.to_string(),
+                },
                 m.reps(|f| f.window.msgs_per_s).show(units::si),
                 format!("{:.1}", med(|f| f.window.mb_per_s)),
                 format!("{:.2}", med(|f| f.consumer_cores)),
@@ -439,7 +580,9 @@ impl Probe for FetchBackoff {
         let plan = self.prefill(broker);
         let mut v = vec![
             "end-to-end latency (this probe measures consumer throughput only)".to_string(),
-            "fetch.queue.backoff.ms=0 unless swept: the rule says nothing about it".to_string(),
+            "fetch.queue.backoff.ms=0 and a raised queued.min.messages unless swept \
+             (--backoff-ms 1000,10,0, --queued-min-messages 1000000)"
+                .to_string(),
             "CPU of threads that exited inside the window (in cpu_cores, not per thread)"
                 .to_string(),
             "backoffs before the window (warmup: the first 10% of messages) and after it"
@@ -490,6 +633,25 @@ mod tests {
             vec![1000, 100, 10, 0]
         );
         assert_eq!(probe(&["--backoff-ms", "10,10"]).settings(), vec![10]);
+    }
+
+    #[test]
+    fn a_raised_queued_min_messages_runs_beside_the_default_backoff() {
+        let b = Broker::start(None, &[]).unwrap();
+        let p = probe(&["--backoff-ms", "10", "--queued-min-messages", "1000000"]);
+        let pts = p.points(&b);
+        assert_eq!(pts.len(), 3, "{pts:?}");
+        assert_eq!(pts[2].queued_min_messages, Some(1_000_000));
+        assert_eq!(p.label(&pts[2]), "backoff-1000ms-qmm1000000");
+        let s = pts[2].settings("g", true);
+        assert_eq!(
+            s.iter().filter(|(k, _)| *k == "queued.min.messages").count(),
+            1,
+            "the raised value replaces the mock's: {s:?}"
+        );
+        assert!(s.contains(&("queued.min.messages", "1000000".into())));
+        let v = serde_json::to_value(pts[0]).unwrap();
+        assert_eq!(v, serde_json::json!({"fetch.queue.backoff.ms": 1000}));
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub mod capture;
 pub mod cli;
 pub mod consume;
 pub mod consumer_alloc;
+pub mod consumer_clients;
 pub mod consumer_figures;
 pub mod consumer_topic;
 pub mod error;

@@ -7,7 +7,7 @@ use clap::Parser;
 use kgap_analyzers::findings::{self, Outcome};
 use kgap_analyzers::probe_result::*;
 use kgap_probes::kit::{Probe, Sweep};
-use kgap_probes::{batch_consume, fetch_backoff, gzip_batch, inflight_latency};
+use kgap_probes::{batch_consume, consumer_clients, fetch_backoff, gzip_batch, inflight_latency};
 use kgap_probes::{java_producers, java_socket_buffers, request_ceiling};
 
 fn empty_result<F>() -> ProbeResult<F> {
@@ -84,6 +84,10 @@ fn every_probe_decides_catalogue_findings_only() {
         decided.extend(check(
             "probe-gzip-batch",
             gzip_batch::GzipBatch::new(args(&["p", "--client", client])),
+        ));
+        decided.extend(check(
+            "probe-consumer-clients",
+            consumer_clients::ConsumerClients::new(args(&["p", "--client", client])),
         ));
     }
     decided.extend(check(

@@ -42,6 +42,10 @@ pub mod java_gc_collapse;
 pub mod java_per_broker_linger;
 pub mod consumer_allocation_pattern;
 pub mod allocator_eases_not_fixes;
+pub mod java_consumer_one_core;
+pub mod instances_scale_past_broker_thread;
+pub mod fetch_backoff_zero;
+pub mod queued_min_messages;
 
 pub use reps::Reps;
 pub use verdict::{Check, CheckState, Outcome, Verdict};
@@ -143,6 +147,8 @@ pub(crate) const fn indirect(id: &'static str, source: &'static str) -> Source {
 pub const CATALOGUE: &[Finding] = &[
     request_ceiling::FINDING,
     fetch_backoff::FINDING,
+    fetch_backoff_zero::FINDING,
+    queued_min_messages::FINDING,
     batch_consume::FINDING,
     librdkafka_broker_thread_limit::FINDING,
     batch_wrapper_latency::FINDING,
@@ -156,6 +162,8 @@ pub const CATALOGUE: &[Finding] = &[
     java_per_broker_linger::FINDING,
     consumer_allocation_pattern::FINDING,
     allocator_eases_not_fixes::FINDING,
+    java_consumer_one_core::FINDING,
+    instances_scale_past_broker_thread::FINDING,
 ];
 
 /// The finding with this id.
@@ -208,7 +216,7 @@ mod tests {
             assert!(f.rule_fn.starts_with("findings::"), "{}", f.rule_fn);
             assert!(f.reproduce.exists || f.reproduce.command.contains("(planned)"));
         }
-        assert_eq!(CATALOGUE.len(), 15);
+        assert_eq!(CATALOGUE.len(), 19);
     }
 
     #[test]

@@ -181,6 +181,8 @@ pub fn broker_evidence(
         other_cores,
         consumer_cores: fixed.reps(|f| f.run.consumer_cores),
         machine_cores: sweep.result.placement.machine_cores,
+        // This probe runs librdkafka only: the finding's Java half is probe-consumer-clients'.
+        java_msgs_per_s: Reps::default(),
     }
 }
 

@@ -18,6 +18,7 @@
 //! ```
 
 pub mod export;
+pub mod instances;
 pub mod order;
 pub mod out;
 pub mod placement;
@@ -73,6 +74,12 @@ pub trait Probe: Sized {
 
     /// The points of the sweep, in the order a table lists them.
     fn points(&self, broker: &Broker) -> Vec<Self::Point>;
+
+    /// Whether `client` runs at `point` (a point of one client's own knob, such as Java's
+    /// group.protocol, is not run by the other). Default: every client runs every point.
+    fn applies(&self, _client: Client, _point: &Self::Point) -> bool {
+        true
+    }
 
     /// A point's short name: its run folders and progress lines (`backoff-1000ms`).
     fn label(&self, point: &Self::Point) -> String;

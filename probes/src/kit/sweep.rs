@@ -106,6 +106,9 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
     let mut typed: Vec<P::Point> = Vec::new();
     for &client in &clients {
         for (i, p) in params.iter().enumerate() {
+            if !probe.applies(client, p) {
+                continue;
+            }
             let label = match client {
                 Client::Java if clients.len() > 1 => format!("java-{}", probe.label(p)),
                 _ => probe.label(p),

@@ -1,0 +1,556 @@
+//! `probe-consumer-clients`: the post's consumer table, side by side. One prefilled topic per
+//! message size (6 partitions, the seed's bytes), read from the start by librdkafka with
+//! poll() at its defaults (the post's "rust") and with the batch API at 500 per call plus
+//! fetch.queue.backoff.ms=10 ("rust-tuned"), and by one Java KafkaConsumer with
+//! group.protocol=classic and =consumer; at each `--instances` K, K such clients in one
+//! process, each with its own connection. Every run reports msg/s, MB/s, the cores of each
+//! thread by role and CPU seconds per million messages; the catalogue decides
+//! `java-consumer-one-core`, `librdkafka-broker-thread-limit` and
+//! `instances-scale-past-broker-thread` ([`evidence`]).
+
+pub mod evidence;
+pub mod java;
+pub mod librdkafka;
+pub mod render;
+
+use crate::broker::{Broker, TopicGuard};
+use crate::cli::{parse_duration, CommonArgs};
+use crate::error::{ProbeError, Result};
+use crate::java::Client as ClientChoice;
+use crate::kit::instances::{InstanceFigures, MAX_INSTANCES};
+use crate::kit::{Context, Probe, Sweep};
+use crate::payload::{PayloadKind, Pool};
+use crate::produce;
+use kgap_analyzers::findings::Verdict;
+use kgap_analyzers::probe_result::{Client, ProbeResult};
+use kgap_analyzers::units;
+use serde::Serialize;
+use std::path::Path;
+use std::time::Duration;
+
+/// The binary's name.
+pub const NAME: &str = "probe-consumer-clients";
+/// Partitions of every topic (the post's 6).
+pub const PARTITIONS: i32 = 6;
+/// Messages per batch call for the tuned librdkafka consumer (Java's max.poll.records).
+pub const TUNED_BATCH: usize = 500;
+/// fetch.queue.backoff.ms of the tuned consumer (the post's Gap 2 fix).
+pub const TUNED_BACKOFF_MS: u64 = 10;
+
+const ABOUT: &str = "\
+Reproduces the post's consumer table: which consumer is faster at this message size, and which
+thread is its limit.
+
+One topic per message size (6 partitions, the seed's payload bytes, prefilled once) is read from
+the start by librdkafka with poll() at its defaults (the post's rust) and with the batch API,
+500 per call, and fetch.queue.backoff.ms=10 (rust-tuned), and by one Java KafkaConsumer
+(kafka-clients 4.3.1) with group.protocol=classic and =consumer. With --instances K, K clients
+run in one process, each with its own connection, all reading every partition. Every run
+reports msg/s, MB/s, the cores of every thread by role (librdkafka's application thread and
+rdk:broker threads; Java's poll() thread and, with group.protocol=consumer, its background
+thread) and CPU seconds per million messages. The findings catalogue decides:
+java-consumer-one-core (Java's poll thread at a core at 1 KB and 10 KB, librdkafka faster at
+10 KB, the consumer protocol's two threads summing to about one core), librdkafka-broker-thread-
+limit (at 100 B rdk:broker saturated under the batch API and Java faster) and instances-scale-
+past-broker-thread (K instances read more, judged only up to the machine's cores). Where the
+machine is the limit (2 cores shared with the broker) the verdict is CANNOT TELL with the cores
+measured. Java needs --brokers; librdkafka alone runs on the in-process mock and says so.";
+
+const AFTER: &str = "\
+exit status: 0 measured (the verdicts say whether the findings held), 1 the run failed,
+2 bad usage or a configuration a client refused, 130 interrupted (what was measured is
+still printed).
+
+examples:
+  probe-consumer-clients                            # librdkafka on the mock
+  probe-consumer-clients -b 127.0.0.1:9092 --client both   # the post's table
+  probe-consumer-clients -b HOST:PORT --client both --sizes 100   # 100 B only
+  probe-consumer-clients -b HOST:PORT --api tuned --instances 1,2,4   # instances
+  probe-consumer-clients -b HOST:PORT --client java --group-protocol consumer
+  probe-consumer-clients --json | jq .verdicts      # the verdicts, JSON";
+
+/// One consumer of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Api {
+    /// librdkafka, BaseConsumer::poll() at librdkafka's defaults (the post's rust).
+    Poll,
+    /// librdkafka, the batch API at 500 per call and fetch.queue.backoff.ms=10 (rust-tuned).
+    Tuned,
+    /// Java, group.protocol=classic (kafka-clients' default).
+    Classic,
+    /// Java, group.protocol=consumer (network I/O on a background thread).
+    Consumer,
+}
+
+impl Api {
+    pub fn client(self) -> Client {
+        match self {
+            Api::Poll | Api::Tuned => Client::Librdkafka,
+            Api::Classic | Api::Consumer => Client::Java,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Api::Poll => "poll",
+            Api::Tuned => "tuned",
+            Api::Classic => "classic",
+            Api::Consumer => "consumer",
+        }
+    }
+}
+
+#[derive(Debug, Clone, clap::Parser)]
+#[command(
+    name = "probe-consumer-clients",
+    version,
+    about = "Which consumer is faster at this message size, and which thread is its limit?",
+    long_about = ABOUT,
+    after_help = AFTER
+)]
+pub struct Options {
+    /// rust: librdkafka; java: kgap's Java companion (kafka-clients 4.3.1, needs --brokers);
+    /// both: side by side on the same topics.
+    #[arg(long, value_enum, default_value = "rust")]
+    pub client: ClientChoice,
+
+    /// Payload bytes per message, one prefilled topic each (the post: 100, 1024, 10240).
+    #[arg(long, value_name = "BYTES[,…]", value_delimiter = ',', default_value = "100,1024,10240",
+          value_parser = clap::value_parser!(u64).range(8..=1_048_576))]
+    pub sizes: Vec<u64>,
+
+    /// librdkafka's consumers: poll (its defaults, the post's rust) and tuned (the batch
+    /// API, 500 per call, fetch.queue.backoff.ms=10, the post's rust-tuned).
+    #[arg(long, value_name = "API[,…]", value_delimiter = ',', default_value = "poll,tuned")]
+    pub api: Vec<LibrdkafkaApi>,
+
+    /// Java's group.protocol values.
+    #[arg(long, value_name = "PROTOCOL[,…]", value_delimiter = ',',
+          default_value = "classic,consumer")]
+    pub group_protocol: Vec<GroupProtocol>,
+
+    /// K clients in one process at once, each its own connection, each reading every
+    /// partition (comma-separated K values).
+    #[arg(long, value_name = "K[,…]", value_delimiter = ',', default_value = "1",
+          value_parser = clap::value_parser!(u64).range(1..=MAX_INSTANCES as u64))]
+    pub instances: Vec<u64>,
+
+    /// Megabytes of payload prefilled per size (messages = MB × 10^6 / size). Default: 600
+    /// on a real broker; 9 per partition on the mock (it keeps 5 MiB of lz4 per partition).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub prefill_mb: Option<u64>,
+
+    /// Cap on each run's measured window (a run also ends when its first instance has
+    /// read every message).
+    #[arg(long, value_parser = parse_duration, default_value = "8s")]
+    pub duration: Duration,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// `--api` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LibrdkafkaApi {
+    Poll,
+    Tuned,
+}
+
+/// `--group-protocol` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GroupProtocol {
+    Classic,
+    Consumer,
+}
+
+/// One point: a consumer at a message size, K instances of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Point {
+    pub size_bytes: u64,
+    pub api: Api,
+    pub instances: usize,
+}
+
+/// Cores of the threads of one role over the window, one value per thread, busiest first.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RoleCores {
+    /// librdkafka: app, rdk:broker, rdk:main, other; Java: poll, background, heartbeat,
+    /// other (Java threads), jvm (the rest of the JVM's CPU: GC, compiler, VM).
+    pub role: String,
+    pub cores: Vec<f64>,
+}
+
+/// One run's figures, either client.
+#[derive(Debug, Clone, Serialize)]
+pub struct Figures {
+    /// Messages of all instances inside the window.
+    pub messages: u64,
+    pub window_s: f64,
+    /// All instances together.
+    pub msgs_per_s: f64,
+    pub mb_per_s: f64,
+    /// The client process's cores (librdkafka's embedded mock excluded).
+    pub process_cores: f64,
+    pub cpu_s_per_million: f64,
+    /// Busy cores of the whole machine over the window (every process, the broker too).
+    pub machine_busy_cores: Option<f64>,
+    pub threads: Vec<RoleCores>,
+    pub per_instance: Vec<InstanceFigures>,
+    /// Messages per full second of the window (librdkafka runs).
+    pub timeline: Vec<u64>,
+    /// Java: GC time in the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_time_ms: Option<u64>,
+}
+
+impl Figures {
+    /// The cores of a role's threads, busiest first (empty when none ran).
+    pub fn role(&self, role: &str) -> &[f64] {
+        self.threads
+            .iter()
+            .find(|r| r.role == role)
+            .map_or(&[], |r| r.cores.as_slice())
+    }
+
+    /// The busiest thread of a role (0 when none ran).
+    pub fn busiest(&self, role: &str) -> f64 {
+        self.role(role).first().copied().unwrap_or(0.0)
+    }
+
+    /// The least busy of a role's `k` busiest threads: each of K instances' (0 when fewer
+    /// than `k` ran).
+    pub fn kth(&self, role: &str, k: usize) -> f64 {
+        self.role(role).get(k.saturating_sub(1)).copied().unwrap_or(0.0)
+    }
+
+    /// The busiest thread of any role other than those listed, and its cores.
+    pub fn busiest_other(&self, skip: &[&str]) -> (String, f64) {
+        self.threads
+            .iter()
+            .filter(|r| !skip.contains(&r.role.as_str()))
+            .filter_map(|r| r.cores.first().map(|c| (r.role.clone(), *c)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap_or_else(|| ("no other thread".into(), 0.0))
+    }
+}
+
+/// The prefilled topics, one per size.
+pub struct Setup<'c> {
+    pub topics: Vec<(u64, TopicGuard<'c>, u64)>,
+}
+
+impl Setup<'_> {
+    /// The topic of a size and its message count.
+    pub fn topic(&self, size: u64) -> Result<(&TopicGuard<'_>, u64)> {
+        self.topics
+            .iter()
+            .find(|(s, _, _)| *s == size)
+            .map(|(_, t, n)| (t, *n))
+            .ok_or_else(|| ProbeError::Usage(format!("no topic of {size} B messages")))
+    }
+}
+
+/// The probe.
+pub struct ConsumerClients {
+    pub opts: Options,
+}
+
+impl ConsumerClients {
+    pub fn new(opts: Options) -> ConsumerClients {
+        ConsumerClients { opts }
+    }
+
+    fn once<T: PartialEq + Copy>(v: &[T]) -> Vec<T> {
+        let mut out: Vec<T> = Vec::new();
+        for x in v {
+            if !out.contains(x) {
+                out.push(*x);
+            }
+        }
+        out
+    }
+
+    /// The consumers of the sweep, librdkafka's then Java's.
+    pub fn apis(&self) -> Vec<Api> {
+        let clients = self.opts.client.clients();
+        let mut v = Vec::new();
+        if clients.contains(&Client::Librdkafka) {
+            v.extend(Self::once(&self.opts.api).into_iter().map(|a| match a {
+                LibrdkafkaApi::Poll => Api::Poll,
+                LibrdkafkaApi::Tuned => Api::Tuned,
+            }));
+        }
+        if clients.contains(&Client::Java) {
+            v.extend(Self::once(&self.opts.group_protocol).into_iter().map(|g| match g {
+                GroupProtocol::Classic => Api::Classic,
+                GroupProtocol::Consumer => Api::Consumer,
+            }));
+        }
+        v
+    }
+
+    /// Messages prefilled for a size.
+    pub fn messages(&self, broker: &Broker, size: u64) -> u64 {
+        let mb = self.opts.prefill_mb.unwrap_or(if broker.is_mock() {
+            9 * PARTITIONS as u64
+        } else {
+            600
+        });
+        (mb * 1_000_000 / size).max(1000)
+    }
+
+    fn kind(broker: &Broker) -> PayloadKind {
+        // The mock keeps only 5 MiB per partition: compressible text with lz4 holds more.
+        if broker.is_mock() {
+            PayloadKind::Text
+        } else {
+            PayloadKind::Random
+        }
+    }
+}
+
+impl Probe for ConsumerClients {
+    type Point = Point;
+    type Figures = Figures;
+    type Setup<'c> = Setup<'c>;
+    const NAME: &'static str = NAME;
+
+    fn common(&self) -> &CommonArgs {
+        &self.opts.common
+    }
+
+    fn clients(&self) -> Vec<Client> {
+        self.opts.client.clients()
+    }
+
+    fn check(&self) -> Result<()> {
+        if self.opts.sizes.is_empty() || self.opts.instances.is_empty() || self.apis().is_empty() {
+            return Err(ProbeError::Usage(
+                "--sizes, --instances and the client's --api or --group-protocol need a value"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn points(&self, _broker: &Broker) -> Vec<Point> {
+        let mut v = Vec::new();
+        for &size_bytes in &Self::once(&self.opts.sizes) {
+            for &k in &Self::once(&self.opts.instances) {
+                for api in self.apis() {
+                    v.push(Point {
+                        size_bytes,
+                        api,
+                        instances: k as usize,
+                    });
+                }
+            }
+        }
+        v
+    }
+
+    fn applies(&self, client: Client, p: &Point) -> bool {
+        p.api.client() == client
+    }
+
+    fn label(&self, p: &Point) -> String {
+        let k = if p.instances > 1 {
+            format!("-x{}", p.instances)
+        } else {
+            String::new()
+        };
+        format!("{}-{}B{k}", p.api.name(), p.size_bytes)
+    }
+
+    fn validate(&self, broker: &Broker, points: &[Point]) -> Result<()> {
+        for p in points.iter().filter(|p| p.api.client() == Client::Librdkafka) {
+            broker.validate(&librdkafka::settings(p.api, "kgap.validate"))?;
+        }
+        Ok(())
+    }
+
+    fn prepare<'c>(&self, cx: &'c Context, result: &mut ProbeResult<Figures>) -> Result<Setup<'c>> {
+        let broker = &cx.broker;
+        let kind = Self::kind(broker);
+        let compression = if broker.is_mock() { "lz4" } else { "none" };
+        let mut topics = Vec::new();
+        let mut prefills = serde_json::Map::new();
+        for &size in &Self::once(&self.opts.sizes) {
+            let pool = Pool::new(size as usize, kind);
+            if result.payload.is_none() {
+                result.payload = Some(pool.info());
+            }
+            if self.clients().contains(&Client::Java) {
+                let java = crate::java::pool_sha256(cx.java()?, size as usize, kind)?;
+                if java != pool.sha256_hex() {
+                    return Err(ProbeError::Kafka(format!(
+                        "the Java companion's {size} B payload pool differs from the Rust kit's"
+                    )));
+                }
+            }
+            result.notes.push(format!(
+                "{size} B: payload pool SHA-256 {} ({kind}, {} payloads)",
+                pool.sha256_hex(),
+                pool.count()
+            ));
+            let messages = self.messages(broker, size);
+            let topic = broker.create_topic(NAME, PARTITIONS)?;
+            result.topics.push(topic.name.clone());
+            cx.progress(&format!(
+                "topic {} ({PARTITIONS} partitions): prefilling {messages} × {size} B {kind} \
+                 messages ({compression} compression)",
+                topic.name
+            ));
+            let pre = produce::prefill(
+                broker,
+                &topic.name,
+                PARTITIONS,
+                &pool,
+                messages,
+                compression,
+                &|l| cx.progress(l),
+            )?;
+            crate::consumer_topic::check_retained(broker, &topic, messages)?;
+            cx.progress(&format!("prefill done in {:.1} s", pre.seconds));
+            if let Ok(v) = serde_json::to_value(&pre) {
+                prefills.insert(format!("{size}"), v);
+            }
+            topics.push((size, topic, messages));
+        }
+        result.prefill = Some(serde_json::Value::Object(prefills));
+        Ok(Setup { topics })
+    }
+
+    fn run(
+        &self,
+        cx: &Context,
+        setup: &Setup<'_>,
+        client: Client,
+        p: &Point,
+        dir: &Path,
+    ) -> Result<Option<Figures>> {
+        let (topic, messages) = setup.topic(p.size_bytes)?;
+        match client {
+            Client::Librdkafka => librdkafka::run(cx, topic, messages, p, self.opts.duration),
+            Client::Java => java::run(cx, topic, messages, p, self.opts.duration, dir),
+        }
+    }
+
+    fn describe(&self, f: &Figures) -> String {
+        let (role, cores) = f
+            .threads
+            .iter()
+            .filter_map(|r| r.cores.first().map(|c| (r.role.as_str(), *c)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap_or(("-", 0.0));
+        format!(
+            "{}, {:.1} MB/s, busiest {role} {}, {} CPU s/M",
+            units::msgs_per_s(f.msgs_per_s),
+            f.mb_per_s,
+            units::cores(cores),
+            format_args!("{:.2}", f.cpu_s_per_million)
+        )
+    }
+
+    fn window_s(&self, f: &Figures) -> Option<f64> {
+        Some(f.window_s)
+    }
+
+    fn verdicts(&self, sweep: &Sweep<Self>) -> Vec<Verdict> {
+        evidence::verdicts(sweep)
+    }
+
+    fn headline(&self, sweep: &Sweep<Self>) -> String {
+        let sizes: Vec<String> = Self::once(&self.opts.sizes)
+            .iter()
+            .map(|s| format!("{s} B"))
+            .collect();
+        format!(
+            "one topic per size ({}), {PARTITIONS} partitions, read from the start by every \
+             consumer; {} cores on this machine",
+            sizes.join(", "),
+            sweep.result.placement.machine_cores
+        )
+    }
+
+    fn render(&self, sweep: &Sweep<Self>) -> String {
+        render::render(sweep)
+    }
+
+    fn not_measured(&self, broker: &Broker) -> Vec<String> {
+        let mut v = vec![
+            "end-to-end latency (throughput only)".to_string(),
+            "a consumer group's joins and commits: every consumer assign()s every partition \
+             from the start, and commits nothing"
+                .to_string(),
+            "Java's GC and compiler threads per thread (they are in the JVM's cores, role jvm)"
+                .to_string(),
+            "CPU of threads that exited inside the window".to_string(),
+        ];
+        if broker.is_mock() {
+            v.push(
+                "Apache Kafka's per-request cost, and Java: the broker was librdkafka's \
+                 in-process mock, lz4-compressed text (the mock keeps 5 MiB per partition)"
+                    .to_string(),
+            );
+        }
+        v
+    }
+
+    fn notes(&self, _broker: &Broker) -> Vec<String> {
+        vec![format!(
+            "poll: librdkafka's defaults (fetch.queue.backoff.ms 1000, queued.min.messages \
+             100000); tuned: the batch API at {TUNED_BATCH} per call with fetch.queue.backoff.ms=\
+             {TUNED_BACKOFF_MS}; Java: kafka-clients' defaults (max.poll.records 500, \
+             receive.buffer.bytes 64 KB) but group.protocol; with K instances each client \
+             reads every partition, and the window closes when the first has read all"
+        )]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn probe(args: &[&str]) -> ConsumerClients {
+        let mut argv = vec![NAME];
+        argv.extend_from_slice(args);
+        ConsumerClients::new(Options::try_parse_from(argv).unwrap())
+    }
+
+    #[test]
+    fn each_client_runs_its_own_consumers_once_each() {
+        let p = probe(&["--client", "both", "--api", "tuned,tuned,poll"]);
+        assert_eq!(p.apis(), vec![Api::Tuned, Api::Poll, Api::Classic, Api::Consumer]);
+        assert!(p.applies(Client::Java, &Point { size_bytes: 100, api: Api::Classic, instances: 1 }));
+        assert!(!p.applies(Client::Java, &Point { size_bytes: 100, api: Api::Tuned, instances: 1 }));
+        assert_eq!(probe(&[]).apis(), vec![Api::Poll, Api::Tuned]);
+        assert_eq!(
+            probe(&["--client", "java", "--group-protocol", "consumer"]).apis(),
+            vec![Api::Consumer]
+        );
+        let p = probe(&["--sizes", "100", "--instances", "1,2"]);
+        assert_eq!(
+            p.label(&Point { size_bytes: 100, api: Api::Tuned, instances: 2 }),
+            "tuned-100B-x2"
+        );
+    }
+
+    #[test]
+    fn bad_lists_are_refused_by_the_parser() {
+        for bad in [
+            &["--sizes", "100,,1024"][..],
+            &["--sizes", "4"][..],
+            &["--instances", "0"][..],
+            &["--instances", "65"][..],
+            &["--api", "fast"][..],
+            &["--group-protocol", "classic,"][..],
+        ] {
+            let mut argv = vec![NAME];
+            argv.extend_from_slice(bad);
+            assert!(Options::try_parse_from(argv).is_err(), "{bad:?}");
+        }
+    }
+}
