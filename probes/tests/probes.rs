@@ -475,7 +475,15 @@ fn request_ceiling_on_the_real_broker_reads_requests_from_statistics() {
     assert_eq!(v["outcome"], "cannot-tell", "{v}");
     assert!(v["reason"].as_str().unwrap().contains("--reps 3"), "{v}");
     let checks = v["checks"].as_array().unwrap();
-    assert_eq!(checks.len(), 5, "{v}");
+    // Rate flat across partitions, full batches, one batch per request, the batch gain, no
+    // client thread saturated, and the connection kept busy (judged per connection).
+    assert_eq!(checks.len(), 6, "{v}");
+    assert!(
+        checks
+            .iter()
+            .any(|c| c["condition"].as_str().unwrap().contains("a connection is kept busy")),
+        "{v}"
+    );
     assert!(
         checks
             .iter()
