@@ -51,6 +51,31 @@ pub fn count(x: f64) -> String {
     thousands(x.round())
 }
 
+/// A rate in a table cell, with the precision a small rate needs: whole from 10 up (`15393`,
+/// `si` from a million: `1.23M`), `3.4`, `0.3` below, `<0.1` for a rate that is there but rounds away (a bare
+/// `0` would read as none, beside a `-` that means not measured).
+pub fn per_s(x: f64) -> String {
+    if x >= 1e6 {
+        si(x)
+    } else if x >= 10.0 || x <= 0.0 {
+        format!("{x:.0}")
+    } else if x >= 0.1 {
+        format!("{x:.1}")
+    } else {
+        "<0.1".to_string()
+    }
+}
+
+/// A count with its noun, in the right number: `no GCs`, `1 GC`, `2 GCs`, `1,589 events`.
+/// `noun` is the singular; the plural adds an `s` (kgap's nouns: GC, region, chunk, event).
+pub fn counted(n: u64, noun: &str) -> String {
+    match n {
+        0 => format!("no {noun}s"),
+        1 => format!("1 {noun}"),
+        n => format!("{} {noun}s", thousands(n as f64)),
+    }
+}
+
 /// Bytes in decimal units, as Kafka's sizes are usually quoted: `15.6 KB`, `1.05 MB`.
 pub fn bytes(x: f64) -> String {
     let a = x.abs();
@@ -114,6 +139,22 @@ fn thousands(x: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn per_s_keeps_small_rates_apart_from_none() {
+        assert_eq!(super::per_s(15393.0), "15393");
+        assert_eq!(super::per_s(1.234e6), "1.23M");
+        assert_eq!(super::per_s(3.44), "3.4");
+        assert_eq!(super::per_s(0.04), "<0.1");
+        assert_eq!(super::per_s(0.0), "0");
+    }
+
+    #[test]
+    fn counted_says_none_one_and_many() {
+        assert_eq!(super::counted(0, "GC"), "no GCs");
+        assert_eq!(super::counted(1, "GC"), "1 GC");
+        assert_eq!(super::counted(1589, "event"), "1,589 events");
+    }
+
     use super::*;
 
     #[test]

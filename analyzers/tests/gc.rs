@@ -782,3 +782,22 @@ fn the_fast_scan_reports_what_parsing_every_line_reports() {
         assert_eq!(fast, reference, "{}: the fast scan and the every-line reference differ", p.display());
     }
 }
+
+#[test]
+fn the_heap_chart_draws_degenerated_cycles_as_their_own_kind_with_labelled_ticks() {
+    // Shenandoah's degenerated cycles stop the world: once drawn as "young" pauses.
+    let r = analyze_file("forms/shenandoah-jdk25-de-xlog-gc.log");
+    assert!(r.degenerated_gcs > 0, "the fixture has degenerated cycles");
+    let svg = r.render_svg();
+    let degenerated = "#ff7f0e";
+    let drawn = svg
+        .lines()
+        .filter(|l| (l.starts_with("<line") || l.starts_with("<circle")) && l.contains(degenerated))
+        .count();
+    assert!(drawn > 0, "no point in the degenerated colour:\n{svg}");
+    assert!(svg.contains("■ degenerated"), "the legend names the kind");
+    // The heap panel's ticks: 0, 25, 50, 75 and 100 % are labelled, not only 0 and the max.
+    for tick in [">25<", ">50<", ">75<"] {
+        assert!(svg.contains(tick), "no {tick} tick:\n{svg}");
+    }
+}

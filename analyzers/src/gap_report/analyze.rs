@@ -144,8 +144,15 @@ fn collected_series(c: Option<&Collected>) -> Vec<Series> {
             points: Vec::new(),
         })
         .collect();
+    // The log starts and ends inside its first and last seconds: their counts are parts of a
+    // second, and drawn as whole ones they look like a ramp and a crash. Only whole seconds.
+    let whole = if c.rows.len() > 2 {
+        &c.rows[1..c.rows.len() - 1]
+    } else {
+        &[][..]
+    };
     let t0 = c.rows.first().map_or(0.0, |(s, _)| *s as f64);
-    for (second, values) in &c.rows {
+    for (second, values) in whole {
         let t = *second as f64 - t0;
         for (s, v) in series.iter_mut().zip(values) {
             if let Some(v) = v {
@@ -153,7 +160,8 @@ fn collected_series(c: Option<&Collected>) -> Vec<Series> {
             }
         }
     }
-    series.retain(|s| s.points.len() >= 2);
+    // Fewer than 3 whole seconds draw no curve worth reading.
+    series.retain(|s| s.points.len() >= 3);
     series
 }
 
@@ -213,8 +221,8 @@ fn librdkafka_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
                             source: rel.to_string(),
                             finding: Some("request-ceiling"),
                             svg: LineChart {
-                                title: "ProduceRequests per second".into(),
-                                x_label: "seconds into the log".into(),
+                                title: format!("ProduceRequests per second — {rel}"),
+                                x_label: "seconds into the log (whole seconds)".into(),
                                 y_label: "requests/s".into(),
                                 x_scale: Scale::Linear,
                                 x_format: svg::plain_label,
@@ -254,8 +262,8 @@ fn librdkafka_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
                             source: rel.to_string(),
                             finding: Some("fetch-backoff"),
                             svg: LineChart {
-                                title: "messages fetched per second (naps show as dips)".into(),
-                                x_label: "seconds into the log".into(),
+                                title: format!("messages fetched per second — {rel}"),
+                                x_label: "seconds into the log (whole seconds)".into(),
                                 y_label: "messages/s".into(),
                                 x_scale: Scale::Linear,
                                 x_format: svg::plain_label,
@@ -318,15 +326,15 @@ fn gc_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
     let mut o = Outcome {
         analyzers: vec!["analyze-gc-log".into()],
         summary: format!(
-            "{}{}, {} pauses, {} full GCs, worst window {}",
+            "{}{}, {}, {}, worst window {}",
             report.collector.as_deref().unwrap_or("unknown collector"),
             report
                 .jdk
                 .as_deref()
                 .map(|j| format!(" JDK {j}"))
                 .unwrap_or_default(),
-            report.pauses.count,
-            report.full_gcs,
+            crate::units::counted(report.pauses.count, "pause"),
+            crate::units::counted(report.full_gcs, "full GC"),
             report
                 .gc_fraction_max_window
                 .map(|f| format!("{:.0}% in GC", f * 100.0))

@@ -465,7 +465,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
                     self.heap_series.push(Point {
                         t,
                         v: f * 100.0,
-                        kind: if young { 0 } else { 1 },
+                        kind: class.point_kind(),
                     });
                 }
             }
@@ -502,7 +502,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             self.pause_series.push(Point {
                 t,
                 v: ms,
-                kind: u8::from(full),
+                kind: class.point_kind(),
             });
         }
     }

@@ -326,7 +326,10 @@ fn diagnoses(a: &Analyzer<'_, '_>, r: &GcReport, collector: Option<Collector>) -
     if r.evacuation_failures > 0 && w.worst_collapse.is_none() {
         out.push(Diagnosis {
             id: "evacuation-failures".into(),
-            title: format!("{} evacuation failure(s): G1 ran out of free regions to copy into", r.evacuation_failures),
+            title: format!(
+                "{}: G1 ran out of free regions to copy into",
+                crate::units::counted(r.evacuation_failures, "evacuation failure")
+            ),
             evidence: json!({
                 "evacuation_failures": r.evacuation_failures,
                 "full_gcs": r.full_gcs,

@@ -56,6 +56,18 @@ pub(crate) enum PauseClass {
     Other,
 }
 
+impl PauseClass {
+    /// The point kind the chart colours it by (`series::Point::kind`).
+    pub(crate) fn point_kind(self) -> u8 {
+        match self {
+            PauseClass::Young => 0,
+            PauseClass::Full => 1,
+            PauseClass::Other => 2,
+            PauseClass::Degenerated => 3,
+        }
+    }
+}
+
 /// One event of interest. Borrowed strings point into the line being parsed.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Event<'a> {

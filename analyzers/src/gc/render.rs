@@ -92,12 +92,12 @@ pub(super) fn text(r: &GcReport) -> String {
         if let Some(h) = h {
             let _ = writeln!(
                 o,
-                "heap after {label}: {:.1}% -> {:.1}% of max (min {:.1}, max {:.1}, {} GCs, {}{})",
+                "heap after {label}: {:.1}% -> {:.1}% of max (min {:.1}, max {:.1}, {}, {}{})",
                 h.first_pct,
                 h.last_pct,
                 h.min_pct,
                 h.max_pct,
-                h.count,
+                crate::units::counted(h.count, "GC"),
                 h.trend,
                 h.trend_pct_per_min
                     .map(|s| if r.duration_s.unwrap_or(0.0) < 120.0 {
@@ -113,9 +113,12 @@ pub(super) fn text(r: &GcReport) -> String {
     if r.humongous.gcs_caused > 0 || r.humongous.max_regions.unwrap_or(0) > 0 {
         let _ = writeln!(
             o,
-            "humongous: {} GCs caused, at most {} regions",
-            r.humongous.gcs_caused,
-            r.humongous.max_regions.unwrap_or(0)
+            "humongous: {} caused, {}",
+            crate::units::counted(r.humongous.gcs_caused, "GC"),
+            match r.humongous.max_regions {
+                Some(m) if m > 0 => format!("at most {} after a GC", crate::units::counted(m, "region")),
+                _ => "no regions left after any GC".to_string(),
+            }
         );
     }
     let st = &r.allocation_stalls;

@@ -11,7 +11,8 @@ const CAP: usize = 2048;
 pub struct Point {
     pub t: f64,
     pub v: f64,
-    /// 0 young / ordinary pause, 1 full GC, 2 concurrent cycle.
+    /// 0 young GC, 1 full GC, 2 concurrent cycle or one of its short pauses, 3 Shenandoah's
+    /// degenerated (stop-the-world) cycle.
     pub kind: u8,
 }
 

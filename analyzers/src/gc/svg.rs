@@ -9,11 +9,14 @@ const W: f64 = 800.0;
 const PANEL_H: f64 = 160.0;
 const LEFT: f64 = 60.0;
 const RIGHT: f64 = 20.0;
-const TOP: f64 = 30.0;
-const GAP: f64 = 40.0;
+// Room above each panel for its label, so points at 100% never draw over it.
+const TOP: f64 = 44.0;
+const GAP: f64 = 50.0;
+// Points sit this far inside the frame, so the first and last are drawn whole.
+const INSET: f64 = 6.0;
 
-/// Colours by point kind: young/ordinary, full GC, concurrent cycle.
-const COLOURS: [&str; 3] = ["#1f77b4", "#d62728", "#7f7f7f"];
+/// Colours by point kind (`Point::kind`): young GC, full GC, concurrent cycle, degenerated.
+const COLOURS: [&str; 4] = ["#1f77b4", "#d62728", "#7f7f7f", "#ff7f0e"];
 
 pub fn render(r: &GcReport) -> String {
     let h = TOP + 2.0 * PANEL_H + GAP + 40.0;
@@ -42,11 +45,12 @@ pub fn render(r: &GcReport) -> String {
         return s;
     }
     let span = (t1 - t0).max(1e-3);
-    let x = |t: f64| LEFT + (t - t0) / span * (W - LEFT - RIGHT);
+    let x = |t: f64| LEFT + INSET + (t - t0) / span * (W - LEFT - RIGHT - 2.0 * INSET);
     // Heap panel: 0..100 %, with the collapse line at 80 %.
     let y0 = TOP;
-    panel(&mut s, y0, "heap after GC, % of max", 100.0, "%");
-    let hy = |v: f64| y0 + PANEL_H - v.clamp(0.0, 100.0) / 100.0 * PANEL_H;
+    panel(&mut s, y0, "heap after GC", 100.0, &[0.0, 25.0, 50.0, 75.0, 100.0], "% of max");
+    let plot_h = PANEL_H - 2.0 * INSET;
+    let hy = |v: f64| y0 + PANEL_H - INSET - v.clamp(0.0, 100.0) / 100.0 * plot_h;
     let _ = writeln!(
         s,
         r##"<line x1="{LEFT}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#d62728" stroke-dasharray="4 3"/>"##,
@@ -58,22 +62,19 @@ pub fn render(r: &GcReport) -> String {
     }
     // Pause panel: 0..max ms, one stem per point.
     let py0 = TOP + PANEL_H + GAP;
-    let pmax = r
-        .pause_points
-        .iter()
-        .map(|p| p.v)
-        .fold(0.0, f64::max)
-        .max(1e-3);
-    panel(&mut s, py0, "pause, ms", pmax, "ms");
-    let py = |v: f64| py0 + PANEL_H - v / pmax * PANEL_H;
+    let longest = r.pause_points.iter().map(|p| p.v).fold(0.0, f64::max);
+    let ticks = crate::svg::nice_ticks(longest.max(1e-3), 4);
+    let pmax = ticks.last().copied().unwrap_or(1.0);
+    panel(&mut s, py0, "pause", pmax, &ticks, "ms");
+    let py = |v: f64| py0 + PANEL_H - INSET - v / pmax * plot_h;
     for p in &r.pause_points {
         let _ = writeln!(
             s,
             r#"<line x1="{x:.1}" x2="{x:.1}" y1="{b:.1}" y2="{y:.1}" stroke="{c}"/>"#,
             x = x(p.t),
-            b = py0 + PANEL_H,
+            b = py0 + PANEL_H - INSET,
             y = py(p.v),
-            c = COLOURS[p.kind as usize % 3]
+            c = COLOURS[p.kind as usize % COLOURS.len()]
         );
     }
     let axis_y = py0 + PANEL_H + 16.0;
@@ -85,35 +86,40 @@ pub fn render(r: &GcReport) -> String {
     );
     let _ = writeln!(
         s,
-        r##"<text x="{LEFT}" y="{}"><tspan fill="{}">■ young / pause</tspan>  <tspan fill="{}">■ full GC</tspan>  <tspan fill="{}">■ concurrent cycle</tspan>  <tspan fill="#d62728">- - 80% of max</tspan></text>"##,
+        r##"<text x="{LEFT}" y="{}"><tspan fill="{}">■ young GC</tspan>  <tspan fill="{}">■ full GC</tspan>  <tspan fill="{}">■ concurrent cycle</tspan>  <tspan fill="{}">■ degenerated</tspan>  <tspan fill="#d62728">- - 80% of max</tspan></text>"##,
         axis_y + 16.0,
         COLOURS[0],
         COLOURS[1],
-        COLOURS[2]
+        COLOURS[2],
+        COLOURS[3]
     );
     s.push_str("</svg>\n");
     s
 }
 
-fn panel(s: &mut String, y0: f64, label: &str, max: f64, unit: &str) {
+/// A panel's frame, its label above it, and labelled y ticks with light grid lines.
+fn panel(s: &mut String, y0: f64, label: &str, max: f64, ticks: &[f64], unit: &str) {
     let _ = writeln!(
         s,
         r##"<rect x="{LEFT}" y="{y0}" width="{}" height="{PANEL_H}" fill="none" stroke="#999"/>"##,
         W - LEFT - RIGHT
     );
+    let plot_h = PANEL_H - 2.0 * INSET;
+    for &v in ticks {
+        let y = y0 + PANEL_H - INSET - v / max * plot_h;
+        let _ = writeln!(
+            s,
+            r##"<line x1="{LEFT}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#e5e5e5"/><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##,
+            W - RIGHT,
+            LEFT - 4.0,
+            y + 4.0,
+            crate::svg::plain_label(v)
+        );
+    }
     let _ = writeln!(
         s,
-        r#"<text x="{}" y="{}" text-anchor="end">{max:.0} {unit}</text><text x="{}" y="{}" text-anchor="end">0</text>"#,
-        LEFT - 4.0,
-        y0 + 10.0,
-        LEFT - 4.0,
-        y0 + PANEL_H
-    );
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="{}">{}</text>"#,
-        LEFT + 4.0,
-        y0 + 12.0,
+        r#"<text x="{LEFT}" y="{}">{} ({unit})</text>"#,
+        y0 - 6.0,
         esc(label)
     );
 }
@@ -122,7 +128,7 @@ fn dot(s: &mut String, x: f64, y: f64, p: &Point) {
     let _ = writeln!(
         s,
         r#"<circle cx="{x:.1}" cy="{y:.1}" r="2" fill="{}"/>"#,
-        COLOURS[p.kind as usize % 3]
+        COLOURS[p.kind as usize % COLOURS.len()]
     );
 }
 

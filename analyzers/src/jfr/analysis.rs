@@ -933,13 +933,13 @@ impl JfrReport {
         } else {
             format!(
                 "JFR recording{gz} ({}, format {})",
-                plural(self.input.chunks, "chunk"),
+                crate::units::counted(self.input.chunks, "chunk"),
                 self.input.version.as_deref().unwrap_or("unknown")
             )
         };
         let desc = format!(
             "{what}, {} over {:.1} s from {}",
-            plural(r.events, "event"),
+            crate::units::counted(r.events, "event"),
             r.duration_s,
             r.start.as_deref().unwrap_or("an unknown start")
         );
@@ -1279,11 +1279,3 @@ mod tests {
     }
 }
 
-/// "1 chunk", "2 chunks", "no events".
-fn plural(n: u64, noun: &str) -> String {
-    match n {
-        0 => format!("no {noun}s"),
-        1 => format!("1 {noun}"),
-        n => format!("{n} {noun}s"),
-    }
-}

@@ -59,7 +59,7 @@ impl fmt::Display for ProtocolLogReport {
                 ms(r.rtt_ms_p99),
                 r.rate
                     .as_ref()
-                    .map(|s| format!("{:.0}", s.per_s_mean))
+                    .map(|s| crate::units::per_s(s.per_s_mean))
                     .unwrap_or_else(|| "-".into())
             );
         }
@@ -87,7 +87,7 @@ impl fmt::Display for ProtocolLogReport {
                 let stars = ((b.count as f64 / max as f64) * 30.0).ceil() as usize;
                 let _ = writeln!(
                     out,
-                    "  {:>9} -> {:<9} : {:<8} |{:<30}|",
+                    "  {:>10} -> {:<10} : {:<8} |{:<30}|",
                     human_bytes(b.low as f64),
                     human_bytes(b.high as f64),
                     b.count,

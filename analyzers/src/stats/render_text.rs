@@ -152,7 +152,7 @@ fn broker_table(out: &mut String, c: &ClientReport) {
             "  {:<22} {:>8} {:>7} {:>7} {:>7} {:>6} {:>6} {:>13} {:>6} {:>4}",
             name,
             state,
-            or_dash(p50(&b.requests_per_s).map(si)),
+            or_dash(p50(&b.requests_per_s).map(crate::units::per_s)),
             or_dash(p50(&b.produce_requests_per_s).filter(|v| *v > 0.0).map(si)),
             or_dash(p50(&b.bytes_per_produce_request).map(si)),
             or_dash(b.waitresp_cnt.map(|s| si(s.summary.p50))),

@@ -176,3 +176,31 @@ fn captured_fixtures_match_their_expected_reports() {
         }
     }
 }
+
+#[test]
+fn the_produce_size_histogram_stays_in_line_up_to_a_mebibyte() {
+    // 1 MB batches put "512.0 KiB -> 1024.0 KiB" in the histogram: its bars must start in
+    // the same column as the smaller buckets'.
+    let log = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/librdkafka/producer-kafka431-batch1m-6p-protocol/debug.log.gz");
+    let r = analyze_protocol_log(
+        std::fs::File::open(&log).unwrap(),
+        &ProtocolLogOptions::default(),
+    )
+    .unwrap();
+    let text = r.to_string();
+    let bars: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" -> ") && l.ends_with('|'))
+        .collect();
+    assert!(
+        bars.iter().any(|l| l.contains("1024.0 KiB")),
+        "no bucket up to 1024 KiB in:\n{text}"
+    );
+    let columns: Vec<usize> = bars.iter().map(|l| l.find('|').unwrap()).collect();
+    assert!(
+        columns.windows(2).all(|w| w[0] == w[1]),
+        "bars out of line at columns {columns:?}:\n{}",
+        bars.join("\n")
+    );
+}
