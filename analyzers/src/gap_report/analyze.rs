@@ -130,9 +130,14 @@ pub(super) fn chart_name(rel: &str, what: &str) -> String {
 const PROTOCOL_SERIES: &[&str] = &["produce_requests"];
 const FETCH_SERIES: &[&str] = &["messages_enqueued", "queue_full_backoffs"];
 
-/// A per-second timeline kept in memory, as (seconds into the log, value) series; a
-/// series with fewer than two points is dropped.
-fn collected_series(c: Option<&Collected>) -> Vec<Series> {
+/// A per-second timeline kept in memory, as (seconds into the log, per-second rate) series.
+/// The log starts and ends inside its first and last seconds: drawn as whole seconds their
+/// counts look like a ramp and a crash. So each second's count is divided by the part of it
+/// the log covers (from the log's window), a second covered less than half is left out, and
+/// each point sits at the middle of what was covered. Without a window only the seconds
+/// between the first and the last are drawn. A series of fewer than 3 points is dropped: it
+/// draws no curve worth reading.
+fn collected_series(c: Option<&Collected>, window: Option<&Window>) -> Vec<Series> {
     let Some(c) = c else {
         return Vec::new();
     };
@@ -144,23 +149,25 @@ fn collected_series(c: Option<&Collected>) -> Vec<Series> {
             points: Vec::new(),
         })
         .collect();
-    // The log starts and ends inside its first and last seconds: their counts are parts of a
-    // second, and drawn as whole ones they look like a ramp and a crash. Only whole seconds.
-    let whole = if c.rows.len() > 2 {
-        &c.rows[1..c.rows.len() - 1]
-    } else {
-        &[][..]
+    let (first, last) = match (c.rows.first(), c.rows.last()) {
+        (Some(f), Some(l)) => (f.0 as f64, l.0 as f64),
+        _ => return Vec::new(),
     };
-    let t0 = c.rows.first().map_or(0.0, |(s, _)| *s as f64);
-    for (second, values) in whole {
-        let t = *second as f64 - t0;
-        for (s, v) in series.iter_mut().zip(values) {
+    let (start, end) = window.map_or((first + 1.0, last), |w| (w.start_s, w.end_s));
+    for (second, values) in &c.rows {
+        let s = *second as f64;
+        let (from, to) = (s.max(start), (s + 1.0).min(end));
+        let covered = to - from;
+        if covered < 0.5 {
+            continue;
+        }
+        let t = (from + to) / 2.0 - start;
+        for (series, v) in series.iter_mut().zip(values) {
             if let Some(v) = v {
-                s.points.push((t, *v));
+                series.points.push((t, v / covered));
             }
         }
     }
-    // Fewer than 3 whole seconds draw no curve worth reading.
     series.retain(|s| s.points.len() >= 3);
     series
 }
@@ -213,7 +220,7 @@ fn librdkafka_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
                         .push(signal(rel, "analyze-protocol-log", d, w.clone()));
                 }
                 if opts.charts && produce > 0 {
-                    let series = collected_series(tl.as_ref());
+                    let series = collected_series(tl.as_ref(), r.window.as_ref());
                     if !series.is_empty() {
                         o.charts.push(Chart {
                             file: chart_name(rel, "produce-requests"),
@@ -222,7 +229,7 @@ fn librdkafka_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
                             finding: Some("request-ceiling"),
                             svg: LineChart {
                                 title: format!("ProduceRequests per second — {rel}"),
-                                x_label: "seconds into the log (whole seconds)".into(),
+                                x_label: "seconds into the log".into(),
                                 y_label: "requests/s".into(),
                                 x_scale: Scale::Linear,
                                 x_format: svg::plain_label,
@@ -254,7 +261,7 @@ fn librdkafka_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
                         .push(signal(rel, "analyze-fetch-log", d, w.clone()));
                 }
                 if opts.charts {
-                    let series = collected_series(tl.as_ref());
+                    let series = collected_series(tl.as_ref(), r.window.as_ref());
                     if let Some(msgs) = series.into_iter().next() {
                         o.charts.push(Chart {
                             file: chart_name(rel, "messages-enqueued"),
@@ -263,7 +270,7 @@ fn librdkafka_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
                             finding: Some("fetch-backoff"),
                             svg: LineChart {
                                 title: format!("messages fetched per second — {rel}"),
-                                x_label: "seconds into the log (whole seconds)".into(),
+                                x_label: "seconds into the log".into(),
                                 y_label: "messages/s".into(),
                                 x_scale: Scale::Linear,
                                 x_format: svg::plain_label,
