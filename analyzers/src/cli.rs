@@ -6,7 +6,22 @@ use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
 use crate::input::InputSummary;
-use crate::watch;
+use crate::{progress, watch};
+
+/// The options every analyzer shares beside its own (flattened into its arguments).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct CommonArgs {
+    /// No progress bar on stderr (it shows only on a terminal, for reads longer than 2 s).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+}
+
+impl CommonArgs {
+    /// Applies the options to the process (call once, after parsing).
+    pub fn apply(&self) {
+        progress::set_quiet(self.quiet);
+    }
+}
 
 /// The input was analysed (whether or not a gap was found).
 pub const EXIT_ANALYZED: i32 = 0;
@@ -62,6 +77,15 @@ pub fn open_watched(tool: &'static str, path: Option<&Path>) -> Result<Box<dyn R
         }
         _ => open_input(None)?,
     };
+    // A regular file's size sizes the bar; a pipe or FIFO gets a spinner.
+    let total = match path {
+        Some(p) if p != Path::new("-") => std::fs::metadata(p)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len()),
+        _ => None,
+    };
+    let input = progress::Progress::new(input, &name, total);
     let quiet_name = name;
     Ok(Box::new(watch::watch(input, watch::QUIET_AFTER, move |idle| {
         eprintln!(

@@ -30,6 +30,7 @@ pub mod jfr;
 pub mod librdkafka;
 mod pipeline;
 pub mod probe_result;
+pub mod progress;
 pub mod protocol_log;
 pub mod report;
 pub mod requests;

@@ -378,3 +378,62 @@ fn rotated_gc_logs_with_a_fifo_among_them_are_read_in_the_order_given() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v["pauses"]["count"].as_u64().unwrap() > 0, "{out}");
 }
+
+/// Runs `t` on `input` under a terminal of its own (`script`: stdout and stderr both go to
+/// the pseudo-terminal), returning everything it wrote there.
+fn run_on_a_terminal(t: &Tool, input: &Path, extra: &[&str]) -> String {
+    let mut cmd = vec![t.exe.to_string()];
+    cmd.extend(extra.iter().map(|s| s.to_string()));
+    cmd.extend(t.before.iter().map(|s| s.to_string()));
+    cmd.push(input.display().to_string());
+    let line = cmd
+        .iter()
+        .map(|a| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let o = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux script, for a terminal");
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn a_read_longer_than_2_s_shows_progress_on_a_terminal_and_q_hides_it() {
+    // A writer that pauses 3 s half-way makes the read long; the bar names the input.
+    let handles: Vec<_> = TOOLS
+        .iter()
+        .map(|t| {
+            std::thread::spawn(move || {
+                let d = TempDir::new(&format!("progress-{}", t.name));
+                let bytes = plain_bytes(t);
+                let mut seen = Vec::new();
+                for quiet in [false, true] {
+                    let fifo = d.0.join(format!("in-{quiet}.fifo"));
+                    mkfifo(&fifo);
+                    let (w, b) = (fifo.clone(), bytes.clone());
+                    let writer = std::thread::spawn(move || {
+                        let mut f = std::fs::OpenOptions::new().write(true).open(&w).unwrap();
+                        let half = b.len() / 2;
+                        f.write_all(&b[..half]).unwrap();
+                        std::thread::sleep(Duration::from_secs(3));
+                        let _ = f.write_all(&b[half..]);
+                    });
+                    let extra: &[&str] = if quiet { &["-q"] } else { &[] };
+                    let out = run_on_a_terminal(t, &fifo, extra);
+                    writer.join().unwrap();
+                    let name = format!("in-{quiet}.fifo: reading");
+                    seen.push((quiet, out.contains(&name), out));
+                }
+                (t.name, seen)
+            })
+        })
+        .collect();
+    for h in handles {
+        let (name, seen) = h.join().unwrap();
+        for (quiet, shown, out) in seen {
+            assert_eq!(shown, !quiet, "{name} (-q: {quiet}): progress shown {shown}:\n{out}");
+        }
+    }
+}

@@ -49,10 +49,13 @@ struct Args {
     /// Longest line analysed whole; longer lines are analysed by their head.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     max_line_bytes: usize,
+    #[command(flatten)]
+    common: kgap_analyzers::cli::CommonArgs,
 }
 
 fn main() -> ExitCode {
     let args: Args = kgap_analyzers::args::parse();
+    args.common.apply();
     ExitCode::from(run(&args) as u8)
 }
 

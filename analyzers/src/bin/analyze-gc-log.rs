@@ -55,6 +55,8 @@ struct Args {
     /// states itself wins, and the report says the option was not used.
     #[arg(long, value_name = "MB", value_parser = positive_mb)]
     max_heap_mb: Option<f64>,
+    #[command(flatten)]
+    common: kgap_analyzers::cli::CommonArgs,
 }
 
 /// A heap size in MB: a positive, finite number (0 would silently drop the heap analysis).
@@ -67,6 +69,7 @@ fn positive_mb(s: &str) -> Result<f64, String> {
 
 fn main() -> ExitCode {
     let args: Args = kgap_analyzers::args::parse();
+    args.common.apply();
     ExitCode::from(run(&args) as u8)
 }
 

@@ -47,10 +47,13 @@ struct Args {
     /// Frames kept per top stack.
     #[arg(long, value_name = "N", default_value_t = 12)]
     stack_depth: usize,
+    #[command(flatten)]
+    common: kgap_analyzers::cli::CommonArgs,
 }
 
 fn main() -> ExitCode {
     let args: Args = kgap_analyzers::args::parse();
+    args.common.apply();
     ExitCode::from(run(&args) as u8)
 }
 

@@ -58,10 +58,13 @@ struct Args {
     /// writes ~32 MiB).
     #[arg(long, value_name = "MIB", default_value_t = 32)]
     max_object_mb: usize,
+    #[command(flatten)]
+    common: kgap_analyzers::cli::CommonArgs,
 }
 
 fn main() -> ExitCode {
     let args: Args = kgap_analyzers::args::parse();
+    args.common.apply();
     ExitCode::from(run(&args) as u8)
 }
 

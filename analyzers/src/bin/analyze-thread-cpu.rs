@@ -83,10 +83,13 @@ struct Args {
     /// The command to run and sample (after `--`).
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
+    #[command(flatten)]
+    common: kgap_analyzers::cli::CommonArgs,
 }
 
 fn main() -> ExitCode {
     let args: Args = kgap_analyzers::args::parse();
+    args.common.apply();
     ExitCode::from(run(&args) as u8)
 }
 

@@ -1,0 +1,150 @@
+//! How far a long read has got, on stderr: a 1 GiB log takes an analyzer 5–15 s, and a tool
+//! that prints nothing for that long looks hung. The bar (a file's bytes of its size, or a
+//! spinner with the bytes and rate of a pipe) appears only when stderr is a terminal, only
+//! once the read has taken [`SHOW_AFTER`], and never with `-q`; it is cleared at the end of
+//! the input, before the report is printed. indicatif draws it (rate-limited redraws, terminal
+//! width, cursor handling), so the hot path only adds a byte count.
+
+use std::io::{self, IsTerminal, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Reads shorter than this show nothing: most inputs are done before a bar would help.
+pub const SHOW_AFTER: Duration = Duration::from_secs(2);
+
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// `-q`: no progress for the rest of the process.
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// Whether a bar may be drawn at all: stderr a terminal and no `-q`.
+pub fn enabled() -> bool {
+    !QUIET.load(Ordering::Relaxed) && io::stderr().is_terminal()
+}
+
+/// A reader that counts what passes through it into a progress bar (hidden until
+/// [`SHOW_AFTER`]). `total` is the input's size when known (a regular file, as stored: a
+/// gzip file's compressed bytes, since those are what is read here).
+pub struct Progress<R> {
+    inner: R,
+    bar: Option<ProgressBar>,
+    shown: bool,
+    start: Instant,
+}
+
+impl<R: Read> Progress<R> {
+    /// Wrap `inner`; `name` labels the bar. Without [`enabled`] the wrapper only passes bytes on.
+    pub fn new(inner: R, name: &str, total: Option<u64>) -> Self {
+        let bar = enabled().then(|| {
+            let bar = match total {
+                Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::hidden())
+                    .with_style(
+                        ProgressStyle::with_template(
+                            "{prefix}: reading [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta})",
+                        )
+                        .expect("a valid template")
+                        .progress_chars("=> "),
+                    ),
+                None => ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden())
+                    .with_style(
+                        ProgressStyle::with_template("{prefix}: reading {spinner} {bytes} ({bytes_per_sec})")
+                            .expect("a valid template"),
+                    ),
+            };
+            bar.with_prefix(short_name(name))
+        });
+        Progress {
+            inner,
+            bar,
+            shown: false,
+            start: Instant::now(),
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl<R: Read> Read for Progress<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let r = self.inner.read(buf);
+        match &r {
+            Ok(0) => self.finish(),
+            Ok(n) => {
+                if let Some(bar) = &self.bar {
+                    bar.inc(*n as u64);
+                    if !self.shown && self.start.elapsed() >= SHOW_AFTER {
+                        bar.set_draw_target(ProgressDrawTarget::stderr());
+                        // Drawn now, and kept moving while the input pauses (a pipe's writer).
+                        bar.tick();
+                        bar.enable_steady_tick(Duration::from_millis(250));
+                        self.shown = true;
+                    }
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => self.finish(),
+        }
+        r
+    }
+}
+
+impl<R> Drop for Progress<R> {
+    fn drop(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// The bar's label: the file's name, not its whole path (the bar has a line of its own).
+fn short_name(name: &str) -> String {
+    let base = std::path::Path::new(name)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| name.to_string());
+    if base.chars().count() > 32 {
+        let tail: String = base.chars().rev().take(31).collect::<Vec<_>>().into_iter().rev().collect();
+        format!("…{tail}")
+    } else {
+        base
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_byte_passes_through_and_a_pipe_has_no_bar() {
+        // Under `cargo test` stderr is captured, not a terminal: no bar, the bytes unchanged.
+        let data = vec![7u8; 100_000];
+        let mut p = Progress::new(&data[..], "/var/log/app/gc.log", Some(100_000));
+        let mut out = Vec::new();
+        p.read_to_end(&mut out).unwrap();
+        assert_eq!(out, data);
+        assert!(p.bar.is_none() || !io::stderr().is_terminal());
+    }
+
+    #[test]
+    fn quiet_turns_it_off() {
+        set_quiet(true);
+        assert!(!enabled());
+        set_quiet(false);
+    }
+
+    #[test]
+    fn the_label_is_the_file_name_cut_to_32() {
+        assert_eq!(short_name("/a/b/gc.log"), "gc.log");
+        let long = format!("/x/{}.log", "n".repeat(40));
+        assert_eq!(short_name(&long).chars().count(), 32);
+        assert!(short_name(&long).starts_with('…'));
+    }
+}
