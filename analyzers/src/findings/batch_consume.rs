@@ -49,6 +49,10 @@ pub struct Evidence {
     pub batch_app_cores: Reps,
     /// Cores of the machine the consumer ran on.
     pub machine_cores: usize,
+    /// Cores the consumer may run on: its CPU affinity (`--cpus`), all of the machine's when
+    /// not pinned; 0 when not known (results written before it was recorded).
+    #[serde(default)]
+    pub client_cores: usize,
 }
 
 /// One thread's cores against [`SATURATED_CORES`] in every rep, beside the busiest other
@@ -64,6 +68,8 @@ pub struct ThreadLimit<'a> {
     /// The whole consumer's cores in the same reps.
     pub consumer_cores: &'a Reps,
     pub machine_cores: usize,
+    /// Cores the consumer may run on (0: not known).
+    pub client_cores: usize,
 }
 
 /// The check "`thread` is saturated (≥ [`SATURATED_CORES`]) in every rep": passed when it is;
@@ -106,6 +112,34 @@ pub fn check_thread_limit(condition: impl Into<String>, t: &ThreadLimit) -> Chec
             format!("{shown}; {other} was the saturated thread in every rep: it is the limit"),
         );
     }
+    // Pinned to fewer cores than it has busy threads, the consumer fills its own cores: its
+    // threads share them, and none can reach a core alone. That is this placement's limit,
+    // not the finding's thread, and not load from outside.
+    let k = t.client_cores;
+    let filled = k > 0
+        && k < t.machine_cores
+        && t.consumer_cores.n() > 0
+        && t.consumer_cores
+            .values()
+            .iter()
+            .all(|&c| c >= SATURATED_CORES * k as f64);
+    if filled {
+        let (cores, them) = if k == 1 {
+            ("the 1 core".to_string(), "that core")
+        } else {
+            (format!("the {k} cores"), "those cores")
+        };
+        return Check::undecided(
+            condition,
+            format!(
+                "{shown}, {other}; the whole consumer used {} of {cores} it was pinned to \
+                 (--cpus): its threads shared {them}, so none could reach {SATURATED_CORES} \
+                 cores alone; the finding needs a core for each busy consumer thread beside \
+                 the broker's (3 cores or more: scripts/kafka up --cpus 0, --cpus 1-2)",
+                t.consumer_cores.show(units::cores),
+            ),
+        );
+    }
     Check::undecided(
         condition,
         format!(
@@ -133,6 +167,7 @@ pub fn decide(e: &Evidence) -> Verdict {
                 other_cores: &e.poll_other_cores,
                 consumer_cores: &e.poll_consumer_cores,
                 machine_cores: e.machine_cores,
+                client_cores: e.client_cores,
             },
         ),
         check_at_least(
@@ -226,6 +261,7 @@ mod tests {
             poll_consumer_cores: reps(&[1.7, 1.72, 1.69]),
             batch_app_cores: reps(&[0.4, 0.42, 0.41]),
             machine_cores: 32,
+            client_cores: 32,
         }
     }
 
@@ -245,6 +281,7 @@ mod tests {
             poll_consumer_cores: reps(&[0.4, 0.5, 0.6]),
             batch_app_cores: reps(&[0.11, 0.11, 0.11]),
             machine_cores: 2,
+            client_cores: 2,
         }
     }
 
@@ -274,6 +311,31 @@ mod tests {
             "{}",
             v.checks[1].detail
         );
+    }
+
+    #[test]
+    fn a_consumer_that_filled_the_one_core_it_was_pinned_to_says_so() {
+        // scripts/reproduce on this 2-core machine, quiet (2026-12-01): the broker on cpu 0,
+        // the probe on cpu 1; poll() at 1.96M, the batch API at 2.81M (1.43x, apart), the app
+        // thread 0.59 and rdk:broker1 0.40: together the one core the consumer had.
+        let e = Evidence {
+            poll_msgs_per_s: reps(&[1.87e6, 1.96e6, 2.01e6]),
+            batch_msgs_per_s: reps(&[2.75e6, 2.81e6, 2.95e6]),
+            poll_app_cores: reps(&[0.58, 0.59, 0.60]),
+            poll_other_cores: reps(&[0.39, 0.40, 0.40]),
+            poll_consumer_cores: reps(&[1.0, 1.0, 1.0]),
+            client_cores: 1,
+            ..recorded_2026_11_30()
+        };
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+        let d = &v.checks[0].detail;
+        assert!(d.contains("of the 1 core it was pinned to"), "{d}");
+        assert!(d.contains("3 cores or more"), "{d}");
+        assert!(!d.contains("held back from outside"), "{d}");
+        // Unpinned (or not known), the same cores are load from outside.
+        let unpinned = decide(&Evidence { client_cores: 2, poll_consumer_cores: reps(&[1.0, 1.0, 1.0]), ..e.clone() });
+        assert!(unpinned.checks[0].detail.contains("held back from outside"), "{:?}", unpinned.checks[0]);
     }
 
     #[test]

@@ -48,13 +48,23 @@ pub struct Evidence {
     /// Every instance count measured, K=1 among them, in increasing K.
     pub points: Vec<InstancesPoint>,
     pub machine_cores: usize,
+    /// Cores the consumer may run on: its CPU affinity (`--cpus`), all of the machine's when
+    /// not pinned; 0 when not known (results written before it was recorded).
+    #[serde(default)]
+    pub client_cores: usize,
     /// Whether the broker ran on the same cores (a local broker or the embedded mock).
     pub broker_shares_cores: bool,
 }
 
-/// The largest K this machine can judge: its cores, less one for a broker on the same cores.
-pub fn judged_up_to(machine_cores: usize, broker_shares_cores: bool) -> usize {
-    machine_cores.saturating_sub(usize::from(broker_shares_cores))
+/// The largest K this run can judge: the cores the client may run on (its affinity, `--cpus`;
+/// the machine's when not known), less one for a broker on the same cores.
+pub fn judged_up_to(machine_cores: usize, client_cores: usize, broker_shares_cores: bool) -> usize {
+    let cores = if client_cores > 0 {
+        client_cores.min(machine_cores)
+    } else {
+        machine_cores
+    };
+    cores.saturating_sub(usize::from(broker_shares_cores))
 }
 
 /// The rule: see the module doc.
@@ -75,9 +85,11 @@ pub fn decide(e: &Evidence) -> Verdict {
             other_cores: &one.app_cores_max,
             consumer_cores: &one.process_cores,
             machine_cores: e.machine_cores,
+            client_cores: e.client_cores,
         },
     ));
-    let limit = judged_up_to(e.machine_cores, e.broker_shares_cores);
+    let limit = judged_up_to(e.machine_cores, e.client_cores, e.broker_shares_cores);
+    let pinned = e.client_cores > 0 && e.client_cores < e.machine_cores;
     let more: Vec<&InstancesPoint> = e.points.iter().filter(|p| p.instances > 1).collect();
     if more.is_empty() {
         checks.push(Check::undecided(
@@ -101,11 +113,17 @@ pub fn decide(e: &Evidence) -> Verdict {
             checks.push(Check::undecided(
                 condition,
                 format!(
-                    "not judged: {} broker threads need {} cores and this machine has {}{} \
-                     ({shown})",
+                    "not judged: {} broker threads need {} cores and {}{} ({shown})",
                     p.instances,
                     p.instances,
-                    e.machine_cores,
+                    if pinned {
+                        format!(
+                            "the client was pinned to {} of this machine's {} (--cpus)",
+                            e.client_cores, e.machine_cores
+                        )
+                    } else {
+                        format!("this machine has {}", e.machine_cores)
+                    },
                     if e.broker_shares_cores {
                         ", one of them the broker's"
                     } else {
@@ -238,6 +256,7 @@ mod tests {
                 point(16, [17.0e6, 17.8e6, 18.2e6], 0.93, 28.0),
             ],
             machine_cores: 32,
+            client_cores: 32,
             broker_shares_cores: false,
         }
     }
@@ -258,6 +277,7 @@ mod tests {
                 point(2, [2.0e6, 2.05e6, 2.1e6], 0.7, 1.99),
             ],
             machine_cores: 2,
+            client_cores: 2,
             broker_shares_cores: true,
             ..post()
         };
@@ -274,6 +294,7 @@ mod tests {
         let e = Evidence {
             points: vec![point(1, [300e3, 320e3, 340e3], 0.35, 1.98)],
             machine_cores: 2,
+            client_cores: 2,
             broker_shares_cores: true,
             ..post()
         };
@@ -296,14 +317,30 @@ mod tests {
     }
 
     #[test]
+    fn a_client_pinned_to_fewer_cores_than_instances_is_not_judged_there() {
+        // The same no-gain K=16 that does not hold on 32 free cores, from a client pinned to 8:
+        // 16 broker threads on 8 cores say nothing about instances.
+        let mut e = post();
+        e.points[1] = point(16, [2.0e6, 2.01e6, 2.02e6], 0.2, 6.0);
+        e.points[1].aggregate_msgs_per_s = reps(&[1.5e6, 1.6e6, 1.7e6]);
+        e.client_cores = 8;
+        let v = decide(&e);
+        assert_ne!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
+        assert!(v.reason.contains("pinned to 8 of this machine's 32"), "{}", v.reason);
+    }
+
+    #[test]
     fn one_instance_only_or_none_cannot_tell() {
         let mut e = post();
         e.points.truncate(1);
         assert_eq!(decide(&e).outcome, Outcome::CannotTell);
         e.points.clear();
         assert_eq!(decide(&e).outcome, Outcome::CannotTell);
-        assert_eq!(judged_up_to(2, true), 1);
-        assert_eq!(judged_up_to(32, false), 32);
+        assert_eq!(judged_up_to(2, 2, true), 1);
+        assert_eq!(judged_up_to(32, 32, false), 32);
+        // Pinned to one core of two, the broker apart: K=2 is not judged.
+        assert_eq!(judged_up_to(2, 1, false), 1);
+        assert_eq!(judged_up_to(2, 0, false), 2);
         assert_eq!(compare(&reps(&[3.0, 4.0, 5.0]), &reps(&[1.0, 2.0, 2.5])), "higher");
     }
 }

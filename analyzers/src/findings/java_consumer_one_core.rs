@@ -66,6 +66,10 @@ pub struct Evidence {
     /// The consumer protocol at the largest size it ran at, if it ran.
     pub consumer_protocol: Option<ProtocolEvidence>,
     pub machine_cores: usize,
+    /// Cores the consumer may run on: its CPU affinity (`--cpus`), all of the machine's when
+    /// not pinned; 0 when not known (results written before it was recorded).
+    #[serde(default)]
+    pub client_cores: usize,
 }
 
 fn kb(size: u64) -> String {
@@ -94,6 +98,7 @@ pub fn decide(e: &Evidence) -> Verdict {
                     other_cores: &s.java_other_cores,
                     consumer_cores: &s.java_process_cores,
                     machine_cores: e.machine_cores,
+                    client_cores: e.client_cores,
                 },
             )),
             None => checks.push(Check::undecided(
@@ -305,6 +310,7 @@ mod tests {
                 background_cores: reps(&[0.65, 0.66, 0.67]),
             }),
             machine_cores: 32,
+            client_cores: 32,
         }
     }
 
@@ -321,6 +327,7 @@ mod tests {
     fn a_poll_thread_held_back_from_outside_cannot_tell() {
         let mut e = post();
         e.machine_cores = 2;
+        e.client_cores = 2;
         for s in &mut e.sizes {
             s.java_poll_cores = reps(&[0.55, 0.6, 0.62]);
             s.java_process_cores = reps(&[0.7, 0.75, 0.8]);
@@ -345,6 +352,7 @@ mod tests {
     fn the_recorded_run_on_two_loaded_cores_cannot_tell() {
         let mut e = post();
         e.machine_cores = 2;
+        e.client_cores = 2;
         e.sizes[0].java_poll_cores = reps(&[0.10, 0.10, 0.12]);
         e.sizes[0].java_process_cores = reps(&[0.28, 0.30, 0.31]);
         e.sizes[1].java_poll_cores = reps(&[0.11, 0.13, 0.13]);

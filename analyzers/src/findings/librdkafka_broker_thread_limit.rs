@@ -46,6 +46,10 @@ pub struct Evidence {
     /// Cores of the whole consumer (the mock's thread excluded).
     pub consumer_cores: Reps,
     pub machine_cores: usize,
+    /// Cores the consumer may run on: its CPU affinity (`--cpus`), all of the machine's when
+    /// not pinned; 0 when not known (results written before it was recorded).
+    #[serde(default)]
+    pub client_cores: usize,
     /// One Java KafkaConsumer (classic) on the same topic, per rep; empty when the probe ran
     /// librdkafka only.
     #[serde(default)]
@@ -147,6 +151,7 @@ pub fn decide(e: &Evidence) -> Verdict {
                 other_cores: &e.other_cores,
                 consumer_cores: &e.consumer_cores,
                 machine_cores: e.machine_cores,
+                client_cores: e.client_cores,
             },
         ),
         alone,
@@ -231,6 +236,7 @@ mod tests {
             other_cores: reps(&[0.40, 0.42, 0.45]),
             consumer_cores: reps(&[1.5, 1.55, 1.6]),
             machine_cores: 32,
+            client_cores: 32,
             java_msgs_per_s: reps(&[5.5e6, 5.6e6, 5.7e6]),
         }
     }
@@ -245,6 +251,7 @@ mod tests {
             other_cores: reps(&[0.11, 0.11, 0.11]),
             consumer_cores: reps(&[0.4, 0.5, 0.6]),
             machine_cores: 2,
+            client_cores: 2,
             ..post()
         }
     }
@@ -285,6 +292,7 @@ mod tests {
             other_cores: reps(&[0.04, 0.05, 0.06]),
             consumer_cores: reps(&[0.16, 0.19, 0.24]),
             machine_cores: 2,
+            client_cores: 2,
             java_msgs_per_s: reps(&[165e3, 189e3, 218e3]),
             ..post()
         };

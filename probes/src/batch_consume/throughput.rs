@@ -146,6 +146,7 @@ pub fn evidence(
         poll_consumer_cores: poll.reps(|f| f.run.consumer_cores),
         batch_app_cores: fixed.reps(|f| f.app_cores),
         machine_cores: sweep.result.placement.machine_cores,
+        client_cores: sweep.result.placement.client_cpus.len(),
     }
 }
 
@@ -181,6 +182,7 @@ pub fn broker_evidence(
         other_cores,
         consumer_cores: fixed.reps(|f| f.run.consumer_cores),
         machine_cores: sweep.result.placement.machine_cores,
+        client_cores: sweep.result.placement.client_cpus.len(),
         // This probe runs librdkafka only: the finding's Java half is probe-consumer-clients'.
         java_msgs_per_s: Reps::default(),
     }

@@ -87,6 +87,7 @@ pub fn java_evidence(sweep: &Sweep<ConsumerClients>) -> Option<java_rule::Eviden
         sizes: out,
         consumer_protocol: protocol,
         machine_cores: sweep.result.placement.machine_cores,
+        client_cores: sweep.result.placement.client_cpus.len(),
     })
 }
 
@@ -115,6 +116,7 @@ pub fn broker_evidence(sweep: &Sweep<ConsumerClients>) -> Option<broker_rule::Ev
         other_cores,
         consumer_cores: t.reps(|f| f.process_cores),
         machine_cores: sweep.result.placement.machine_cores,
+        client_cores: sweep.result.placement.client_cpus.len(),
         java_msgs_per_s: at(sweep, Api::Classic, size, 1)
             .map(|j| msgs(&j))
             .unwrap_or_default(),
@@ -156,6 +158,7 @@ pub fn instances_evidence(sweep: &Sweep<ConsumerClients>) -> Option<instances_ru
             })
             .collect(),
         machine_cores: placement.machine_cores,
+        client_cores: placement.client_cpus.len(),
         broker_shares_cores: sweep.result.broker.is_mock() || placement.shares_cores_with_broker == Some(true),
     })
 }
