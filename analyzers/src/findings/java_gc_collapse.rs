@@ -174,7 +174,10 @@ fn check_collapses(p: &PointEvidence) -> Check {
         Check::undecided(
             condition,
             format!(
-                "{detail}: GC took ≥ {} of a second in {} of them with the heap under {}                  full, so the pauses stretched for want of CPU, not under a backlog: this                  machine was too busy to let the senders outrun the network threads; a quieter                  machine, or --cpus to keep the broker off the JVM's cores",
+                "{detail}: GC took ≥ {} of a second in {} of them with the heap under {} \
+                 full, so the pauses stretched for want of CPU, not under a backlog: this \
+                 machine was too busy to let the senders outrun the network threads; a quieter \
+                 machine, or --cpus to keep the broker off the JVM's cores",
                 units::percent(MIN_GC_SHARE),
                 t.starved,
                 units::percent(MIN_HEAP_SHARE)
@@ -274,10 +277,11 @@ pub fn decide(e: &Evidence) -> Verdict {
         let b = bounded.expect("the bound's check passed");
         let (tc, m) = (tally(&at.reps), |r: &Reps| r.median().unwrap_or(0.0));
         let mut s = format!(
-            "at K={k} on {cores} cores (the post's K=16 on 16 vCPUs) and a {} MB heap, the \
+            "at K={k} on {} (the post's K=16 on 16 vCPUs) and a {} MB heap, the \
              default buffer.memory collapsed in {} of {} reps: GC took {} of the window or its \
              worst second while young GCs left the heap {} full (median){}; buffer.memory={} \
              kept every rep clean (GC {}, heap {}) at {} against {}{}",
+            units::counted(cores as u64, "core"),
             units::count(e.heap_mb),
             tc.collapsed,
             tc.n,
@@ -487,6 +491,7 @@ mod tests {
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
         assert!(v.reason.contains("in 2 of them") && v.reason.contains("want of CPU"), "{}", v.reason);
+        assert!(!v.reason.contains("  "), "a run of spaces in: {}", v.reason);
     }
 
     #[test]

@@ -86,7 +86,7 @@ pub fn render(r: &GcReport) -> String {
     );
     let _ = writeln!(
         s,
-        r##"<text x="{LEFT}" y="{}"><tspan fill="{}">■ young GC</tspan>  <tspan fill="{}">■ full GC</tspan>  <tspan fill="{}">■ concurrent cycle</tspan>  <tspan fill="{}">■ degenerated</tspan>  <tspan fill="#d62728">- - 80% of max</tspan></text>"##,
+        r##"<text x="{LEFT}" y="{}" xml:space="preserve"><tspan fill="{}">■ young GC</tspan>  <tspan fill="{}">■ full GC</tspan>  <tspan fill="{}">■ concurrent cycle</tspan>  <tspan fill="{}">■ degenerated</tspan>  <tspan fill="#d62728">- - 80% of max</tspan></text>"##,
         axis_y + 16.0,
         COLOURS[0],
         COLOURS[1],
