@@ -233,8 +233,8 @@ pub const FINDING: Finding = Finding {
     reproduce: Reproduce {
         probe: "probe-gzip-batch",
         exists: true,
-        command: "probe-gzip-batch --brokers 127.0.0.1:9092 --client both --batch-size \
-                  3000,16384,90112 --level -1",
+        command: "probe-gzip-batch --brokers 127.0.0.1:9092 --client java --partitions 1 \
+                  --batch-size 3000,16384 --level -1",
     },
     expected_shape: "a Java batch holds more input than its batch.size, and its batches grow \
                      as sent when batch.size grows; batches of one size whatever batch.size \
