@@ -93,8 +93,10 @@ mod tests {
     fn other_errors_stay_clap_s() {
         assert_eq!(err(&["demo", "--nope"]), None);
         assert_eq!(err(&["demo", "-x"]), None);
-        let args: Vec<std::ffi::OsString> =
-            ["demo", "--backoff-ms", "10,,20"].iter().map(Into::into).collect();
+        let args: Vec<std::ffi::OsString> = ["demo", "--backoff-ms", "10,,20"]
+            .iter()
+            .map(Into::into)
+            .collect();
         let e = Demo::try_parse_from(&args).expect_err("an empty item is refused");
         assert_eq!(e.kind(), ErrorKind::ValueValidation);
     }

@@ -54,7 +54,10 @@ pub fn open_input(path: Option<&Path>) -> Result<Box<dyn Read + Send>, String> {
 /// read, since opening one waits for a writer), a directory is refused, and when nothing has
 /// been read for [`watch::QUIET_AFTER`] the user is told so once per quiet spell, instead of
 /// a silent wait. `tool` names the binary in those messages.
-pub fn open_watched(tool: &'static str, path: Option<&Path>) -> Result<Box<dyn Read + Send>, String> {
+pub fn open_watched(
+    tool: &'static str,
+    path: Option<&Path>,
+) -> Result<Box<dyn Read + Send>, String> {
     let name = input_name(path);
     let input: Box<dyn Read + Send> = match path {
         Some(p) if p != Path::new("-") => {
@@ -68,9 +71,7 @@ pub fn open_watched(tool: &'static str, path: Option<&Path>) -> Result<Box<dyn R
                     ))
                 }
                 Some(kind) => {
-                    eprintln!(
-                        "{tool}: reading {kind}: {name} (what is written to it, to its end)"
-                    );
+                    eprintln!("{tool}: reading {kind}: {name} (what is written to it, to its end)");
                     Box::new(watch::OpenOnRead::new(p))
                 }
             }
@@ -87,12 +88,16 @@ pub fn open_watched(tool: &'static str, path: Option<&Path>) -> Result<Box<dyn R
     };
     let input = progress::Progress::new(input, &name, total);
     let quiet_name = name;
-    Ok(Box::new(watch::watch(input, watch::QUIET_AFTER, move |idle| {
-        eprintln!(
-            "{tool}: nothing read from {quiet_name} for {} s; waiting (Ctrl-C to stop)",
-            idle.as_secs()
-        );
-    })))
+    Ok(Box::new(watch::watch(
+        input,
+        watch::QUIET_AFTER,
+        move |idle| {
+            eprintln!(
+                "{tool}: nothing read from {quiet_name} for {} s; waiting (Ctrl-C to stop)",
+                idle.as_secs()
+            );
+        },
+    )))
 }
 
 /// The name to show for the input.

@@ -32,7 +32,11 @@ pub fn pretty_kind<T: Serialize + ?Sized>(tool: &str, kind: &str, body: &T) -> S
         .ok()
         .and_then(|v| v.as_object().map(|o| o.contains_key("tool")))
         .unwrap_or(false);
-    let kind = if kind.is_empty() { String::new() } else { format!(".{kind}") };
+    let kind = if kind.is_empty() {
+        String::new()
+    } else {
+        format!(".{kind}")
+    };
     let doc = Document {
         schema: format!("kgap.{tool}{kind}"),
         schema_version: VERSION,
@@ -60,12 +64,23 @@ mod tests {
 
     #[test]
     fn schema_comes_first_and_the_body_keeps_its_order() {
-        let s = pretty("analyze-x", &WithTool { tool: "analyze-x", z_first: 1, a_second: 2 });
+        let s = pretty(
+            "analyze-x",
+            &WithTool {
+                tool: "analyze-x",
+                z_first: 1,
+                a_second: 2,
+            },
+        );
         let keys: Vec<&str> = s
             .lines()
             .filter_map(|l| l.trim().strip_prefix('"').and_then(|l| l.split('"').next()))
             .collect();
-        assert_eq!(keys, ["schema", "schema_version", "tool", "z_first", "a_second"], "{s}");
+        assert_eq!(
+            keys,
+            ["schema", "schema_version", "tool", "z_first", "a_second"],
+            "{s}"
+        );
         assert!(s.contains(r#""schema": "kgap.analyze-x""#), "{s}");
         assert_eq!(s.matches(r#""tool""#).count(), 1, "{s}");
     }
@@ -178,7 +193,11 @@ mod rounding_tests {
         assert_eq!(round_figure(2.4630000591278076), 2.463);
         assert_eq!(round_figure(182.82000000000002), 182.82);
         assert_eq!(round_figure(1541190.817473116), 1541190.817);
-        assert_eq!(round_figure(1796027442.4641), 1796027442.464, "Unix s keep their ms");
+        assert_eq!(
+            round_figure(1796027442.4641),
+            1796027442.464,
+            "Unix s keep their ms"
+        );
         assert_eq!(round_figure(0.000123456789), 0.000123457);
         assert_eq!(round_figure(-0.5), -0.5);
         assert!(round_figure(f64::NAN).is_nan());

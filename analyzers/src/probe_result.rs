@@ -418,7 +418,8 @@ mod tests {
             }],
             warning: None,
         });
-        let again: ProbeResult = serde_json::from_str(&serde_json::to_string(&with).unwrap()).unwrap();
+        let again: ProbeResult =
+            serde_json::from_str(&serde_json::to_string(&with).unwrap()).unwrap();
         assert_eq!(again.preflight, with.preflight);
     }
 }

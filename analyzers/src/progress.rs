@@ -111,7 +111,14 @@ fn short_name(name: &str) -> String {
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_else(|| name.to_string());
     if base.chars().count() > 32 {
-        let tail: String = base.chars().rev().take(31).collect::<Vec<_>>().into_iter().rev().collect();
+        let tail: String = base
+            .chars()
+            .rev()
+            .take(31)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         format!("…{tail}")
     } else {
         base

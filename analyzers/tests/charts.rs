@@ -21,11 +21,19 @@ fn png_dir() -> PathBuf {
 fn assert_fine(name: &str, svg: &str) {
     let png = png_dir().join(format!("{name}.png"));
     let problems = chart_check::problems(svg, Some(&png));
-    assert!(problems.is_empty(), "{name}: {}\n(rendered: {})", problems.join("\n"), png.display());
+    assert!(
+        problems.is_empty(),
+        "{name}: {}\n(rendered: {})",
+        problems.join("\n"),
+        png.display()
+    );
 }
 
 fn series(label: &str, points: &[(f64, f64)]) -> Series {
-    Series { label: label.into(), points: points.to_vec() }
+    Series {
+        label: label.into(),
+        points: points.to_vec(),
+    }
 }
 
 #[test]
@@ -39,9 +47,18 @@ fn long_legend_labels_widen_the_canvas_instead_of_being_cut() {
         x_format: svg::si_label,
         y_format: svg::plain_label,
         series: vec![
-            series("linger 0, in-flight default (1000000)", &[(1e3, 0.4), (1e4, 0.9), (1e5, 7.5)]),
-            series("linger 0, in-flight 5", &[(1e3, 0.5), (1e4, 1.9), (1e5, 22.0)]),
-            series("linger 5 ms, in-flight 5, Java kafka-clients 4.3.1", &[(1e3, 5.2), (1e5, 6.0)]),
+            series(
+                "linger 0, in-flight default (1000000)",
+                &[(1e3, 0.4), (1e4, 0.9), (1e5, 7.5)],
+            ),
+            series(
+                "linger 0, in-flight 5",
+                &[(1e3, 0.5), (1e4, 1.9), (1e5, 22.0)],
+            ),
+            series(
+                "linger 5 ms, in-flight 5, Java kafka-clients 4.3.1",
+                &[(1e3, 5.2), (1e5, 6.0)],
+            ),
         ],
     };
     let svg = chart.render();
@@ -56,16 +73,28 @@ fn long_legend_labels_widen_the_canvas_instead_of_being_cut() {
         let i = s.find("width=\"").expect("width") + 7;
         s[i..i + s[i..].find('"').unwrap()].parse().unwrap()
     };
-    assert!(width(&svg) > width(&short) + 100.0, "{} vs {}", width(&svg), width(&short));
+    assert!(
+        width(&svg) > width(&short) + 100.0,
+        "{} vs {}",
+        width(&svg),
+        width(&short)
+    );
 }
 
 #[test]
 fn many_series_a_long_title_and_one_point_still_fit() {
     let many: Vec<Series> = (0..24)
-        .map(|i| series(&format!("rdk:broker{i} (127.0.0.1:{})", 9092 + 10 * i), &[(i as f64, 1.0)]))
+        .map(|i| {
+            series(
+                &format!("rdk:broker{i} (127.0.0.1:{})", 9092 + 10 * i),
+                &[(i as f64, 1.0)],
+            )
+        })
         .collect();
     let chart = LineChart {
-        title: "cores per thread over the run, every librdkafka broker thread of a large cluster shown".into(),
+        title:
+            "cores per thread over the run, every librdkafka broker thread of a large cluster shown"
+                .into(),
         x_label: "seconds".into(),
         y_label: "cores".into(),
         x_scale: Scale::Linear,
@@ -108,7 +137,11 @@ fn gap_reports_charts_of_the_fixtures_render_whole() {
     let n = check_dir_of(
         "gap-report",
         env!("CARGO_BIN_EXE_gap-report"),
-        &["--svg-dir", dir.to_str().unwrap(), fixtures.to_str().unwrap()],
+        &[
+            "--svg-dir",
+            dir.to_str().unwrap(),
+            fixtures.to_str().unwrap(),
+        ],
         &dir,
     );
     assert!(n >= 3, "gap-report drew only {n} charts of the fixtures");
@@ -116,7 +149,10 @@ fn gap_reports_charts_of_the_fixtures_render_whole() {
 
 #[test]
 fn analyze_stats_charts_render_whole() {
-    for fixture in ["kafka431-producer-linger0-window-5.jsonl", "kafka431-consumer-backoff-1000ms.jsonl"] {
+    for fixture in [
+        "kafka431-producer-linger0-window-5.jsonl",
+        "kafka431-consumer-backoff-1000ms.jsonl",
+    ] {
         let dir = tempdir(&format!("stats-{fixture}"));
         let input = root().join("fixtures/stats").join(fixture);
         let n = check_dir_of(
@@ -130,7 +166,9 @@ fn analyze_stats_charts_render_whole() {
 }
 
 fn tempdir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("chart-runs").join(name);
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("chart-runs")
+        .join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("temp dir");
     d

@@ -121,8 +121,14 @@ fn fixtures_show_the_expected_gaps_and_only_those() {
     // Findings no capture here can show are said to be unchecked, with what would show them.
     let nf = |id: &str| r.not_found.iter().find(|n| n.finding == id).unwrap();
     // Statistics could show batch-consume's signature (fetch queues full, lag growing); these do not.
-    assert!(nf("batch-consume").result.starts_with("not found in"), "{:?}", nf("batch-consume"));
-    assert!(nf("batch-wrapper-latency").result.starts_with("not checked"));
+    assert!(
+        nf("batch-consume").result.starts_with("not found in"),
+        "{:?}",
+        nf("batch-consume")
+    );
+    assert!(nf("batch-wrapper-latency")
+        .result
+        .starts_with("not checked"));
     assert!(nf("gzip-batch-semantics")
         .result
         .starts_with("not found in"));
@@ -213,8 +219,16 @@ fn a_saturated_broker_thread_is_a_low_confidence_sign() {
     let d = TempDir::new("threads");
     d.write("threads.csv", csv.as_bytes());
     let r = report(&d.0);
-    assert_eq!(gap_ids(&r), ["librdkafka-broker-thread-limit"], "{:#?}", r.files);
-    assert_eq!(confidence(&r, "librdkafka-broker-thread-limit"), Confidence::Low);
+    assert_eq!(
+        gap_ids(&r),
+        ["librdkafka-broker-thread-limit"],
+        "{:#?}",
+        r.files
+    );
+    assert_eq!(
+        confidence(&r, "librdkafka-broker-thread-limit"),
+        Confidence::Low
+    );
 }
 
 #[test]
@@ -347,7 +361,6 @@ fn help_teaches_with_examples() {
     );
 }
 
-
 #[test]
 fn every_diagnosis_id_the_analyzers_emit_is_mapped_or_known_other() {
     // Grep'd from the analyzers and probes: each is a catalogue finding, an all-clear, or
@@ -392,9 +405,18 @@ fn every_diagnosis_id_the_analyzers_emit_is_mapped_or_known_other() {
     // statistics only its signature.
     use findings::Strength::{Direct, Indirect};
     let strength = |id, source| findings::evidence_from(id, Some(source), None).map(|(_, s)| s);
-    assert_eq!(strength("fetch-queue-backoff", "analyze-fetch-log"), Some(Direct));
-    assert_eq!(strength("fetch-queue-backoff", "analyze-stats"), Some(Indirect));
-    assert_eq!(strength("per-request-ceiling", "analyze-stats"), Some(Direct));
+    assert_eq!(
+        strength("fetch-queue-backoff", "analyze-fetch-log"),
+        Some(Direct)
+    );
+    assert_eq!(
+        strength("fetch-queue-backoff", "analyze-stats"),
+        Some(Indirect)
+    );
+    assert_eq!(
+        strength("per-request-ceiling", "analyze-stats"),
+        Some(Direct)
+    );
     for id in not_findings.iter().chain(findings::ALL_CLEAR_IDS) {
         assert!(findings::for_diagnosis(id, None).is_none(), "{id}");
     }
@@ -536,10 +558,23 @@ fn a_slow_path_preflight_warning_is_said_beside_the_result_and_its_verdicts() {
     let d = TempDir::new("slowpath");
     d.write("result.json", &serde_json::to_vec_pretty(&r).unwrap());
     let report = report(&d.0);
-    let file = report.files.iter().find(|f| f.path == "result.json").unwrap();
-    assert!(file.summary.contains("preflight warning") && file.summary.contains(warning), "{file:?}");
+    let file = report
+        .files
+        .iter()
+        .find(|f| f.path == "result.json")
+        .unwrap();
+    assert!(
+        file.summary.contains("preflight warning") && file.summary.contains(warning),
+        "{file:?}"
+    );
     assert_eq!(gap_ids(&report), ["fetch-backoff"]);
-    assert!(report.gaps[0].signals[0].title.contains("through a slow path"), "{:?}", report.gaps[0]);
+    assert!(
+        report.gaps[0].signals[0]
+            .title
+            .contains("through a slow path"),
+        "{:?}",
+        report.gaps[0]
+    );
     // Without the warning (a direct path), neither.
     r.preflight.as_mut().unwrap().warning = None;
     d.write("result.json", &serde_json::to_vec_pretty(&r).unwrap());
@@ -574,7 +609,11 @@ fn a_cannot_tell_is_said_with_its_reason_and_finds_nothing() {
     d.write("result.json", &probe_document(vec![v], false));
     let r = report(&d.0);
     assert!(r.gaps.is_empty());
-    let nf = r.not_found.iter().find(|n| n.finding == "fetch-backoff").unwrap();
+    let nf = r
+        .not_found
+        .iter()
+        .find(|n| n.finding == "fetch-backoff")
+        .unwrap();
     assert!(nf.probe_verdicts[0].contains("CANNOT TELL"), "{nf:?}");
 }
 
@@ -582,12 +621,17 @@ fn a_cannot_tell_is_said_with_its_reason_and_finds_nothing() {
 fn an_old_probe_result_is_named_and_not_read() {
     // A result of the kgap before typed verdicts (captured then; its verdict was decided
     // outside the catalogue).
-    let old = br#"{"probe": "probe-fetch-backoff", "payload_sha256": "00", "verdict": {"holds": true}}"#;
+    let old =
+        br#"{"probe": "probe-fetch-backoff", "payload_sha256": "00", "verdict": {"holds": true}}"#;
     let d = TempDir::new("old");
     d.write("result.json", old);
     let r = report(&d.0);
     assert!(r.gaps.is_empty());
-    assert!(r.files[0].reason.as_deref().unwrap().contains("older kgap"), "{:?}", r.files[0]);
+    assert!(
+        r.files[0].reason.as_deref().unwrap().contains("older kgap"),
+        "{:?}",
+        r.files[0]
+    );
 }
 
 #[test]

@@ -520,7 +520,11 @@ fn max_heap_mb_is_for_logs_that_do_not_state_it() {
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["max_heap_source"], "log");
     assert_eq!(r["max_heap_mb"], 256.0);
-    assert!(r["warnings"].to_string().contains("was not used"), "{}", r["warnings"]);
+    assert!(
+        r["warnings"].to_string().contains("was not used"),
+        "{}",
+        r["warnings"]
+    );
     let ids: Vec<&str> = r["diagnoses"]
         .as_array()
         .unwrap()
@@ -546,7 +550,10 @@ fn jvm_text(line: &str) -> String {
     if let Some(i) = line.find("{\"log\":\"") {
         let body = &line[i + 8..];
         let end = body.find("\\n\",").unwrap_or(body.len());
-        return body[..end].replace("\\u003e", ">").replace("\\u003c", "<").replace("\\\"", "\"");
+        return body[..end]
+            .replace("\\u003e", ">")
+            .replace("\\u003c", "<")
+            .replace("\\\"", "\"");
     }
     // Everything before the first JVM decoration is the shipper's.
     match line.find("[") {
@@ -564,7 +571,12 @@ fn count_pauses(text: &str) -> (u64, u64, u64, u64) {
         let Some(i) = l.find("Pause ") else { continue };
         let last = l.rsplit(' ').next().unwrap();
         let num = last.trim_end_matches("ms").trim_end_matches('s');
-        if num == last || num.is_empty() || !num.chars().all(|ch| ch.is_ascii_digit() || ch == '.' || ch == ',') {
+        if num == last
+            || num.is_empty()
+            || !num
+                .chars()
+                .all(|ch| ch.is_ascii_digit() || ch == '.' || ch == ',')
+        {
             continue;
         }
         let kind = &l[i..];
@@ -582,7 +594,10 @@ fn forms_fixtures() -> Vec<String> {
         for e in std::fs::read_dir(fixture(dir)).unwrap() {
             let p = e.unwrap().path();
             if p.extension().and_then(|x| x.to_str()) == Some("log") {
-                v.push(format!("{dir}/{}", p.file_name().unwrap().to_string_lossy()));
+                v.push(format!(
+                    "{dir}/{}",
+                    p.file_name().unwrap().to_string_lossy()
+                ));
             }
         }
     }
@@ -629,10 +644,14 @@ fn every_form_counts_every_pause_of_the_right_kind() {
         }
         // The decimal comma is really in the captured German/French logs.
         if name.contains("-de") || name.contains("-fr") {
-            assert!(text.contains("ms") && text.lines().any(|l| {
-                let l = jvm_text(l);
-                l.ends_with("ms") && l.rsplit(' ').next().unwrap().contains(',')
-            }), "{name}: no decimal comma");
+            assert!(
+                text.contains("ms")
+                    && text.lines().any(|l| {
+                        let l = jvm_text(l);
+                        l.ends_with("ms") && l.rsplit(' ').next().unwrap().contains(',')
+                    }),
+                "{name}: no decimal comma"
+            );
             commas += 1;
         }
     }
@@ -648,7 +667,10 @@ fn gist(r: &GcReport) -> String {
         r.clock,
         r.pauses.count,
         r.pauses.total_ms,
-        r.pauses_by_type.iter().map(|t| (&t.kind, t.stats.count)).collect::<Vec<_>>(),
+        r.pauses_by_type
+            .iter()
+            .map(|t| (&t.kind, t.stats.count))
+            .collect::<Vec<_>>(),
         r.full_gcs,
         r.degenerated_gcs,
         r.evacuation_failures,
@@ -663,28 +685,54 @@ fn gist(r: &GcReport) -> String {
 fn shipped_forms(text: &str) -> Vec<(&'static str, String)> {
     let each = |f: &dyn Fn(&str) -> String| text.lines().map(|l| f(l) + "\n").collect::<String>();
     vec![
-        ("docker json-file", each(&|l| {
-            let s = serde_json::to_string(&format!("{l}\n")).unwrap().replace('>', "\\u003e");
-            format!("{{\"log\":{s},\"stream\":\"stdout\",\"time\":\"2026-12-01T11:07:54.933459022Z\"}}")
-        })),
-        ("CRI", each(&|l| format!("2026-12-01T11:08:11.426560506Z stdout F {l}"))),
-        ("kubectl --timestamps", each(&|l| format!("2026-12-01T11:08:59.996775255Z {l}"))),
-        ("journalctl -o short", each(&|l| format!("Dec 01 11:07:49 vm java[16629]: {l}"))),
-        ("journalctl -o short-iso", each(&|l| format!("2026-12-01T11:07:49+0000 vm java[16629]: {l}"))),
+        (
+            "docker json-file",
+            each(&|l| {
+                let s = serde_json::to_string(&format!("{l}\n"))
+                    .unwrap()
+                    .replace('>', "\\u003e");
+                format!("{{\"log\":{s},\"stream\":\"stdout\",\"time\":\"2026-12-01T11:07:54.933459022Z\"}}")
+            }),
+        ),
+        (
+            "CRI",
+            each(&|l| format!("2026-12-01T11:08:11.426560506Z stdout F {l}")),
+        ),
+        (
+            "kubectl --timestamps",
+            each(&|l| format!("2026-12-01T11:08:59.996775255Z {l}")),
+        ),
+        (
+            "journalctl -o short",
+            each(&|l| format!("Dec 01 11:07:49 vm java[16629]: {l}")),
+        ),
+        (
+            "journalctl -o short-iso",
+            each(&|l| format!("2026-12-01T11:07:49+0000 vm java[16629]: {l}")),
+        ),
     ]
 }
 
 #[test]
 fn a_shippers_prefix_changes_nothing_on_any_fixture_or_corpus_log() {
-    let mut logs: Vec<(String, Vec<u8>)> = ["g1-jdk17-unbounded.log", "serial-jdk17-unbounded.log", "shenandoah-jdk17-unbounded.log", "forms/serial-jdk17-de-xlog-gc.log", "forms/zgc-jdk17-de-xlog-gc.log"]
-        .iter()
-        .map(|n| (n.to_string(), std::fs::read(fixture(n)).unwrap()))
-        .collect();
+    let mut logs: Vec<(String, Vec<u8>)> = [
+        "g1-jdk17-unbounded.log",
+        "serial-jdk17-unbounded.log",
+        "shenandoah-jdk17-unbounded.log",
+        "forms/serial-jdk17-de-xlog-gc.log",
+        "forms/zgc-jdk17-de-xlog-gc.log",
+    ]
+    .iter()
+    .map(|n| (n.to_string(), std::fs::read(fixture(n)).unwrap()))
+    .collect();
     if let Some(dir) = corpus_dir() {
         for e in std::fs::read_dir(&dir).unwrap() {
             let p = e.unwrap().path();
             if p.extension().and_then(|x| x.to_str()) == Some("log") {
-                logs.push((p.file_name().unwrap().to_string_lossy().into(), std::fs::read(&p).unwrap()));
+                logs.push((
+                    p.file_name().unwrap().to_string_lossy().into(),
+                    std::fs::read(&p).unwrap(),
+                ));
             }
         }
     }
@@ -723,10 +771,15 @@ fn jdk8_records_in_a_decimal_comma_locale_read_the_same() {
         let mut comma = String::with_capacity(text.len());
         let b = text.as_bytes();
         for (i, &c) in b.iter().enumerate() {
-            let between_digits = i > 0 && i + 1 < b.len() && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit();
+            let between_digits =
+                i > 0 && i + 1 < b.len() && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit();
             // An ISO date's seconds (`09.668+0000`) are not locale-formatted.
             let iso = i >= 3 && b[i - 3] == b':';
-            comma.push(if c == b'.' && between_digits && !iso { ',' } else { c as char });
+            comma.push(if c == b'.' && between_digits && !iso {
+                ','
+            } else {
+                c as char
+            });
         }
         assert_ne!(comma, text);
         let plain = analyze_bytes(&[(&name, text.into_bytes())]);
@@ -746,9 +799,15 @@ fn jdk8_records_in_a_decimal_comma_locale_read_the_same() {
 
 /// The report as JSON without what only the reference path changes (lines parsed).
 fn report_json(bytes: &[u8], name: &str, every_line: bool) -> serde_json::Value {
-    let opts = GcLogOptions { every_line, ..GcLogOptions::default() };
+    let opts = GcLogOptions {
+        every_line,
+        ..GcLogOptions::default()
+    };
     let r = analyze_gc_logs(
-        vec![GcInput { name: name.into(), reader: Box::new(std::io::Cursor::new(bytes.to_vec())) }],
+        vec![GcInput {
+            name: name.into(),
+            reader: Box::new(std::io::Cursor::new(bytes.to_vec())),
+        }],
         &opts,
         None,
     )
@@ -761,7 +820,12 @@ fn report_json(bytes: &[u8], name: &str, every_line: bool) -> serde_json::Value 
 #[test]
 fn the_fast_scan_reports_what_parsing_every_line_reports() {
     let mut files: Vec<PathBuf> = Vec::new();
-    for dir in [fixture(""), fixture("companion"), fixture("forms"), fixture("shipped")] {
+    for dir in [
+        fixture(""),
+        fixture("companion"),
+        fixture("forms"),
+        fixture("shipped"),
+    ] {
         for e in std::fs::read_dir(dir).unwrap() {
             files.push(e.unwrap().path());
         }
@@ -773,13 +837,22 @@ fn the_fast_scan_reports_what_parsing_every_line_reports() {
     }
     files.retain(|p| p.extension().and_then(|x| x.to_str()) == Some("log"));
     // 28 fixtures, and the corpus when it is here.
-    assert!(files.len() >= 28 + if corpus_dir().is_some() { 29 } else { 0 }, "{}", files.len());
+    assert!(
+        files.len() >= 28 + if corpus_dir().is_some() { 29 } else { 0 },
+        "{}",
+        files.len()
+    );
     for p in &files {
         let bytes = std::fs::read(p).unwrap();
         let name = p.file_name().unwrap().to_string_lossy();
         let fast = report_json(&bytes, &name, false);
         let reference = report_json(&bytes, &name, true);
-        assert_eq!(fast, reference, "{}: the fast scan and the every-line reference differ", p.display());
+        assert_eq!(
+            fast,
+            reference,
+            "{}: the fast scan and the every-line reference differ",
+            p.display()
+        );
     }
 }
 

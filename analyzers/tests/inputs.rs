@@ -159,7 +159,11 @@ fn stderr_lines(child: &mut Child) -> mpsc::Receiver<String> {
 }
 
 /// Waits for a line holding `needle`; returns it and when it came.
-fn wait_for(rx: &mpsc::Receiver<String>, needle: &str, limit: Duration) -> Result<(String, Duration), String> {
+fn wait_for(
+    rx: &mpsc::Receiver<String>,
+    needle: &str,
+    limit: Duration,
+) -> Result<(String, Duration), String> {
     let start = Instant::now();
     let mut seen = Vec::new();
     loop {
@@ -167,7 +171,12 @@ fn wait_for(rx: &mpsc::Receiver<String>, needle: &str, limit: Duration) -> Resul
         match rx.recv_timeout(left) {
             Ok(l) if l.contains(needle) => return Ok((l, start.elapsed())),
             Ok(l) => seen.push(l),
-            Err(e) => return Err(format!("no {needle:?} after {:?} ({e}); saw {seen:?}", start.elapsed())),
+            Err(e) => {
+                return Err(format!(
+                    "no {needle:?} after {:?} ({e}); saw {seen:?}",
+                    start.elapsed()
+                ))
+            }
         }
     }
 }
@@ -201,10 +210,17 @@ fn a_fifo_nobody_writes_to_is_named_said_quiet_after_10_s_then_read_to_its_end()
     let mut failures = Vec::new();
     for (t, fifo, mut child, rx) in runs {
         let shown = fifo.display().to_string();
-        let note = wait_for(&rx, &format!("reading a FIFO: {shown}"), Duration::from_secs(5));
+        let note = wait_for(
+            &rx,
+            &format!("reading a FIFO: {shown}"),
+            Duration::from_secs(5),
+        );
         let quiet = wait_for(
             &rx,
-            &format!("{}: nothing read from {shown} for 10 s; waiting (Ctrl-C to stop)", t.name),
+            &format!(
+                "{}: nothing read from {shown} for 10 s; waiting (Ctrl-C to stop)",
+                t.name
+            ),
             Duration::from_secs(20),
         );
         match (&note, &quiet) {
@@ -216,7 +232,12 @@ fn a_fifo_nobody_writes_to_is_named_said_quiet_after_10_s_then_read_to_its_end()
         w.write_all(&plain_bytes(t)).unwrap();
         drop(w);
         let mut out = String::new();
-        child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
         let status = child.wait().unwrap();
         if status.code() != Some(0) {
             failures.push(format!("{}: exit {status} after the writer closed", t.name));
@@ -225,10 +246,16 @@ fn a_fifo_nobody_writes_to_is_named_said_quiet_after_10_s_then_read_to_its_end()
         let (code, from_file, err) = run(t, &fixture(t.fixture), None);
         assert_eq!(code, 0, "{}: {err}", t.name);
         if analysis(t, &out) != analysis(t, &from_file) {
-            failures.push(format!("{}: the FIFO's report differs from the file's", t.name));
+            failures.push(format!(
+                "{}: the FIFO's report differs from the file's",
+                t.name
+            ));
         }
         // Told once: no second quiet line while the data flowed.
-        let again: Vec<String> = rx.try_iter().filter(|l| l.contains("nothing read")).collect();
+        let again: Vec<String> = rx
+            .try_iter()
+            .filter(|l| l.contains("nothing read"))
+            .collect();
         if !again.is_empty() {
             failures.push(format!("{}: told again: {again:?}", t.name));
         }
@@ -252,7 +279,11 @@ fn sigint_ends_the_wait_on_a_fifo() {
             if let Some(s) = child.try_wait().unwrap() {
                 break s;
             }
-            assert!(start.elapsed() < Duration::from_secs(5), "{}: still waiting after SIGINT", t.name);
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "{}: still waiting after SIGINT",
+                t.name
+            );
             std::thread::sleep(Duration::from_millis(20));
         };
         use std::os::unix::process::ExitStatusExt;
@@ -315,7 +346,11 @@ fn a_directory_a_cut_gzip_an_empty_file_and_garbage_exit_2_with_a_clear_word() {
             let (code, _, err) = run(t, input, None);
             assert_eq!(code, 2, "{} on {case}: {err}", t.name);
             let first = err.lines().next().unwrap_or("");
-            assert!(first.starts_with(&format!("{}: ", t.name)), "{} on {case}: {err}", t.name);
+            assert!(
+                first.starts_with(&format!("{}: ", t.name)),
+                "{} on {case}: {err}",
+                t.name
+            );
             assert!(err.contains(says), "{} on {case}: {err}", t.name);
             assert!(!err.contains("panicked"), "{} on {case}: {err}", t.name);
         }
@@ -334,8 +369,17 @@ fn gap_report_lists_a_fifo_in_its_folder_without_waiting_for_it() {
         .arg(&d.0)
         .output()
         .unwrap();
-    assert!(start.elapsed() < Duration::from_secs(9), "waited {:?}", start.elapsed());
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        start.elapsed() < Duration::from_secs(9),
+        "waited {:?}",
+        start.elapsed()
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let pipe = v["files"]
         .as_array()
@@ -344,7 +388,13 @@ fn gap_report_lists_a_fifo_in_its_folder_without_waiting_for_it() {
         .find(|f| f["path"] == "pipe")
         .expect("the FIFO is listed");
     assert_eq!(pipe["used"], false);
-    assert!(pipe["reason"].as_str().unwrap().contains("not a regular file"), "{pipe}");
+    assert!(
+        pipe["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not a regular file"),
+        "{pipe}"
+    );
 }
 
 #[cfg(unix)]
@@ -368,10 +418,16 @@ fn rotated_gc_logs_with_a_fifo_among_them_are_read_in_the_order_given() {
     let rx = stderr_lines(&mut child);
     wait_for(&rx, "reading a FIFO", Duration::from_secs(5)).unwrap();
     let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
-    w.write_all(&std::fs::read(&log).unwrap()[..20_000]).unwrap();
+    w.write_all(&std::fs::read(&log).unwrap()[..20_000])
+        .unwrap();
     drop(w);
     let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
     let status = child.wait().unwrap();
     let err: Vec<String> = rx.try_iter().collect();
     assert_eq!(status.code(), Some(0), "{err:?}");
@@ -433,7 +489,10 @@ fn a_read_longer_than_2_s_shows_progress_on_a_terminal_and_q_hides_it() {
     for h in handles {
         let (name, seen) = h.join().unwrap();
         for (quiet, shown, out) in seen {
-            assert_eq!(shown, !quiet, "{name} (-q: {quiet}): progress shown {shown}:\n{out}");
+            assert_eq!(
+                shown, !quiet,
+                "{name} (-q: {quiet}): progress shown {shown}:\n{out}"
+            );
         }
     }
 }

@@ -20,7 +20,10 @@ fn blocks(doc: &str) -> Vec<Block> {
     let mut out = Vec::new();
     let mut current: Option<Block> = None;
     for line in doc.lines() {
-        if let Some(cmd) = line.strip_prefix("<!-- json: ").and_then(|l| l.strip_suffix(" -->")) {
+        if let Some(cmd) = line
+            .strip_prefix("<!-- json: ")
+            .and_then(|l| l.strip_suffix(" -->"))
+        {
             current = Some(Block {
                 command: cmd.to_string(),
                 listed: BTreeSet::new(),
@@ -52,9 +55,20 @@ fn blocks(doc: &str) -> Vec<Block> {
 fn every_documents_top_level_fields_are_the_ones_docs_json_md_lists() {
     let doc = std::fs::read_to_string(root().join("docs/json.md")).expect("docs/json.md");
     let blocks = blocks(&doc);
-    assert!(blocks.len() >= 8, "only {} json blocks in docs/json.md", blocks.len());
-    let bins = Path::new(env!("CARGO_BIN_EXE_gap-report")).parent().unwrap().to_path_buf();
-    let path = format!("{}:{}", bins.display(), std::env::var("PATH").unwrap_or_default());
+    assert!(
+        blocks.len() >= 8,
+        "only {} json blocks in docs/json.md",
+        blocks.len()
+    );
+    let bins = Path::new(env!("CARGO_BIN_EXE_gap-report"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bins.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let mut problems = Vec::new();
     for b in &blocks {
         let out = Command::new("bash")
@@ -70,14 +84,19 @@ fn every_documents_top_level_fields_are_the_ones_docs_json_md_lists() {
                 continue;
             }
         };
-        let printed: BTreeSet<String> =
-            v.as_object().expect("an object").keys().cloned().collect();
+        let printed: BTreeSet<String> = v.as_object().expect("an object").keys().cloned().collect();
         for f in printed.difference(&b.listed) {
-            problems.push(format!("`{}` prints `{f}`, which docs/json.md does not list", b.command));
+            problems.push(format!(
+                "`{}` prints `{f}`, which docs/json.md does not list",
+                b.command
+            ));
         }
         for f in b.listed.difference(&printed) {
             if !b.optional.contains(f) {
-                problems.push(format!("docs/json.md lists `{f}`, which `{}` does not print", b.command));
+                problems.push(format!(
+                    "docs/json.md lists `{f}`, which `{}` does not print",
+                    b.command
+                ));
             }
         }
         for key in ["schema", "schema_version"] {

@@ -286,7 +286,10 @@ pub fn spread(ids: &[i32], partitions: i32, rf: i32) -> Result<Vec<Vec<i32>>> {
         return Err(ProbeError::Usage(format!(
             "--replication-factor {rf}: the cluster has {n} broker{} ({})",
             if n == 1 { "" } else { "s" },
-            ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+            ids.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
         )));
     }
     Ok((0..partitions.max(0) as usize)

@@ -9,10 +9,10 @@
 
 use crate::kit::Table;
 use crate::measure::{round3, ThreadFigure};
-use kgap_analyzers::units;
 pub use kgap_analyzers::findings::request_ceiling::Connection;
 use kgap_analyzers::findings::Reps;
 use kgap_analyzers::stats::{self, Stats};
+use kgap_analyzers::units;
 use serde::{Deserialize, Serialize};
 
 /// One broker connection over a run's window.
@@ -78,8 +78,9 @@ pub fn per_broker(emits: &[Stats], api: &str, threads: &[ThreadFigure]) -> Vec<B
                 .filter_map(|s| s.brokers.values().find(|b| b.name == name))
                 .collect();
             let mean = |f: fn(&stats::BrokerStats) -> u64| {
-                (!seen.is_empty())
-                    .then(|| round3(seen.iter().map(|b| f(b) as f64).sum::<f64>() / seen.len() as f64))
+                (!seen.is_empty()).then(|| {
+                    round3(seen.iter().map(|b| f(b) as f64).sum::<f64>() / seen.len() as f64)
+                })
             };
             let mut p50s: Vec<f64> = seen
                 .iter()
@@ -170,7 +171,10 @@ pub fn silent_brokers(brokers: &[BrokerFigures]) -> Option<String> {
             } else {
                 format!(" (states {})", b.states.join(", "))
             };
-            format!("{} answered nothing for {:.1} s{states}", b.broker, b.silent_s)
+            format!(
+                "{} answered nothing for {:.1} s{states}",
+                b.broker, b.silent_s
+            )
         })
         .collect();
     (!parts.is_empty()).then(|| parts.join("; "))
@@ -196,15 +200,27 @@ pub fn connections(reps: &[&[BrokerFigures]]) -> Vec<Connection> {
             let of = |f: fn(&BrokerFigures) -> Option<f64>| {
                 Reps::of_some(each.iter().map(|b| b.and_then(f)))
             };
-            let any = each.iter().flatten().next().copied().cloned().unwrap_or_default();
+            let any = each
+                .iter()
+                .flatten()
+                .next()
+                .copied()
+                .cloned()
+                .unwrap_or_default();
             Connection {
                 broker: name.to_string(),
-                partitions_led: each.iter().flatten().map(|b| b.partitions_led).max().unwrap_or(0),
+                partitions_led: each
+                    .iter()
+                    .flatten()
+                    .map(|b| b.partitions_led)
+                    .max()
+                    .unwrap_or(0),
                 requests_per_s: Reps::new(each.iter().map(|b| b.map_or(0.0, |b| b.requests_per_s))),
                 bytes_per_request: of(|b| b.bytes_per_request),
                 rtt_ms_p50: of(|b| b.rtt_ms_p50),
                 waiting_requests: Reps::new(
-                    each.iter().map(|b| b.and_then(|b| b.waitresp_mean).unwrap_or(0.0)),
+                    each.iter()
+                        .map(|b| b.and_then(|b| b.waitresp_mean).unwrap_or(0.0)),
                 ),
                 thread: any.thread,
                 thread_cores: of(|b| b.thread_cores),
@@ -234,12 +250,18 @@ pub fn table(head: &[&str], rows: &[(Vec<String>, Vec<Connection>)]) -> Table {
                 c.partitions_led.to_string(),
                 units::si(rps),
                 m(&c.bytes_per_request, &|x| units::si(x)),
-                if rps > 0.0 { format!("{:.0}", 1e6 / rps) } else { "-".into() },
+                if rps > 0.0 {
+                    format!("{:.0}", 1e6 / rps)
+                } else {
+                    "-".into()
+                },
                 m(&c.rtt_ms_p50, &|x| format!("{x:.2}")),
                 m(&c.waiting_requests, &|x| format!("{x:.1}")),
                 m(&c.queued_requests, &|x| format!("{x:.1}")),
                 m(&c.thread_cores, &|x| format!("{x:.2}")),
-                c.silent_s.max().map_or("-".into(), |x| format!("{:.1}", x + 0.0)),
+                c.silent_s
+                    .max()
+                    .map_or("-".into(), |x| format!("{:.1}", x + 0.0)),
             ]);
             t.row(row);
         }
@@ -305,7 +327,12 @@ mod tests {
     fn silence_is_waiting_without_answers_or_a_connection_lost_not_a_broker_never_used() {
         let e = fixture("producer-kafka431-batch16k-6p-protocol");
         let (mut a, mut b) = (e[0].clone(), e[e.len() - 1].clone());
-        let key = a.brokers.keys().find(|k| a.brokers[*k].nodeid == 1).unwrap().clone();
+        let key = a
+            .brokers
+            .keys()
+            .find(|k| a.brokers[*k].nodeid == 1)
+            .unwrap()
+            .clone();
         let name = a.brokers[&key].name.clone();
         let dt = (b.ts - a.ts) as f64 / 1e6;
         assert_eq!(silent_seconds(&[a.clone(), b.clone()], &name), 0.0);

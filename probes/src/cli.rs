@@ -74,7 +74,9 @@ pub fn parse_brokers(s: &str) -> std::result::Result<String, String> {
         let item = item.trim();
         let bare = item.split_once("://").map_or(item, |(_, rest)| rest);
         let Some((host, port)) = bare.rsplit_once(':') else {
-            return Err(format!("{item:?} has no port: give HOST:PORT (e.g. 127.0.0.1:9092)"));
+            return Err(format!(
+                "{item:?} has no port: give HOST:PORT (e.g. 127.0.0.1:9092)"
+            ));
         };
         let host = host.trim_start_matches('[').trim_end_matches(']');
         if host.is_empty() {
@@ -138,7 +140,9 @@ mod tests {
         assert_eq!(parse_brokers("a:1, b:2").unwrap(), "a:1,b:2");
         assert!(parse_brokers("SASL_SSL://kafka-1:9093,[::1]:9092").is_ok());
         assert!(parse_brokers("").unwrap_err().contains("empty"));
-        assert!(parse_brokers("127.0.0.1:99999").unwrap_err().contains("1–65535"));
+        assert!(parse_brokers("127.0.0.1:99999")
+            .unwrap_err()
+            .contains("1–65535"));
         assert!(parse_brokers("127.0.0.1:0").is_err());
         assert!(parse_brokers("kafka-1").unwrap_err().contains("no port"));
         assert!(parse_brokers(":9092").unwrap_err().contains("no host"));

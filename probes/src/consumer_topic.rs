@@ -133,7 +133,10 @@ mod tests {
         assert_eq!((p.kind, p.compression.as_str()), (PayloadKind::Text, "lz4"));
         let p = plan(false, 6, PrefillChoice::default());
         assert_eq!(p.messages, EXTERNAL_MESSAGES);
-        assert_eq!((p.kind, p.compression.as_str()), (PayloadKind::Random, "none"));
+        assert_eq!(
+            (p.kind, p.compression.as_str()),
+            (PayloadKind::Random, "none")
+        );
         let p = plan(
             false,
             6,

@@ -18,8 +18,8 @@ use crate::error::{ProbeError, Result};
 use crate::kit::{Context, Probe, Sweep, Table};
 use crate::payload::{PayloadKind, Pool};
 use crate::produce;
-use kgap_analyzers::findings::{fetch_backoff as rule, fetch_backoff_zero, queued_min_messages};
 use kgap_analyzers::findings::Verdict;
+use kgap_analyzers::findings::{fetch_backoff as rule, fetch_backoff_zero, queued_min_messages};
 use kgap_analyzers::probe_result::{Client, ProbeResult};
 use kgap_analyzers::report::wrap_into;
 use kgap_analyzers::units;
@@ -74,7 +74,12 @@ examples:
 pub struct Options {
     /// fetch.queue.backoff.ms values: one value is compared with librdkafka's default (1000);
     /// a comma-separated list is swept as given.
-    #[arg(long, value_name = "MS[,MS…]", value_delimiter = ',', default_value = "10")]
+    #[arg(
+        long,
+        value_name = "MS[,MS…]",
+        value_delimiter = ',',
+        default_value = "10"
+    )]
     pub backoff_ms: Vec<u64>,
 
     /// queued.min.messages values run as extra points at librdkafka's default backoff
@@ -137,7 +142,11 @@ impl std::ops::Deref for Figures {
 
 /// The statistics emits of a consumer run's window (wall clock `time`, whole seconds: the
 /// span is the window give or take a second).
-fn window_emits(path: &Path, start_wall_s: f64, end_wall_s: f64) -> Vec<kgap_analyzers::stats::Stats> {
+fn window_emits(
+    path: &Path,
+    start_wall_s: f64,
+    end_wall_s: f64,
+) -> Vec<kgap_analyzers::stats::Stats> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();
     };
@@ -158,7 +167,10 @@ pub struct Point {
     #[serde(rename = "fetch.queue.backoff.ms")]
     pub backoff_ms: u64,
     /// None: the consumer's default (librdkafka's 100000; the mock's scaled value).
-    #[serde(rename = "queued.min.messages", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "queued.min.messages",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub queued_min_messages: Option<u64>,
 }
 
@@ -289,9 +301,9 @@ pub fn queued_evidence(
         .filter(|m| m.point.backoff_ms == DEFAULT_BACKOFF_MS)
         .filter(|m| m.point.queued_min_messages.is_some())
         .max_by_key(|m| m.point.queued_min_messages)?;
-    let dflt = sweep
-        .measured()
-        .find(|m| m.point.backoff_ms == DEFAULT_BACKOFF_MS && m.point.queued_min_messages.is_none())?;
+    let dflt = sweep.measured().find(|m| {
+        m.point.backoff_ms == DEFAULT_BACKOFF_MS && m.point.queued_min_messages.is_none()
+    })?;
     let idle = |f: &Figures| {
         if f.window.window_s > 0.0 {
             f.window.idle_s / f.window.window_s
@@ -370,11 +382,7 @@ impl Probe for FetchBackoff {
         Ok(())
     }
 
-    fn prepare<'c>(
-        &self,
-        cx: &'c Context,
-        result: &mut ProbeResult<Figures>,
-    ) -> Result<Setup<'c>> {
+    fn prepare<'c>(&self, cx: &'c Context, result: &mut ProbeResult<Figures>) -> Result<Setup<'c>> {
         let broker = &cx.broker;
         let plan = self.prefill(broker);
         let partitions = self.partitions(broker);
@@ -413,7 +421,9 @@ impl Probe for FetchBackoff {
         dir: &Path,
     ) -> Result<Option<Figures>> {
         if client != Client::Librdkafka {
-            return Err(ProbeError::Usage("probe-fetch-backoff runs librdkafka only".into()));
+            return Err(ProbeError::Usage(
+                "probe-fetch-backoff runs librdkafka only".into(),
+            ));
         }
         let run = ConsumeRun {
             api: ConsumeApi::Poll,
@@ -463,14 +473,16 @@ impl Probe for FetchBackoff {
                  1000,10,0)",
             ),
         });
-        v.push(match queued_evidence(sweep, sweep.result.broker.is_mock()) {
-            Some(e) => queued_min_messages::decide(&e),
-            None => Verdict::cannot_tell(
-                &queued_min_messages::FINDING,
-                "a raised queued.min.messages was not measured beside the default at 1000 ms \
+        v.push(
+            match queued_evidence(sweep, sweep.result.broker.is_mock()) {
+                Some(e) => queued_min_messages::decide(&e),
+                None => Verdict::cannot_tell(
+                    &queued_min_messages::FINDING,
+                    "a raised queued.min.messages was not measured beside the default at 1000 ms \
                  (--queued-min-messages 1000000)",
-            ),
-        });
+                ),
+            },
+        );
         v
     }
 
@@ -521,7 +533,9 @@ impl Probe for FetchBackoff {
         let mut s = t.render();
         s.push_str("\nmsg/s per second, first rep (k msg/s; a nap shows as a low second):\n");
         for m in sweep.measured() {
-            let Some(first) = m.runs.first() else { continue };
+            let Some(first) = m.runs.first() else {
+                continue;
+            };
             let mut line: Vec<String> = first
                 .window
                 .timeline
@@ -531,7 +545,11 @@ impl Probe for FetchBackoff {
             if line.is_empty() {
                 line.push("(window shorter than a second)".into());
             }
-            s.push_str(&format!("  {:>5} ms: {}\n", m.point.backoff_ms, line.join(" ")));
+            s.push_str(&format!(
+                "  {:>5} ms: {}\n",
+                m.point.backoff_ms,
+                line.join(" ")
+            ));
         }
         s.push('\n');
         wrap_into(
@@ -546,7 +564,10 @@ impl Probe for FetchBackoff {
             .map(|m| {
                 let reps: Vec<&[BrokerFigures]> =
                     m.runs.iter().map(|f| f.brokers.as_slice()).collect();
-                (vec![m.point.backoff_ms.to_string()], broker_figures::connections(&reps))
+                (
+                    vec![m.point.backoff_ms.to_string()],
+                    broker_figures::connections(&reps),
+                )
             })
             .filter(|(_, c)| !c.is_empty())
             .collect();
@@ -645,7 +666,9 @@ mod tests {
         assert_eq!(p.label(&pts[2]), "backoff-1000ms-qmm1000000");
         let s = pts[2].settings("g", true);
         assert_eq!(
-            s.iter().filter(|(k, _)| *k == "queued.min.messages").count(),
+            s.iter()
+                .filter(|(k, _)| *k == "queued.min.messages")
+                .count(),
             1,
             "the raised value replaces the mock's: {s:?}"
         );

@@ -376,8 +376,9 @@ pub fn run(
         None
     };
     // Secret properties go on the JVM's stdin, not its command line (which ps shows).
-    let (secret, plain): (Vec<_>, Vec<_>) =
-        client.iter().partition(|(k, _)| crate::redact::is_secret(k));
+    let (secret, plain): (Vec<_>, Vec<_>) = client
+        .iter()
+        .partition(|(k, _)| crate::redact::is_secret(k));
     args.extend(plain.iter().map(|(k, v)| format!("{k}={v}")));
     if !secret.is_empty() {
         args.push("kgap.secrets=stdin".into());
@@ -631,7 +632,10 @@ mod tests {
 
     #[test]
     fn shell_line_never_writes_a_secret() {
-        let l = shell_line(Path::new("java"), &["sasl.jaas.config=x password=\"p\"".into()]);
+        let l = shell_line(
+            Path::new("java"),
+            &["sasl.jaas.config=x password=\"p\"".into()],
+        );
         assert_eq!(l, "java 'sasl.jaas.config=[redacted]'\n");
     }
 }

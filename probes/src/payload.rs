@@ -226,14 +226,20 @@ pub const JSON_MIN_SIZE: usize = 96;
 /// the event and the value's words come from [`WORDS`]. `size` ≥ [`JSON_MIN_SIZE`].
 pub fn json_record(rng: &mut SplitMix64, size: usize, out: &mut String) {
     use fmt::Write;
-    assert!(size >= JSON_MIN_SIZE, "a JSON record needs at least {JSON_MIN_SIZE} bytes");
+    assert!(
+        size >= JSON_MIN_SIZE,
+        "a JSON record needs at least {JSON_MIN_SIZE} bytes"
+    );
     out.clear();
     // The product of two uniform draws: low user ids are hot.
     let key = (rng.next() % JSON_KEYS) * (rng.next() % JSON_KEYS) / JSON_KEYS;
     let event = WORDS[(rng.next() % 32) as usize];
     let seq = rng.next() % 1_000_000_000;
-    write!(out, r#"{{"key":"user-{key:04}","event":"{event}","seq":{seq},"value":""#)
-        .expect("writing to a String");
+    write!(
+        out,
+        r#"{{"key":"user-{key:04}","event":"{event}","seq":{seq},"value":""#
+    )
+    .expect("writing to a String");
     // Words while the record and its closing `"}` fit; at least a tenth of it is padding.
     let budget = size - size / 10 - 2;
     let mut first = true;
@@ -376,7 +382,10 @@ mod tests {
         }
         // Hot keys repeat, and there are many of them.
         assert!(keys.len() > 50 && keys.len() < 500, "{}", keys.len());
-        assert_eq!(pool.get(3), Pool::with_count(256, PayloadKind::Json, 4).get(3));
+        assert_eq!(
+            pool.get(3),
+            Pool::with_count(256, PayloadKind::Json, 4).get(3)
+        );
         assert_eq!(PayloadKind::Json.to_string(), "json");
         assert!("json".parse::<PayloadKind>().is_err(), "not a --kind");
     }

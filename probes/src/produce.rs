@@ -582,7 +582,10 @@ mod tests {
         assert!((0.99..=1.01).contains(&b), "{b}");
         // One emit is no span; a consumer sends no ProduceRequest.
         assert_eq!(batches_per_request(&e[..1]), None);
-        assert_eq!(batches_per_request(&fixture("consumer-kafka431-backoff-1000ms")), None);
+        assert_eq!(
+            batches_per_request(&fixture("consumer-kafka431-backoff-1000ms")),
+            None
+        );
     }
 
     #[test]

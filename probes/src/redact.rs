@@ -68,7 +68,12 @@ mod tests {
         ] {
             assert!(is_secret(k), "{k}");
         }
-        for k in ["sasl.username", "security.protocol", "linger.ms", "ssl.ca.location"] {
+        for k in [
+            "sasl.username",
+            "security.protocol",
+            "linger.ms",
+            "ssl.ca.location",
+        ] {
             assert!(!is_secret(k), "{k}");
         }
         assert_eq!(pair("sasl.password", "hunter2"), "sasl.password=[redacted]");

@@ -41,8 +41,18 @@ fn librdkafkas_consumers_and_two_instances_on_the_mock() {
     let r = json_of(&common::run(
         EXE,
         &[
-            "--sizes", "100", "--instances", "1,2", "--reps", "1", "--prefill-mb", "20",
-            "--duration", "2s", "--json", "-q",
+            "--sizes",
+            "100",
+            "--instances",
+            "1,2",
+            "--reps",
+            "1",
+            "--prefill-mb",
+            "20",
+            "--duration",
+            "2s",
+            "--json",
+            "-q",
         ],
     ));
     assert_eq!(r["broker"]["kind"], "embedded-mock", "{}", r["broker"]);
@@ -64,7 +74,10 @@ fn librdkafkas_consumers_and_two_instances_on_the_mock() {
         assert_eq!(role_cores(run, "app").len(), k, "{run}");
         assert!(role_cores(run, "rdk:broker").len() >= k, "{run}");
     }
-    let labels: Vec<&str> = points.iter().map(|p| p["label"].as_str().unwrap()).collect();
+    let labels: Vec<&str> = points
+        .iter()
+        .map(|p| p["label"].as_str().unwrap())
+        .collect();
     assert!(labels.contains(&"tuned-100B-x2"), "{labels:?}");
     // Without Java beside it the broker-thread finding is never claimed, and one rep on a
     // 2-core mock run decides nothing.
@@ -73,11 +86,22 @@ fn librdkafkas_consumers_and_two_instances_on_the_mock() {
         "librdkafka-broker-thread-limit",
         "instances-scale-past-broker-thread",
     ] {
-        assert_eq!(verdict(&r, id)["outcome"], "cannot-tell", "{}", verdict(&r, id));
+        assert_eq!(
+            verdict(&r, id)["outcome"],
+            "cannot-tell",
+            "{}",
+            verdict(&r, id)
+        );
     }
     let broker = verdict(&r, "librdkafka-broker-thread-limit");
-    assert!(broker["reason"].as_str().unwrap().contains("rdk:broker"), "{broker}");
-    assert!(broker.to_string().contains("Java was not measured"), "{broker}");
+    assert!(
+        broker["reason"].as_str().unwrap().contains("rdk:broker"),
+        "{broker}"
+    );
+    assert!(
+        broker.to_string().contains("Java was not measured"),
+        "{broker}"
+    );
 }
 
 #[test]
@@ -86,8 +110,22 @@ fn both_clients_read_the_same_topic_on_a_real_broker() {
     let r = json_of(&common::run(
         EXE,
         &[
-            "--brokers", &brokers(), "--client", "both", "--sizes", "1024", "--api", "tuned",
-            "--reps", "1", "--prefill-mb", "20", "--duration", "2s", "--json", "-q",
+            "--brokers",
+            &brokers(),
+            "--client",
+            "both",
+            "--sizes",
+            "1024",
+            "--api",
+            "tuned",
+            "--reps",
+            "1",
+            "--prefill-mb",
+            "20",
+            "--duration",
+            "2s",
+            "--json",
+            "-q",
         ],
     ));
     let points = r["points"].as_array().expect("points");
@@ -111,12 +149,22 @@ fn both_clients_read_the_same_topic_on_a_real_broker() {
     assert!(role_cores(consumer, "poll")[0] > 0.0, "{consumer}");
     assert!(role_cores(consumer, "background")[0] > 0.0, "{consumer}");
     assert!(role_cores(classic, "background").is_empty(), "{classic}");
-    assert!(tuned["machine_busy_cores"].as_f64().unwrap() > 0.0, "{tuned}");
+    assert!(
+        tuned["machine_busy_cores"].as_f64().unwrap() > 0.0,
+        "{tuned}"
+    );
     // One rep decides nothing, whatever the machine did.
     for v in r["verdicts"].as_array().unwrap() {
         assert_ne!(v["outcome"], "holds", "{v}");
     }
     let java = verdict(&r, "java-consumer-one-core");
-    assert!(java.to_string().contains("10 KB was not measured"), "{java}");
-    assert!(r["topics"].as_array().unwrap().len() == 1, "{}", r["topics"]);
+    assert!(
+        java.to_string().contains("10 KB was not measured"),
+        "{java}"
+    );
+    assert!(
+        r["topics"].as_array().unwrap().len() == 1,
+        "{}",
+        r["topics"]
+    );
 }

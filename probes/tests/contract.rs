@@ -56,7 +56,12 @@ fn check<P: Probe>(name: &str, probe: P) -> Vec<String> {
             "{name}: verdict id {:?} is not in the catalogue",
             v.finding
         );
-        assert_ne!(v.outcome, Outcome::Holds, "{name}: {} holds with nothing measured", v.finding);
+        assert_ne!(
+            v.outcome,
+            Outcome::Holds,
+            "{name}: {} holds with nothing measured",
+            v.finding
+        );
     }
     verdicts.into_iter().map(|v| v.finding).collect()
 }

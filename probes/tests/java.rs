@@ -129,7 +129,13 @@ fn short_real_run_measures_and_keeps_the_gc_log() {
         assert!(run["heap_after_young_share"].is_number(), "{run}");
         assert!(run["heap_after_young_mean_share"].is_number(), "{run}");
         assert!(run["gc_share_window"].as_f64().unwrap() >= 0.0, "{run}");
-        assert!(run["topic"].as_str().unwrap().contains("probe-java-producers"), "{run}");
+        assert!(
+            run["topic"]
+                .as_str()
+                .unwrap()
+                .contains("probe-java-producers"),
+            "{run}"
+        );
         // The bound is a hard cap: two producers never hold more than 2 × 2 MiB of batches.
         if p["params"]["buffer.memory"] == 2097152 {
             let used = run["buffer_used_mb_end"].as_f64().unwrap();
@@ -147,7 +153,12 @@ fn short_real_run_measures_and_keeps_the_gc_log() {
     assert_eq!(verdicts[0]["finding"], "java-gc-collapse");
     assert_eq!(verdicts[0]["outcome"], "cannot-tell", "{}", verdicts[0]);
     assert_eq!(verdicts[0]["checks"].as_array().map(Vec::len), Some(2));
-    assert_eq!(r["topics"].as_array().map(Vec::len), Some(2), "{}", r["topics"]);
+    assert_eq!(
+        r["topics"].as_array().map(Vec::len),
+        Some(2),
+        "{}",
+        r["topics"]
+    );
     // Every run's files are kept: the GC log, the RESULT line, the command.
     for sub in ["bmdefault-k2-rep1", "bm2097152-k2-rep1"] {
         let d = out_dir.join(sub);
@@ -161,7 +172,10 @@ fn short_real_run_measures_and_keeps_the_gc_log() {
         assert!(out_dir.join(f).is_file(), "{f}");
     }
     let text = std::fs::read_to_string(out_dir.join("report.txt")).unwrap();
-    assert!(text.contains("verdict java-gc-collapse: CANNOT TELL"), "{text}");
+    assert!(
+        text.contains("verdict java-gc-collapse: CANNOT TELL"),
+        "{text}"
+    );
     // Within 100 columns, but for the kit's payload line (a 64-digit digest).
     let wide: Vec<&str> = text
         .lines()
@@ -242,7 +256,10 @@ fn captured_companion_runs_read_as_the_probe_reads_them() {
     // Had this JVM thrown OutOfMemoryError, the probe would read only its GC log.
     let gc = read_gc_log(&dir.join("k2-default-256m-jdk17.log")).unwrap();
     let oom = figures_out_of_memory(&gc);
-    assert_eq!((oom.collapsed, oom.gc.out_of_memory, oom.msgs_per_s), (Some(true), true, 0.0));
+    assert_eq!(
+        (oom.collapsed, oom.gc.out_of_memory, oom.msgs_per_s),
+        (Some(true), true, 0.0)
+    );
     assert_eq!(oom.full_gcs, gc.full_gcs);
     assert!(
         oom.gc.gc_share_window > 0.05 && oom.gc.gc_share_window < 1.0,
@@ -250,7 +267,10 @@ fn captured_companion_runs_read_as_the_probe_reads_them() {
     );
     let k16 = read("k16-default");
     assert_eq!(k16.collapsed, Some(true), "{k16:?}");
-    assert!(k16.gc.gc_share_window >= 0.2 && k16.full_gcs >= 1, "{k16:?}");
+    assert!(
+        k16.gc.gc_share_window >= 0.2 && k16.full_gcs >= 1,
+        "{k16:?}"
+    );
     assert!(k16.gc_log_diagnoses.iter().any(|d| d == "gc-collapse"));
     let k16b = read("k16-bounded-2m");
     assert_eq!(k16b.collapsed, Some(false), "{k16b:?}");
@@ -320,7 +340,10 @@ fn captured_companion_recording_reads_like_the_jdk_reads_it() {
     let buf = send::DEFAULT_SEND_BUFFER_BYTES as f64;
     let p50 = fig.bytes_per_call_p50 as f64;
     assert!(p50 >= send::CAPPED_WRITE_LO * buf && p50 <= send::CAPPED_WRITE_HI * buf);
-    assert_eq!(fig.bytes_per_call_max, fig.bytes_per_call_p50, "the cap is exact");
+    assert_eq!(
+        fig.bytes_per_call_max, fig.bytes_per_call_p50,
+        "the cap is exact"
+    );
     // This capture's companion predates kafka-clients' per-request metrics in its RESULT
     // line: the request size is not measured, so the rule cannot count writes per request.
     assert_eq!((fig.request_bytes, fig.writes_per_request), (None, None));
@@ -398,7 +421,12 @@ fn socket_buffers_short_real_run_counts_socket_calls() {
     assert_eq!(receive["record_bytes"], 1024);
     assert!(!v[1].to_string().contains("write_bytes"), "{}", v[1]);
     // The consumer's prefilled topic and the producers' own.
-    assert_eq!(r["topics"].as_array().map(Vec::len), Some(3), "{}", r["topics"]);
+    assert_eq!(
+        r["topics"].as_array().map(Vec::len),
+        Some(3),
+        "{}",
+        r["topics"]
+    );
     assert!(out_dir
         .join("produce-batch-131072-default-rep1/window.jfr")
         .is_file());
@@ -406,7 +434,10 @@ fn socket_buffers_short_real_run_counts_socket_calls() {
         .join("consume-size-1024-os-rep1/window.jfr")
         .is_file());
     let text = std::fs::read_to_string(out_dir.join("report.txt")).unwrap();
-    assert!(text.contains("verdict java-receive-buffer: CANNOT TELL"), "{text}");
+    assert!(
+        text.contains("verdict java-receive-buffer: CANNOT TELL"),
+        "{text}"
+    );
     // Within 100 columns, but for the kit's payload line (a 64-digit digest).
     let wide: Vec<&str> = text
         .lines()
@@ -459,7 +490,13 @@ fn request_ceiling_runs_the_java_client_at_the_same_points() {
     let v = &r["verdicts"][0];
     assert_eq!(v["finding"], "request-ceiling");
     assert_eq!(v["outcome"], "cannot-tell");
-    assert!(v["reason"].as_str().unwrap().contains("librdkafka did not run"), "{v}");
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap()
+            .contains("librdkafka did not run"),
+        "{v}"
+    );
 }
 
 #[test]
@@ -508,10 +545,18 @@ fn gzip_batch_measures_a_java_batchs_input_beside_librdkafkas() {
     assert!(f(jv, "input_over_batch_size") > 1.2, "{jv}");
     assert!(f(jv, "wire_bytes_per_batch") <= batch * 1.05, "{jv}");
     let ratio = f(jv, "compression_ratio");
-    assert!((2.0..10.0).contains(&ratio), "word-list text under gzip: {jv}");
+    assert!(
+        (2.0..10.0).contains(&ratio),
+        "word-list text under gzip: {jv}"
+    );
     assert!(f(jv, "compressing_thread_cores") > 0.0, "{jv}");
     // Both runs' topics are in the document (the companion's is its own fresh topic).
-    assert_eq!(r["topics"].as_array().map(Vec::len), Some(2), "{}", r["topics"]);
+    assert_eq!(
+        r["topics"].as_array().map(Vec::len),
+        Some(2),
+        "{}",
+        r["topics"]
+    );
     // Java's half is its own verdict, judged on Java's runs: one batch.size says nothing
     // about what closed them, and the verdict says what would.
     let v = r["verdicts"]
@@ -521,8 +566,18 @@ fn gzip_batch_measures_a_java_batchs_input_beside_librdkafkas() {
         .find(|v| v["finding"] == "java-gzip-batch-closing")
         .expect("Java's verdict");
     assert_eq!(v["outcome"], "cannot-tell", "{v}");
-    assert!(v["reason"].as_str().unwrap().contains("batch.size 16K only"), "{v}");
-    assert_eq!(v["evidence"]["points"].as_array().map(Vec::len), Some(1), "{v}");
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap()
+            .contains("batch.size 16K only"),
+        "{v}"
+    );
+    assert_eq!(
+        v["evidence"]["points"].as_array().map(Vec::len),
+        Some(1),
+        "{v}"
+    );
 }
 
 #[test]

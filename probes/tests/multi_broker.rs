@@ -40,7 +40,11 @@ mod three_brokers {
                  scripts/test"
             )
         });
-        assert_eq!(b.split(',').count(), 3, "KGAP_TEST_CLUSTER={b}: three nodes expected");
+        assert_eq!(
+            b.split(',').count(),
+            3,
+            "KGAP_TEST_CLUSTER={b}: three nodes expected"
+        );
         b
     }
 
@@ -53,7 +57,8 @@ mod three_brokers {
     }
 
     fn tmp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("kgap-multi-broker-{name}-{}", std::process::id()));
+        let d =
+            std::env::temp_dir().join(format!("kgap-multi-broker-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         d
     }
@@ -136,8 +141,23 @@ mod three_brokers {
         let _turn = lock();
         let dir = tmp("ceiling");
         let out = Command::new(env!("CARGO_BIN_EXE_probe-request-ceiling"))
-            .args(["--brokers", &cluster(), "--partitions", "1,6", "--batch-size", "16384"])
-            .args(["--reps", "1", "--duration", "2s", "--warmup-messages", "5000", "--quiet"])
+            .args([
+                "--brokers",
+                &cluster(),
+                "--partitions",
+                "1,6",
+                "--batch-size",
+                "16384",
+            ])
+            .args([
+                "--reps",
+                "1",
+                "--duration",
+                "2s",
+                "--warmup-messages",
+                "5000",
+                "--quiet",
+            ])
             .args(["--out", dir.to_str().unwrap()])
             .output()
             .expect("probe runs");
@@ -155,7 +175,10 @@ mod three_brokers {
                 .iter()
                 .map(|b| b["requests_per_s"].as_f64().unwrap())
                 .sum();
-            assert!((sum - total).abs() <= 0.02 * total + 1.0, "sum {sum} against {total}");
+            assert!(
+                (sum - total).abs() <= 0.02 * total + 1.0,
+                "sum {sum} against {total}"
+            );
             if parts == 6 {
                 // Two partitions led by each broker, and each connection carried requests on
                 // its own thread.
@@ -188,11 +211,17 @@ mod three_brokers {
                 .as_array()
                 .unwrap()
                 .iter()
-                .any(|c| c["condition"].as_str().unwrap().starts_with("a connection is kept busy")),
+                .any(|c| c["condition"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("a connection is kept busy")),
             "{v:#?}"
         );
         // The text: the per-broker table, every broker by name.
-        assert!(text.contains("rtt p50") && text.contains("rdk:broker<id>"), "{text}");
+        assert!(
+            text.contains("rtt p50") && text.contains("rdk:broker<id>"),
+            "{text}"
+        );
         for node in nodes() {
             assert!(text.contains(&node), "{node} missing from:\n{text}");
         }
@@ -213,8 +242,22 @@ mod three_brokers {
         let _turn = lock();
         // Statistics every 200 ms: the fast setting's window is a second or two.
         let out = Command::new(env!("CARGO_BIN_EXE_probe-fetch-backoff"))
-            .args(["--brokers", &cluster(), "--messages", "600000", "--partitions", "6"])
-            .args(["--reps", "1", "--duration", "3s", "-X", "queued.min.messages=5000"])
+            .args([
+                "--brokers",
+                &cluster(),
+                "--messages",
+                "600000",
+                "--partitions",
+                "6",
+            ])
+            .args([
+                "--reps",
+                "1",
+                "--duration",
+                "3s",
+                "-X",
+                "queued.min.messages=5000",
+            ])
             .args(["-X", "statistics.interval.ms=200", "--json"])
             .output()
             .expect("probe runs");
@@ -276,8 +319,22 @@ mod three_brokers {
         let _turn = lock();
         let dir = tmp("stopped");
         let mut child = Command::new(env!("CARGO_BIN_EXE_probe-request-ceiling"))
-            .args(["--brokers", &cluster(), "--partitions", "6", "--batch-size", "16384"])
-            .args(["--reps", "1", "--duration", "12s", "--warmup-messages", "2000"])
+            .args([
+                "--brokers",
+                &cluster(),
+                "--partitions",
+                "6",
+                "--batch-size",
+                "16384",
+            ])
+            .args([
+                "--reps",
+                "1",
+                "--duration",
+                "12s",
+                "--warmup-messages",
+                "2000",
+            ])
             .args(["--no-diagnose", "--out", dir.to_str().unwrap()])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -336,7 +393,10 @@ mod three_brokers {
             .iter()
             .find(|w| w.contains("/2 answered nothing for"))
             .unwrap_or_else(|| panic!("no warning names broker 2: {warnings:#?}"));
-        assert!(named.contains("/1") && named.contains("/3") && named.contains("went on"), "{named}");
+        assert!(
+            named.contains("/1") && named.contains("/3") && named.contains("went on"),
+            "{named}"
+        );
         let topics: Vec<String> = r["topics"]
             .as_array()
             .unwrap()

@@ -194,7 +194,14 @@ fn fetch_backoff_on_the_real_broker_naps_at_1000ms_not_at_10ms_and_touches_nothi
     assert_eq!(v["outcome"], "holds", "{v}");
     // The mechanism, not only the number: every check passed, the naps in every rep.
     assert!(v["checks"].as_array().unwrap().len() >= 3, "{v}");
-    assert!(v["checks"].as_array().unwrap().iter().all(|c| c["state"] == "passed"), "{v}");
+    assert!(
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["state"] == "passed"),
+        "{v}"
+    );
     assert_eq!(v["evidence"]["slow_queue_full_backoffs"]["n"], 3, "{v}");
     // The consume loop runs on its own thread (consume_once), named so its CPU is the app's.
     assert!(slow_run["threads"]
@@ -258,7 +265,10 @@ fn embedded_broker_is_named_in_every_output() {
     assert!(text.contains("mock cluster"), "{text}");
     assert!(text.contains("verdict fetch-backoff: "), "{text}");
     // One rep decides nothing: the rule says so instead of a HOLDS from one sample.
-    assert!(text.contains("verdict fetch-backoff: CANNOT TELL"), "{text}");
+    assert!(
+        text.contains("verdict fetch-backoff: CANNOT TELL"),
+        "{text}"
+    );
     assert!(text.contains("--reps 3"), "{text}");
 }
 
@@ -479,9 +489,10 @@ fn request_ceiling_on_the_real_broker_reads_requests_from_statistics() {
     // client thread saturated, and the connection kept busy (judged per connection).
     assert_eq!(checks.len(), 6, "{v}");
     assert!(
-        checks
-            .iter()
-            .any(|c| c["condition"].as_str().unwrap().contains("a connection is kept busy")),
+        checks.iter().any(|c| c["condition"]
+            .as_str()
+            .unwrap()
+            .contains("a connection is kept busy")),
         "{v}"
     );
     assert!(
@@ -576,7 +587,8 @@ fn inflight_runs(r: &Value) -> Vec<(Value, String, Value)> {
 }
 
 fn num(v: &Value, k: &str) -> f64 {
-    v[k].as_f64().unwrap_or_else(|| panic!("{k} missing in {v}"))
+    v[k].as_f64()
+        .unwrap_or_else(|| panic!("{k} missing in {v}"))
 }
 
 /// Send-to-ack is the client's own clock: an ack cannot come later than the consumer seeing
@@ -610,8 +622,19 @@ fn inflight_send_to_ack_is_at_most_end_to_end_on_the_mock_and_linger_adds_the_li
     let (out, _) = probe(
         "probe-inflight-latency",
         &[
-            "--rates", "1000", "--linger-ms", "0,5", "--max-in-flight", "5", "--reps", "1",
-            "--warmup", "500ms", "--duration", "2s", "--json",
+            "--rates",
+            "1000",
+            "--linger-ms",
+            "0,5",
+            "--max-in-flight",
+            "5",
+            "--reps",
+            "1",
+            "--warmup",
+            "500ms",
+            "--duration",
+            "2s",
+            "--json",
         ],
     );
     let r = json_of(&out);
@@ -630,7 +653,11 @@ fn inflight_send_to_ack_is_at_most_end_to_end_on_the_mock_and_linger_adds_the_li
     assert!((3.5..=6.5).contains(&added), "linger added {added} ms");
     let v = r["verdicts"].as_array().unwrap();
     let ids: Vec<&str> = v.iter().map(|v| v["finding"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["inflight-latency", "per-partition-linger"], "no Java verdict");
+    assert_eq!(
+        ids,
+        ["inflight-latency", "per-partition-linger"],
+        "no Java verdict"
+    );
     // One rep decides nothing.
     assert!(v.iter().all(|v| v["outcome"] == "cannot-tell"), "{v:?}");
 }
@@ -643,8 +670,21 @@ fn inflight_send_to_ack_is_at_most_end_to_end_on_kafka() {
     let (out, _) = probe(
         "probe-inflight-latency",
         &[
-            "--brokers", &b, "--rates", "1000", "--linger-ms", "0", "--max-in-flight",
-            "5,1000000", "--reps", "1", "--warmup", "500ms", "--duration", "2s", "--json",
+            "--brokers",
+            &b,
+            "--rates",
+            "1000",
+            "--linger-ms",
+            "0",
+            "--max-in-flight",
+            "5,1000000",
+            "--reps",
+            "1",
+            "--warmup",
+            "500ms",
+            "--duration",
+            "2s",
+            "--json",
         ],
     );
     let r = json_of(&out);
@@ -661,8 +701,21 @@ fn inflight_default_window_queues_requests_that_five_does_not_at_linger_0() {
     let (out, _) = probe(
         "probe-inflight-latency",
         &[
-            "--brokers", &b, "--rates", "20000", "--linger-ms", "0", "--max-in-flight",
-            "1000000,5", "--reps", "3", "--warmup", "500ms", "--duration", "2s", "--json",
+            "--brokers",
+            &b,
+            "--rates",
+            "20000",
+            "--linger-ms",
+            "0",
+            "--max-in-flight",
+            "1000000,5",
+            "--reps",
+            "3",
+            "--warmup",
+            "500ms",
+            "--duration",
+            "2s",
+            "--json",
         ],
     );
     let r = json_of(&out);
@@ -693,7 +746,10 @@ fn inflight_default_window_queues_requests_that_five_does_not_at_linger_0() {
         median(1_000_000, "produce_requests_per_s"),
         median(5, "produce_requests_per_s"),
     );
-    assert!(wd > 5.0 || rd > 1.2 * rf, "default {wd} waiting, {rd} req/s; five {rf} req/s");
+    assert!(
+        wd > 5.0 || rd > 1.2 * rf,
+        "default {wd} waiting, {rd} req/s; five {rf} req/s"
+    );
     // The catalogue's verdict: never DOES NOT HOLD for this shape (the machine may not hold
     // 20k msg/s with the default window, which the verdict then says).
     let v = &r["verdicts"][0];

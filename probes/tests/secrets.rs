@@ -96,7 +96,16 @@ fn a_refused_secret_is_named_but_not_shown() {
     let pw = format!("ssl.key.password={SECRET}");
     for a in [&arg, &pw] {
         let out = Command::new(env!("CARGO_BIN_EXE_probe-fetch-backoff"))
-            .args(["--messages", "1000", "--reps", "1", "-X", a, "-X", "security.protocol=nope"])
+            .args([
+                "--messages",
+                "1000",
+                "--reps",
+                "1",
+                "-X",
+                a,
+                "-X",
+                "security.protocol=nope",
+            ])
             .output()
             .expect("probe runs");
         assert_eq!(out.status.code(), Some(2), "{a}");
@@ -127,7 +136,10 @@ fn a_bad_broker_list_is_a_usage_error_before_anything_starts() {
             .output()
             .expect("probe runs");
         assert_eq!(out.status.code(), Some(2), "{b:?}");
-        assert!(t.elapsed() < std::time::Duration::from_secs(2), "{b:?} waited");
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(2),
+            "{b:?} waited"
+        );
         assert!(!out.stderr.is_empty());
     }
 }
@@ -137,7 +149,14 @@ fn an_out_folder_that_cannot_be_written_is_exit_2_before_the_broker() {
     let t = std::time::Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_probe-fetch-backoff"))
         // An unreachable broker would take 8 s: the path is checked first.
-        .args(["--brokers", "127.0.0.1:1", "--out", "/proc/nope", "--reps", "1"])
+        .args([
+            "--brokers",
+            "127.0.0.1:1",
+            "--out",
+            "/proc/nope",
+            "--reps",
+            "1",
+        ])
         .output()
         .expect("probe runs");
     assert_eq!(out.status.code(), Some(2));

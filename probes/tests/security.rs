@@ -65,9 +65,16 @@ fn a_probe_and_the_java_companion_reach_a_sasl_ssl_broker_and_leak_nothing() {
         .trim()
         .to_string();
     assert!(secret.len() >= 16);
-    assert!(!String::from_utf8_lossy(&up.stdout).contains(&secret), "up printed the password");
+    assert!(
+        !String::from_utf8_lossy(&up.stdout).contains(&secret),
+        "up printed the password"
+    );
     let lines = |java: bool| -> Vec<String> {
-        let args: &[&str] = if java { &["client-args", "--java"] } else { &["client-args"] };
+        let args: &[&str] = if java {
+            &["client-args", "--java"]
+        } else {
+            &["client-args"]
+        };
         String::from_utf8(kafka(args).stdout)
             .unwrap()
             .lines()
@@ -76,7 +83,10 @@ fn a_probe_and_the_java_companion_reach_a_sasl_ssl_broker_and_leak_nothing() {
     };
     let x = lines(false);
     let j = lines(true);
-    assert!(x.contains(&"security.protocol=SASL_SSL".to_string()), "{x:?}");
+    assert!(
+        x.contains(&"security.protocol=SASL_SSL".to_string()),
+        "{x:?}"
+    );
     let bootstrap = format!("127.0.0.1:{PORT}");
 
     // librdkafka: a short fetch-backoff sweep over SASL_SSL.
@@ -104,11 +114,22 @@ fn a_probe_and_the_java_companion_reach_a_sasl_ssl_broker_and_leak_nothing() {
         .args(&args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["broker"]["bootstrap"], bootstrap);
-    assert!(r["points"][0]["runs"][0]["msgs_per_s"].as_f64().unwrap() > 0.0, "{r}");
-    assert!(r["notes"].to_string().contains("sasl.password=[redacted]"), "{}", r["notes"]);
+    assert!(
+        r["points"][0]["runs"][0]["msgs_per_s"].as_f64().unwrap() > 0.0,
+        "{r}"
+    );
+    assert!(
+        r["notes"].to_string().contains("sasl.password=[redacted]"),
+        "{}",
+        r["notes"]
+    );
     assert_secret_nowhere(&secret, &out, dir.path());
 
     // kafka-clients: the Java companion, one producer pair over SASL_SSL (-X for the probe's
@@ -138,7 +159,11 @@ fn a_probe_and_the_java_companion_reach_a_sasl_ssl_broker_and_leak_nothing() {
         .args(&args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let runs: usize = r["points"]
         .as_array()
@@ -171,9 +196,17 @@ fn zstd_batches_go_through_the_plaintext_broker() {
         ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let run = &r["points"][0]["runs"][0];
-    assert_eq!(r["points"][0]["params"]["compression.type"], "zstd", "{}", r["points"][0]["params"]);
+    assert_eq!(
+        r["points"][0]["params"]["compression.type"], "zstd",
+        "{}",
+        r["points"][0]["params"]
+    );
     assert!(run.to_string().contains("ratio"), "{run}");
 }

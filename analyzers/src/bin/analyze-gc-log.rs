@@ -63,7 +63,9 @@ struct Args {
 fn positive_mb(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(mb) if mb > 0.0 && mb.is_finite() => Ok(mb),
-        _ => Err(format!("the heap in MB must be a positive number, got {s:?}")),
+        _ => Err(format!(
+            "the heap in MB must be a positive number, got {s:?}"
+        )),
     }
 }
 

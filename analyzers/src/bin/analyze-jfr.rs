@@ -82,7 +82,9 @@ fn run(args: &Args) -> i32 {
         eprintln!("{TOOL}: {name}: {p}");
     }
     let text = match (args.events, args.json) {
-        (true, true) => kgap_analyzers::json_doc::pretty_kind(TOOL, "events", &report.events_json()),
+        (true, true) => {
+            kgap_analyzers::json_doc::pretty_kind(TOOL, "events", &report.events_json())
+        }
         (true, false) => report.render_events(),
         (false, true) => kgap_analyzers::json_doc::pretty(TOOL, &report),
         (false, false) => report.render_text(),

@@ -111,14 +111,18 @@ pub fn decide(e: &Evidence) -> Verdict {
         &e.copying_scalable,
         MIN_LEFT,
     ));
-    let warnings: Vec<String> = load_warning(e.load_average_1m, e.machine_cores).into_iter().collect();
+    let warnings: Vec<String> = load_warning(e.load_average_1m, e.machine_cores)
+        .into_iter()
+        .collect();
     Verdict::from_checks(&FINDING, checks, e, || {
         let m = |r: &Reps| r.median().unwrap_or(0.0);
         format!(
             "{sc} cut the copying pipeline's CPU per record {} ({} → {}) with the same {:.1} \
              allocations per record, and the borrowed pipeline on the system allocator still \
              used {}: a cheaper allocation eases the pain, fewer allocations fix it",
-            units::times(m(&e.copying_system.cpu_s_per_million) / m(&e.copying_scalable.cpu_s_per_million)),
+            units::times(
+                m(&e.copying_system.cpu_s_per_million) / m(&e.copying_scalable.cpu_s_per_million)
+            ),
             cpu(m(&e.copying_system.cpu_s_per_million)),
             cpu(m(&e.copying_scalable.cpu_s_per_million)),
             m(&e.copying_scalable.allocs_per_record),
@@ -195,7 +199,11 @@ mod tests {
     fn the_postmortems_shape_holds() {
         let v = decide(&postmortem());
         assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
-        assert!(v.reason.contains("mimalloc cut") && v.reason.contains("4.5"), "{}", v.reason);
+        assert!(
+            v.reason.contains("mimalloc cut") && v.reason.contains("4.5"),
+            "{}",
+            v.reason
+        );
     }
 
     #[test]
@@ -220,7 +228,11 @@ mod tests {
         };
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
-        assert!(v.reason.contains("lowers the copying pipeline's CPU"), "{}", v.reason);
+        assert!(
+            v.reason.contains("lowers the copying pipeline's CPU"),
+            "{}",
+            v.reason
+        );
     }
 
     #[test]

@@ -334,8 +334,16 @@ mod tests {
         assert!(d.contains("3 cores or more"), "{d}");
         assert!(!d.contains("held back from outside"), "{d}");
         // Unpinned (or not known), the same cores are load from outside.
-        let unpinned = decide(&Evidence { client_cores: 2, poll_consumer_cores: reps(&[1.0, 1.0, 1.0]), ..e.clone() });
-        assert!(unpinned.checks[0].detail.contains("held back from outside"), "{:?}", unpinned.checks[0]);
+        let unpinned = decide(&Evidence {
+            client_cores: 2,
+            poll_consumer_cores: reps(&[1.0, 1.0, 1.0]),
+            ..e.clone()
+        });
+        assert!(
+            unpinned.checks[0].detail.contains("held back from outside"),
+            "{:?}",
+            unpinned.checks[0]
+        );
     }
 
     #[test]

@@ -106,7 +106,9 @@ pub fn load_warning(load: Option<f64>, cores: usize) -> Option<String> {
 pub fn decide(e: &Evidence) -> Verdict {
     let mut checks = vec![
         check_every_rep(
-            format!("the copying pipeline makes ≥ {COPYING_MIN_ALLOCS} heap allocations per record"),
+            format!(
+                "the copying pipeline makes ≥ {COPYING_MIN_ALLOCS} heap allocations per record"
+            ),
             &e.copying_allocs_per_record,
             |n| n >= COPYING_MIN_ALLOCS,
             per_record,
@@ -137,21 +139,29 @@ pub fn decide(e: &Evidence) -> Verdict {
             MIN_SPEEDUP,
             us,
         )),
-        None => checks.push(pipeline_limit_check(&e.copying_busy_share).unwrap_or_else(|| {
-            check_at_least(
-                format!("the borrowed pipeline reads ≥ {MIN_SPEEDUP}x the copying one's msg/s"),
-                &e.borrowed_msgs_per_s,
-                &e.copying_msgs_per_s,
-                MIN_SPEEDUP,
-                units::msgs_per_s,
-            )
-        })),
+        None => checks.push(
+            pipeline_limit_check(&e.copying_busy_share).unwrap_or_else(|| {
+                check_at_least(
+                    format!("the borrowed pipeline reads ≥ {MIN_SPEEDUP}x the copying one's msg/s"),
+                    &e.borrowed_msgs_per_s,
+                    &e.copying_msgs_per_s,
+                    MIN_SPEEDUP,
+                    units::msgs_per_s,
+                )
+            }),
+        ),
     }
     let mut warnings: Vec<String> = load_warning(e.load_average_1m, e.machine_cores)
         .into_iter()
         .collect();
-    warnings.extend(e.copying_msgs_per_s.outlier_warnings("copying msg/s", units::msgs_per_s));
-    warnings.extend(e.borrowed_msgs_per_s.outlier_warnings("borrowed msg/s", units::msgs_per_s));
+    warnings.extend(
+        e.copying_msgs_per_s
+            .outlier_warnings("copying msg/s", units::msgs_per_s),
+    );
+    warnings.extend(
+        e.borrowed_msgs_per_s
+            .outlier_warnings("borrowed msg/s", units::msgs_per_s),
+    );
     Verdict::from_checks(&FINDING, checks, e, || {
         let m = |r: &Reps| r.median().unwrap_or(0.0);
         let perf = match (e.copying_alloc_pct.median(), e.copying_memcpy_pct.median()) {
@@ -248,7 +258,11 @@ mod tests {
     fn the_postmortems_figures_hold() {
         let v = decide(&postmortem());
         assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
-        assert!(v.reason.contains("4.5 heap allocations") && v.reason.contains("38%"), "{}", v.reason);
+        assert!(
+            v.reason.contains("4.5 heap allocations") && v.reason.contains("38%"),
+            "{}",
+            v.reason
+        );
         assert!(v.warnings.is_empty(), "{:?}", v.warnings);
     }
 
@@ -296,7 +310,10 @@ mod tests {
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
         assert!(v.reason.contains("overlap"));
-        assert!(v.warnings.iter().any(|w| w.contains("load average was 5.70 on 2 cores")));
+        assert!(v
+            .warnings
+            .iter()
+            .any(|w| w.contains("load average was 5.70 on 2 cores")));
     }
 
     #[test]

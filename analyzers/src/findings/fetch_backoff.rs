@@ -73,7 +73,10 @@ pub fn decide(e: &Evidence) -> Verdict {
     // backoff never ran. That says nothing about what it costs when it runs: not a DOES NOT
     // HOLD (the post's broker had 7 cores of its own and out-fetched the application).
     let never_filled = !e.slow_queue_full_backoffs.is_empty()
-        && e.slow_queue_full_backoffs.values().iter().all(|n| *n == 0.0);
+        && e.slow_queue_full_backoffs
+            .values()
+            .iter()
+            .all(|n| *n == 0.0);
     if never_filled {
         for c in &mut checks[..2] {
             if c.state == CheckState::Failed {
@@ -186,8 +189,16 @@ mod tests {
         };
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        assert!(v.reason.contains("never reached queued.min.messages"), "{}", v.reason);
-        assert!(v.reason.contains("queued.min.messages=10000"), "{}", v.reason);
+        assert!(
+            v.reason.contains("never reached queued.min.messages"),
+            "{}",
+            v.reason
+        );
+        assert!(
+            v.reason.contains("queued.min.messages=10000"),
+            "{}",
+            v.reason
+        );
     }
 
     #[test]
@@ -253,6 +264,10 @@ mod tests {
         };
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        assert!(v.reason.contains("application (1.61M msg/s)"), "{}", v.reason);
+        assert!(
+            v.reason.contains("application (1.61M msg/s)"),
+            "{}",
+            v.reason
+        );
     }
 }

@@ -43,7 +43,10 @@ pub fn decide(e: &Evidence) -> Verdict {
         "at 0 ms the fetcher re-checks its full queue: ≥ {MIN_RECHECKS}x the Queue-full \
          backoffs per second of {low} ms (debug=fetch)"
     );
-    let (z, l) = (e.zero_queue_full_per_s.median(), e.low_queue_full_per_s.median());
+    let (z, l) = (
+        e.zero_queue_full_per_s.median(),
+        e.low_queue_full_per_s.median(),
+    );
     let shown = format!(
         "{} against {} per second",
         e.zero_queue_full_per_s.show(units::count),
@@ -144,7 +147,11 @@ mod tests {
         };
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        assert!(v.reason.contains("does not show the re-checks"), "{}", v.reason);
+        assert!(
+            v.reason.contains("does not show the re-checks"),
+            "{}",
+            v.reason
+        );
     }
 
     #[test]

@@ -224,7 +224,10 @@ fn waiting_check(d: &Window) -> Check {
         .map(|(c, _)| c.broker.as_str())
         .collect();
     if !queued.is_empty() {
-        Check::passed(condition, format!("queued on {}; {detail}", queued.join(", ")))
+        Check::passed(
+            condition,
+            format!("queued on {}; {detail}", queued.join(", ")),
+        )
     } else if each.iter().all(|(_, k)| k.state == CheckState::Failed) {
         Check::failed(condition, format!("on no connection: {detail}"))
     } else {
@@ -478,7 +481,12 @@ mod tests {
         ];
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
-        assert!(v.reason.contains("(queued on 127.0.0.1:9410/2 (400 waiting))"), "{}", v.reason);
+        assert!(
+            v.reason
+                .contains("(queued on 127.0.0.1:9410/2 (400 waiting))"),
+            "{}",
+            v.reason
+        );
         // The same gap with no connection queueing (the mean over brokers' gauges said
         // 400, but each connection had a few): the queue is not shown, and the request
         // counts (25k against 3.8k) are what is left of the mechanism.
@@ -488,7 +496,11 @@ mod tests {
         let v = decide(&e);
         let mech = v.checks.last().unwrap();
         assert!(mech.detail.contains("on no connection"), "{}", mech.detail);
-        assert_eq!(v.outcome, Outcome::Holds, "the 6.6x requests still show it: {v:#?}");
+        assert_eq!(
+            v.outcome,
+            Outcome::Holds,
+            "the 6.6x requests still show it: {v:#?}"
+        );
         e.pairs[0].default_window.produce_requests_per_s = reps(&[3_800.0, 3_850.0, 3_750.0]);
         let v = decide(&e);
         assert_ne!(v.outcome, Outcome::Holds, "{v:#?}");

@@ -219,7 +219,10 @@ pub const FINDING: Finding = Finding {
            instance's aggregate msg/s with ranges apart; K beyond that: not judged (CANNOT \
            TELL with the machine's cores); no gain with every core busy: CANNOT TELL",
     rule_fn: "findings::instances_scale_past_broker_thread::decide",
-    sources: &[direct("instances-scale-past-broker-thread", "probe-consumer-clients")],
+    sources: &[direct(
+        "instances-scale-past-broker-thread",
+        "probe-consumer-clients",
+    )],
 };
 
 #[cfg(test)]
@@ -283,8 +286,16 @@ mod tests {
         };
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        assert!(v.reason.contains("not judged: 2 broker threads"), "{}", v.reason);
-        assert!(v.reason.contains("one of them the broker's"), "{}", v.reason);
+        assert!(
+            v.reason.contains("not judged: 2 broker threads"),
+            "{}",
+            v.reason
+        );
+        assert!(
+            v.reason.contains("one of them the broker's"),
+            "{}",
+            v.reason
+        );
     }
 
     /// The project's run (docs/probe-consumer-clients.md shape): on 2 loaded cores one
@@ -300,7 +311,11 @@ mod tests {
         };
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        assert!(v.reason.contains("broker thread is its limit"), "{}", v.reason);
+        assert!(
+            v.reason.contains("broker thread is its limit"),
+            "{}",
+            v.reason
+        );
     }
 
     #[test]
@@ -326,7 +341,11 @@ mod tests {
         e.client_cores = 8;
         let v = decide(&e);
         assert_ne!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
-        assert!(v.reason.contains("pinned to 8 of this machine's 32"), "{}", v.reason);
+        assert!(
+            v.reason.contains("pinned to 8 of this machine's 32"),
+            "{}",
+            v.reason
+        );
     }
 
     #[test]
@@ -341,6 +360,9 @@ mod tests {
         // Pinned to one core of two, the broker apart: K=2 is not judged.
         assert_eq!(judged_up_to(2, 1, false), 1);
         assert_eq!(judged_up_to(2, 0, false), 2);
-        assert_eq!(compare(&reps(&[3.0, 4.0, 5.0]), &reps(&[1.0, 2.0, 2.5])), "higher");
+        assert_eq!(
+            compare(&reps(&[3.0, 4.0, 5.0]), &reps(&[1.0, 2.0, 2.5])),
+            "higher"
+        );
     }
 }

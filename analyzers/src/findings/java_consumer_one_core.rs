@@ -202,7 +202,11 @@ fn protocol_checks(p: Option<&ProtocolEvidence>) -> Vec<Check> {
         .iter()
         .filter(|&&x| (MIN_SPLIT_CORES..=MAX_SPLIT_CORES).contains(&x))
         .count();
-    let above = sums.values().iter().filter(|&&x| x > MAX_SPLIT_CORES).count();
+    let above = sums
+        .values()
+        .iter()
+        .filter(|&&x| x > MAX_SPLIT_CORES)
+        .count();
     let sum = if n < MIN_REPS {
         Check::undecided(
             sum_condition,
@@ -237,7 +241,10 @@ fn protocol_checks(p: Option<&ProtocolEvidence>) -> Vec<Check> {
     if rate.state == CheckState::Failed && inside < n {
         rate = Check::undecided(
             rate.condition,
-            format!("{}: not counted, since the two threads did not reach a core", rate.detail),
+            format!(
+                "{}: not counted, since the two threads did not reach a core",
+                rate.detail
+            ),
         );
     }
     vec![sum, rate]
@@ -319,7 +326,11 @@ mod tests {
         let v = decide(&post());
         assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
         assert!(v.reason.contains("0.97 cores (1 KB)"), "{}", v.reason);
-        assert!(v.reason.contains("background thread (0.66 cores)"), "{}", v.reason);
+        assert!(
+            v.reason.contains("background thread (0.66 cores)"),
+            "{}",
+            v.reason
+        );
     }
 
     /// A loaded 2-core machine shared with the broker: no JVM thread reaches a core.

@@ -149,7 +149,10 @@ fn shown(p: &PointEvidence) -> String {
         s.push_str(&format!("; {} ran out of memory", t.oom));
     }
     if t.unknown > 0 {
-        s.push_str(&format!("; {} GC-heavy with the heap not measured", t.unknown));
+        s.push_str(&format!(
+            "; {} GC-heavy with the heap not measured",
+            t.unknown
+        ));
     }
     s.push(')');
     s
@@ -165,7 +168,10 @@ fn check_collapses(p: &PointEvidence) -> Check {
     let t = tally(&p.reps);
     let detail = shown(p);
     if t.n < MIN_REPS {
-        Check::undecided(condition, format!("{detail}: {MIN_REPS} reps are needed (--reps {MIN_REPS})"))
+        Check::undecided(
+            condition,
+            format!("{detail}: {MIN_REPS} reps are needed (--reps {MIN_REPS})"),
+        )
     } else if 2 * t.collapsed > t.n {
         Check::passed(condition, detail)
     } else if t.collapsed == 0 && t.unknown == 0 && t.starved == 0 {
@@ -210,13 +216,19 @@ fn check_bound(k: u32, p: Option<&PointEvidence>) -> Check {
     let t = tally(&p.reps);
     let detail = shown(p);
     if t.n < MIN_REPS {
-        Check::undecided(condition, format!("{detail}: {MIN_REPS} reps are needed (--reps {MIN_REPS})"))
+        Check::undecided(
+            condition,
+            format!("{detail}: {MIN_REPS} reps are needed (--reps {MIN_REPS})"),
+        )
     } else if t.collapsed == 0 && t.unknown == 0 {
         Check::passed(condition, detail)
     } else if 2 * t.collapsed > t.n {
         Check::failed(condition, detail)
     } else {
-        Check::undecided(condition, format!("{detail}: the reps disagree; {MORE_REPS_HINT}"))
+        Check::undecided(
+            condition,
+            format!("{detail}: the reps disagree; {MORE_REPS_HINT}"),
+        )
     }
 }
 
@@ -269,7 +281,10 @@ pub fn decide(e: &Evidence) -> Verdict {
         .outlier_warnings(&format!("msg/s at K={k}"), units::msgs_per_s);
     if let Some(b) = bounded {
         warnings.extend(b.msgs_per_s.outlier_warnings(
-            &format!("msg/s at K={k} with buffer.memory={}", label(b.buffer_memory_bytes)),
+            &format!(
+                "msg/s at K={k} with buffer.memory={}",
+                label(b.buffer_memory_bytes)
+            ),
             units::msgs_per_s,
         ));
     }
@@ -286,7 +301,9 @@ pub fn decide(e: &Evidence) -> Verdict {
             tc.collapsed,
             tc.n,
             units::percent(m(&Reps::new(at.reps.iter().map(Rep::gc_share)))),
-            units::percent(m(&Reps::of_some(at.reps.iter().map(|r| r.heap_after_young_share)))),
+            units::percent(m(&Reps::of_some(
+                at.reps.iter().map(|r| r.heap_after_young_share)
+            ))),
             if tc.oom > 0 {
                 format!(", {} ran out of memory", tc.oom)
             } else {
@@ -294,7 +311,9 @@ pub fn decide(e: &Evidence) -> Verdict {
             },
             label(b.buffer_memory_bytes),
             units::percent(m(&Reps::new(b.reps.iter().map(Rep::gc_share)))),
-            units::percent(m(&Reps::of_some(b.reps.iter().map(|r| r.heap_after_young_share)))),
+            units::percent(m(&Reps::of_some(
+                b.reps.iter().map(|r| r.heap_after_young_share)
+            ))),
             b.msgs_per_s.show(units::msgs_per_s),
             at.msgs_per_s.show(units::msgs_per_s),
             if b.send_to_ack_ms_p99.is_empty() || at.send_to_ack_ms_p99.is_empty() {
@@ -398,7 +417,12 @@ mod tests {
             points: vec![
                 point(8, None, vec![clean; 3], &[9.0e6, 9.1e6, 9.2e6]),
                 point(16, None, vec![full; 3], &[6.5e6, 6.6e6, 6.7e6]),
-                point(16, Some(POST_BOUND_BYTES), vec![clean; 3], &[10.0e6, 10.1e6, 10.2e6]),
+                point(
+                    16,
+                    Some(POST_BOUND_BYTES),
+                    vec![clean; 3],
+                    &[10.0e6, 10.1e6, 10.2e6],
+                ),
             ],
         }
     }
@@ -409,7 +433,12 @@ mod tests {
         assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
         assert_eq!(v.finding, "java-gc-collapse");
         assert!(v.reason.contains("K=16 on 16 cores"), "{}", v.reason);
-        assert!(v.reason.contains("at K=8 (fewer producers than cores) 0 of 3"), "{}", v.reason);
+        assert!(
+            v.reason
+                .contains("at K=8 (fewer producers than cores) 0 of 3"),
+            "{}",
+            v.reason
+        );
         assert!(v.reason.contains("buffer.memory=2M"), "{}", v.reason);
     }
 
@@ -417,13 +446,21 @@ mod tests {
     fn gc_time_without_a_full_heap_is_not_a_collapse() {
         // A CPU-starved machine stretches young pauses with no backlog behind them.
         assert_eq!(rep(0.45, 0.30).collapsed(), Some(false));
-        assert_eq!(rep(0.10, 0.95).collapsed(), Some(false), "a full heap, light GC");
+        assert_eq!(
+            rep(0.10, 0.95).collapsed(),
+            Some(false),
+            "a full heap, light GC"
+        );
         assert_eq!(rep(0.21, 0.80).collapsed(), Some(true));
         let oom = Rep {
             out_of_memory: true,
             ..Rep::default()
         };
-        assert_eq!(oom.collapsed(), Some(true), "OutOfMemoryError is the collapse's end");
+        assert_eq!(
+            oom.collapsed(),
+            Some(true),
+            "OutOfMemoryError is the collapse's end"
+        );
         let unknown = Rep {
             heap_after_young_share: None,
             ..rep(0.3, 0.0)
@@ -490,7 +527,11 @@ mod tests {
         };
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        assert!(v.reason.contains("in 2 of them") && v.reason.contains("want of CPU"), "{}", v.reason);
+        assert!(
+            v.reason.contains("in 2 of them") && v.reason.contains("want of CPU"),
+            "{}",
+            v.reason
+        );
         assert!(!v.reason.contains("  "), "a run of spaces in: {}", v.reason);
     }
 
@@ -514,7 +555,10 @@ mod tests {
         }
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell);
-        assert!(v.checks.iter().all(|c| c.state != CheckState::Failed), "{v:#?}");
+        assert!(
+            v.checks.iter().all(|c| c.state != CheckState::Failed),
+            "{v:#?}"
+        );
         // Only K=8 on 16 cores: fewer producers than cores.
         let mut e = post();
         e.points.retain(|p| p.producers == 8);
@@ -526,7 +570,11 @@ mod tests {
         e.points.retain(|p| p.buffer_memory_bytes.is_none());
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell);
-        assert!(v.reason.contains("--buffer-memory default,2M"), "{}", v.reason);
+        assert!(
+            v.reason.contains("--buffer-memory default,2M"),
+            "{}",
+            v.reason
+        );
         // A 16 MB bound is not the post's.
         let mut e = post();
         e.points[2].buffer_memory_bytes = Some(16 << 20);
@@ -585,7 +633,11 @@ mod tests {
         };
         assert_eq!(decide(&e(2, k2, k2b)).outcome, Outcome::Holds);
         let k32 = e(32, recorded("k32-default"), recorded("k32-bounded-2m"));
-        assert_eq!(decide(&k32).outcome, Outcome::DoesNotHold, "the bound did not save K=32");
+        assert_eq!(
+            decide(&k32).outcome,
+            Outcome::DoesNotHold,
+            "the bound did not save K=32"
+        );
         // The default sweep of docs/probe-java-producers.md at K=2 collapsed in 3 of 3; a
         // sweep where it collapsed in 1 of 3 is not a finding.
         let mut some = e(2, k2, k2b);

@@ -9,8 +9,8 @@
 //! the fixed buffer, larger with -1, the poll thread near a core, and the throughput change
 //! the post saw, compared the post's way.
 
-use super::reps::{check_at_least, check_every_rep, Reps, MORE_REPS_HINT};
 use super::java_send_buffer::throughput_change;
+use super::reps::{check_at_least, check_every_rep, Reps, MORE_REPS_HINT};
 use super::verdict::{Check, Verdict};
 use super::{direct, indirect, Finding, Reproduce, Side, Source, Strength};
 use crate::svg::bytes_label;
@@ -87,7 +87,12 @@ fn check_poll_thread(p: &ReadPair) -> Check {
             "the poll thread's CPU was not measured, so whether one core is the limit is unknown",
         );
     }
-    let c = check_every_rep(condition.clone(), r, |x| x >= MIN_POLL_THREAD_CORES, units::cores);
+    let c = check_every_rep(
+        condition.clone(),
+        r,
+        |x| x >= MIN_POLL_THREAD_CORES,
+        units::cores,
+    );
     match c.state {
         super::CheckState::Failed => Check::undecided(
             condition,
@@ -248,7 +253,11 @@ mod tests {
         let v = decide(&post());
         assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
         assert_eq!(v.finding, "java-receive-buffer");
-        assert!(v.reason.contains("1K records: 1.23M → 1.43M msg/s (1.16x)"), "{}", v.reason);
+        assert!(
+            v.reason.contains("1K records: 1.23M → 1.43M msg/s (1.16x)"),
+            "{}",
+            v.reason
+        );
     }
 
     #[test]
@@ -275,7 +284,11 @@ mod tests {
         assert!(v.reason.contains("65k → 104k msg/s"), "{}", v.reason);
         let cap = &v.checks[0];
         assert_eq!(cap.state, CheckState::Passed, "{cap:?}");
-        assert!(!v.reason.contains("write"), "a consumer verdict quotes reads: {}", v.reason);
+        assert!(
+            !v.reason.contains("write"),
+            "a consumer verdict quotes reads: {}",
+            v.reason
+        );
         // Measured and below a core: still not a verdict against the post.
         let mut low = e.clone();
         low.pairs[0].fixed_poll_thread_cores = r(&[0.41, 0.45, 0.5]);
@@ -289,7 +302,11 @@ mod tests {
         let v = decide(&Evidence::default());
         assert_eq!(v.outcome, Outcome::CannotTell);
         assert!(v.checks.is_empty());
-        assert!(v.reason.contains("producer's writes say nothing"), "{}", v.reason);
+        assert!(
+            v.reason.contains("producer's writes say nothing"),
+            "{}",
+            v.reason
+        );
     }
 
     #[test]
@@ -317,6 +334,10 @@ mod tests {
         e.pairs.push(big);
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
-        assert!(v.reason.contains("10K records: 131k → 101k"), "{}", v.reason);
+        assert!(
+            v.reason.contains("10K records: 131k → 101k"),
+            "{}",
+            v.reason
+        );
     }
 }

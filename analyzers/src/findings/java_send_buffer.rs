@@ -122,7 +122,10 @@ fn check_writes_per_request(p: &WritePair) -> Check {
         units::times(if request > 0.0 { copied / request } else { 0.0 })
     );
     if n < MIN_REPS {
-        Check::undecided(condition, format!("{detail}: {MIN_REPS} reps are needed (--reps {MIN_REPS})"))
+        Check::undecided(
+            condition,
+            format!("{detail}: {MIN_REPS} reps are needed (--reps {MIN_REPS})"),
+        )
     } else {
         Check::test(writes >= MIN_WRITES_PER_REQUEST, condition, detail)
     }
@@ -174,16 +177,18 @@ pub fn decide(e: &Evidence) -> Verdict {
             units::msgs_per_s,
         ),
     ];
-    let mut warnings = p
-        .fixed_msgs_per_s
-        .outlier_warnings(&format!("msg/s at batch.size={b}, fixed buffer"), units::msgs_per_s);
+    let mut warnings = p.fixed_msgs_per_s.outlier_warnings(
+        &format!("msg/s at batch.size={b}, fixed buffer"),
+        units::msgs_per_s,
+    );
     warnings.extend(
         p.os_msgs_per_s
             .outlier_warnings(&format!("msg/s at batch.size={b}, -1"), units::msgs_per_s),
     );
     let all = changes(&e.pairs);
     let mut v = Verdict::from_checks(&FINDING, checks, e, || {
-        let (writes, copied) = tail_copy(med(&p.fixed_request_bytes), med(&p.fixed_write_bytes_p50));
+        let (writes, copied) =
+            tail_copy(med(&p.fixed_request_bytes), med(&p.fixed_write_bytes_p50));
         format!(
             "at batch.size={b} each write took {} with send.buffer.bytes={} ({writes} writes per \
              {} request, copying {}) and {} with -1, and -1 ran {} faster ({}): the JDK \
@@ -302,9 +307,17 @@ mod tests {
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
         assert!(v.reason.contains("35k → 21k msg/s (0.60x)"), "{}", v.reason);
-        let tp = v.checks.iter().find(|c| c.condition.contains("raises throughput")).unwrap();
+        let tp = v
+            .checks
+            .iter()
+            .find(|c| c.condition.contains("raises throughput"))
+            .unwrap();
         assert_eq!(tp.state, CheckState::Undecided);
-        assert!(tp.detail.contains("0.60x") && tp.detail.contains("overlap"), "{}", tp.detail);
+        assert!(
+            tp.detail.contains("0.60x") && tp.detail.contains("overlap"),
+            "{}",
+            tp.detail
+        );
         // The same drop with ranges apart contradicts the post: it does not hold.
         let mut apart = e.clone();
         apart.pairs[0].os_msgs_per_s = r(&[20e3, 21e3, 22e3]);

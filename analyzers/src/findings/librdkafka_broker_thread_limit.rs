@@ -91,13 +91,19 @@ pub fn decide(e: &Evidence) -> Verdict {
     );
     let java = if e.java_msgs_per_s.is_empty() {
         Check::undecided(
-            format!("one Java KafkaConsumer reads {} B ≥ {MIN_JAVA_LEAD}x faster", e.size_bytes),
+            format!(
+                "one Java KafkaConsumer reads {} B ≥ {MIN_JAVA_LEAD}x faster",
+                e.size_bytes
+            ),
             "Java was not measured on the same topic (probe-consumer-clients --client both \
              --sizes 100)",
         )
     } else {
         check_at_least(
-            format!("one Java KafkaConsumer reads {} B ≥ {MIN_JAVA_LEAD}x faster", e.size_bytes),
+            format!(
+                "one Java KafkaConsumer reads {} B ≥ {MIN_JAVA_LEAD}x faster",
+                e.size_bytes
+            ),
             &e.java_msgs_per_s,
             &e.batch_msgs_per_s,
             MIN_JAVA_LEAD,
@@ -266,7 +272,11 @@ mod tests {
             "{}",
             v.reason
         );
-        assert!(v.reason.contains("read the same topic at 5.60M msg/s"), "{}", v.reason);
+        assert!(
+            v.reason.contains("read the same topic at 5.60M msg/s"),
+            "{}",
+            v.reason
+        );
     }
 
     /// probe-batch-consume's evidence: the broker thread saturated, Java never measured.
@@ -298,7 +308,10 @@ mod tests {
         };
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        assert!(v.checks.iter().any(|c| c.detail.contains("not counted")), "{v:#?}");
+        assert!(
+            v.checks.iter().any(|c| c.detail.contains("not counted")),
+            "{v:#?}"
+        );
     }
 
     #[test]

@@ -25,27 +25,27 @@
 
 use serde::Serialize;
 
-pub mod reps;
-pub mod verdict;
-pub mod request_ceiling;
-pub mod fetch_backoff;
-pub mod batch_consume;
-pub mod librdkafka_broker_thread_limit;
-pub mod batch_wrapper_latency;
-pub mod inflight_latency;
-pub mod per_partition_linger;
-pub mod gzip_batch_semantics;
-pub mod java_gzip_batch_closing;
-pub mod java_send_buffer;
-pub mod java_receive_buffer;
-pub mod java_gc_collapse;
-pub mod java_per_broker_linger;
-pub mod consumer_allocation_pattern;
 pub mod allocator_eases_not_fixes;
-pub mod java_consumer_one_core;
-pub mod instances_scale_past_broker_thread;
+pub mod batch_consume;
+pub mod batch_wrapper_latency;
+pub mod consumer_allocation_pattern;
+pub mod fetch_backoff;
 pub mod fetch_backoff_zero;
+pub mod gzip_batch_semantics;
+pub mod inflight_latency;
+pub mod instances_scale_past_broker_thread;
+pub mod java_consumer_one_core;
+pub mod java_gc_collapse;
+pub mod java_gzip_batch_closing;
+pub mod java_per_broker_linger;
+pub mod java_receive_buffer;
+pub mod java_send_buffer;
+pub mod librdkafka_broker_thread_limit;
+pub mod per_partition_linger;
 pub mod queued_min_messages;
+pub mod reps;
+pub mod request_ceiling;
+pub mod verdict;
 
 pub use reps::Reps;
 pub use verdict::{Check, CheckState, Outcome, Verdict};
@@ -142,7 +142,6 @@ pub(crate) const fn indirect(id: &'static str, source: &'static str) -> Source {
     }
 }
 
-
 /// Every finding of the post, in the order the post tells them.
 pub const CATALOGUE: &[Finding] = &[
     request_ceiling::FINDING,
@@ -194,9 +193,7 @@ pub fn evidence_from(
         f.sources
             .iter()
             .find(|e| {
-                e.id == id
-                    && source.is_none_or(|s| e.source == s)
-                    && (e.op.is_none() || e.op == op)
+                e.id == id && source.is_none_or(|s| e.source == s) && (e.op.is_none() || e.op == op)
             })
             .map(|e| (f, e.strength))
     })

@@ -48,9 +48,8 @@ pub fn decide(e: &Evidence) -> Verdict {
         |n| n > 0.0,
         |n| format!("{} Queue-full backoffs", units::count(n)),
     );
-    let idle_condition = format!(
-        "at queued.min.messages={r} the consumer naps at most {MAX_IDLE_RATIO}x as much"
-    );
+    let idle_condition =
+        format!("at queued.min.messages={r} the consumer naps at most {MAX_IDLE_RATIO}x as much");
     let shown = format!(
         "idle {} of the window against {}",
         e.raised_idle_share.show(units::percent),
@@ -58,17 +57,18 @@ pub fn decide(e: &Evidence) -> Verdict {
     );
     let idle = match (e.raised_idle_share.median(), e.default_idle_share.median()) {
         _ if e.raised_idle_share.n() < MIN_REPS || e.default_idle_share.n() < MIN_REPS => {
-            Check::undecided(idle_condition, format!("{shown}: {MIN_REPS} reps are needed"))
+            Check::undecided(
+                idle_condition,
+                format!("{shown}: {MIN_REPS} reps are needed"),
+            )
         }
         (Some(_), Some(dflt)) if dflt <= 0.0 => Check::undecided(
             idle_condition,
             format!("{shown}: the default did not nap, so there was nothing to remove"),
         ),
-        (Some(raised), Some(dflt)) => Check::test(
-            raised <= MAX_IDLE_RATIO * dflt,
-            idle_condition,
-            shown,
-        ),
+        (Some(raised), Some(dflt)) => {
+            Check::test(raised <= MAX_IDLE_RATIO * dflt, idle_condition, shown)
+        }
         _ => Check::undecided(idle_condition, format!("{shown}: not measured")),
     };
     let rate = check_at_least(

@@ -216,7 +216,11 @@ pub fn ratio(num: &Reps, den: &Reps) -> Result<Ratio, String> {
     let (Some(n), Some(d)) = (num.median(), den.median()) else {
         return Err(format!(
             "{} not measured",
-            if num.is_empty() { "the numerator is" } else { "the denominator is" }
+            if num.is_empty() {
+                "the numerator is"
+            } else {
+                "the denominator is"
+            }
         ));
     };
     if d == 0.0 {
@@ -374,23 +378,37 @@ mod tests {
         assert_eq!(x.outliers(), vec![4]);
         let w = x.outlier_warnings("msg/s", plain);
         assert_eq!(w.len(), 1);
-        assert!(w[0].contains("rep 5") && w[0].contains("--reps"), "{}", w[0]);
+        assert!(
+            w[0].contains("rep 5") && w[0].contains("--reps"),
+            "{}",
+            w[0]
+        );
         assert!(r(&[1.0, 1.0, 1.0]).outliers().is_empty());
     }
 
     #[test]
     fn a_range_writes_its_unit_once() {
         let x = r(&[1.39e6, 1.04e6, 1.74e6]);
-        assert_eq!(x.show(crate::units::msgs_per_s), "1.39M (1.04M–1.74M) msg/s");
-        assert_eq!(r(&[15.6e3, 1.05e6]).show(crate::units::bytes), "532.8 KB (15.6 KB–1.05 MB)");
+        assert_eq!(
+            x.show(crate::units::msgs_per_s),
+            "1.39M (1.04M–1.74M) msg/s"
+        );
+        assert_eq!(
+            r(&[15.6e3, 1.05e6]).show(crate::units::bytes),
+            "532.8 KB (15.6 KB–1.05 MB)"
+        );
         assert_eq!(r(&[3.0]).show(plain), "3 (1 rep)");
         assert_eq!(Reps::default().show(plain), "not measured");
     }
 
     #[test]
     fn ratios_refuse_a_zero_or_missing_side() {
-        assert!(ratio(&r(&[1.0]), &r(&[0.0])).unwrap_err().contains("divide by zero"));
-        assert!(ratio(&r(&[]), &r(&[1.0])).unwrap_err().contains("not measured"));
+        assert!(ratio(&r(&[1.0]), &r(&[0.0]))
+            .unwrap_err()
+            .contains("divide by zero"));
+        assert!(ratio(&r(&[]), &r(&[1.0]))
+            .unwrap_err()
+            .contains("not measured"));
         let q = ratio(&r(&[4.0, 5.0, 6.0]), &r(&[1.0, 2.0, 3.0])).unwrap();
         assert_eq!(q.value, 2.5);
         assert_eq!(q.apart, Apart::Higher);
@@ -412,7 +430,13 @@ mod tests {
         assert_eq!(c.state, CheckState::Undecided);
         assert!(c.detail.contains("--reps 3"), "{}", c.detail);
         // Apart but short of the factor, and the other way round: failed.
-        let c = check_at_least("faster", &r(&[1.2, 1.21, 1.22]), &r(&[1.0, 1.01, 1.02]), 1.3, plain);
+        let c = check_at_least(
+            "faster",
+            &r(&[1.2, 1.21, 1.22]),
+            &r(&[1.0, 1.01, 1.02]),
+            1.3,
+            plain,
+        );
         assert_eq!(c.state, CheckState::Failed);
         let c = check_at_least("faster", &slow, &fast, 1.3, plain);
         assert_eq!(c.state, CheckState::Failed);

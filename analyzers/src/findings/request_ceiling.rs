@@ -249,8 +249,10 @@ fn check_partitions(s: &Shape) -> Check {
         units::msgs_per_s,
     );
     let several = s.ceiling.loaded().len() > 1 || fewest.loaded().len() > 1;
-    let (Some(hi), Some(lo)) = (busiest(&s.ceiling.connections), busiest(&fewest.connections))
-    else {
+    let (Some(hi), Some(lo)) = (
+        busiest(&s.ceiling.connections),
+        busiest(&fewest.connections),
+    ) else {
         return total;
     };
     if !several {
@@ -262,10 +264,7 @@ fn check_partitions(s: &Shape) -> Check {
         format!(
             "{condition}; per connection (librdkafka keeps one per broker): the busiest \
              connection's ProduceRequests/s at {} partitions ({}) against {} ({})",
-            s.ceiling.partitions,
-            hi.broker,
-            fewest.partitions,
-            lo.broker
+            s.ceiling.partitions, hi.broker, fewest.partitions, lo.broker
         ),
         &hi.requests_per_s,
         &lo.requests_per_s,
@@ -772,7 +771,11 @@ mod tests {
         assert_eq!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
         let c = check(&v, "a connection is kept busy");
         assert_eq!(c.state, CheckState::Failed, "{c:?}");
-        assert!(c.detail.contains("no connection was kept busy"), "{}", c.detail);
+        assert!(
+            c.detail.contains("no connection was kept busy"),
+            "{}",
+            c.detail
+        );
         assert!(c.detail.contains("127.0.0.1:9410/2"), "{}", c.detail);
     }
 
@@ -796,10 +799,22 @@ mod tests {
         });
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
-        assert!(v.reason.contains("≈ 65 µs per request on 127.0.0.1:9410/2"), "{}", v.reason);
-        assert!(v.reason.contains("the busiest of 3 connections"), "{}", v.reason);
+        assert!(
+            v.reason.contains("≈ 65 µs per request on 127.0.0.1:9410/2"),
+            "{}",
+            v.reason
+        );
+        assert!(
+            v.reason.contains("the busiest of 3 connections"),
+            "{}",
+            v.reason
+        );
         let c = check(&v, "a connection is kept busy");
-        assert!(c.detail.starts_with("busy: 127.0.0.1:9410/2;"), "{}", c.detail);
+        assert!(
+            c.detail.starts_with("busy: 127.0.0.1:9410/2;"),
+            "{}",
+            c.detail
+        );
     }
 
     #[test]
@@ -846,9 +861,24 @@ mod tests {
         )];
         let mut p6 = point(6, 16384, rmm(61e3, 56e3, 81e3));
         p6.connections = vec![
-            connection("127.0.0.1:9400/1", 2, rmm(1.4e3, 1.3e3, 1.5e3), rmm(184.0, 183.0, 186.0)),
-            connection("127.0.0.1:9410/2", 2, rmm(1.3e3, 1.2e3, 1.4e3), rmm(183.3, 182.0, 184.0)),
-            connection("127.0.0.1:9420/3", 2, rmm(1.6e3, 1.4e3, 1.6e3), rmm(184.0, 181.0, 186.0)),
+            connection(
+                "127.0.0.1:9400/1",
+                2,
+                rmm(1.4e3, 1.3e3, 1.5e3),
+                rmm(184.0, 183.0, 186.0),
+            ),
+            connection(
+                "127.0.0.1:9410/2",
+                2,
+                rmm(1.3e3, 1.2e3, 1.4e3),
+                rmm(183.3, 182.0, 184.0),
+            ),
+            connection(
+                "127.0.0.1:9420/3",
+                2,
+                rmm(1.6e3, 1.4e3, 1.6e3),
+                rmm(184.0, 181.0, 186.0),
+            ),
         ];
         for p in [&mut p1, &mut p6] {
             p.bytes_per_request = same(15_645.0);
@@ -878,7 +908,10 @@ mod tests {
         assert_eq!(c.state, CheckState::Undecided, "{c:?}");
         assert!(c.detail.starts_with("0.57x"), "{}", c.detail);
         assert!(c.detail.contains("share one limit"), "{}", c.detail);
-        assert_eq!(check(&v, "a connection is kept busy").state, CheckState::Passed);
+        assert_eq!(
+            check(&v, "a connection is kept busy").state,
+            CheckState::Passed
+        );
         assert_eq!(check(&v, "a larger batch.size").state, CheckState::Passed);
         // Had the total dropped with each connection, it would be a real "no".
         let mut e = recorded_three_brokers();
@@ -1025,7 +1058,11 @@ mod tests {
         assert_eq!(check(&v, "no client thread").state, CheckState::Passed);
         let c = check(&v, "a connection is kept busy");
         assert_eq!(c.state, CheckState::Undecided);
-        assert!(c.detail.contains("not measured per connection"), "{}", c.detail);
+        assert!(
+            c.detail.contains("not measured per connection"),
+            "{}",
+            c.detail
+        );
     }
 
     #[test]

@@ -85,7 +85,11 @@ impl Check {
         Check::new(condition, state, detail)
     }
 
-    pub fn new(condition: impl Into<String>, state: CheckState, detail: impl Into<String>) -> Check {
+    pub fn new(
+        condition: impl Into<String>,
+        state: CheckState,
+        detail: impl Into<String>,
+    ) -> Check {
         Check {
             condition: condition.into(),
             state,
@@ -191,7 +195,11 @@ impl Verdict {
     pub fn render(&self) -> String {
         use crate::report::wrap_into;
         let mut out = String::new();
-        out.push_str(&format!("verdict {}: {}\n", self.finding, self.outcome.label()));
+        out.push_str(&format!(
+            "verdict {}: {}\n",
+            self.finding,
+            self.outcome.label()
+        ));
         // A HOLDS says its mechanism in a sentence; otherwise the failed or undecided
         // check below is the reason, and is not said twice.
         if self.holds() || self.checks.is_empty() {
@@ -255,7 +263,10 @@ mod tests {
     fn an_undecided_check_is_never_a_pass() {
         let v = Verdict::from_checks(
             finding(),
-            vec![Check::passed("a", "1"), Check::undecided("b", "not measured")],
+            vec![
+                Check::passed("a", "1"),
+                Check::undecided("b", "not measured"),
+            ],
             &(),
             || unreachable!(),
         );
@@ -270,16 +281,25 @@ mod tests {
         let v = Verdict::from_checks(
             finding(),
             vec![
-                Check::passed("the fetcher backs off on a full local queue", "12 backoffs ".repeat(12)),
+                Check::passed(
+                    "the fetcher backs off on a full local queue",
+                    "12 backoffs ".repeat(12),
+                ),
                 Check::undecided("10 ms reads faster", "ranges overlap"),
             ],
             &(),
             || unreachable!(),
         );
         let text = v.render();
-        assert!(text.starts_with("verdict fetch-backoff: CANNOT TELL\n  ✓ the fetcher"), "{text}");
+        assert!(
+            text.starts_with("verdict fetch-backoff: CANNOT TELL\n  ✓ the fetcher"),
+            "{text}"
+        );
         assert_eq!(text.matches("ranges overlap").count(), 1, "{text}");
-        assert!(text.contains("  ✓ the fetcher") && text.contains("  ? 10 ms"), "{text}");
+        assert!(
+            text.contains("  ✓ the fetcher") && text.contains("  ? 10 ms"),
+            "{text}"
+        );
         assert!(text.contains("the post: "));
         assert!(!text.contains("fix:"), "a fix is shown only when it holds");
         assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");

@@ -20,8 +20,8 @@
 mod analyze;
 mod probe;
 mod render;
-mod statistics;
 pub mod sniff;
+mod statistics;
 
 use std::collections::BTreeSet;
 use std::fs;

@@ -5,7 +5,8 @@ use std::io::Write;
 
 use super::event::{Collector, Event, HeapChange, PauseClass};
 use super::legacy::LegacyAssembler;
-use super::report::{round2, GcInputSummary, GcReport, Humongous, Promotion, Stalls, Count};
+use super::legacy_event::OwnedEvent;
+use super::report::{round2, Count, GcInputSummary, GcReport, Humongous, Promotion, Stalls};
 use super::series::{Point, Series};
 use super::tally::{bump, bump_index, LastPauseKind, TypeAcc, MAX_KINDS};
 use super::trend::Trend;
@@ -13,7 +14,6 @@ use super::windows::Windows;
 use super::{diagnose, scan, unified, GcLogOptions};
 use crate::error::AnalyzeError;
 use crate::report::{Dist, Examples};
-use super::legacy_event::OwnedEvent;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Clock {

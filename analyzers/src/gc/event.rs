@@ -203,7 +203,10 @@ pub(crate) fn parse_heap_change(token: &str) -> Option<HeapChange> {
     let paren = |s: &str| s.as_bytes().iter().position(|&c| c == b'(');
     let left = &left[..paren(left).unwrap_or(left.len())];
     let (after, capacity) = match paren(right) {
-        Some(i) => (&right[..i], right[i + 1..].strip_suffix(')').and_then(parse_size)),
+        Some(i) => (
+            &right[..i],
+            right[i + 1..].strip_suffix(')').and_then(parse_size),
+        ),
         None => (right, None),
     };
     Some(HeapChange {
@@ -275,8 +278,22 @@ mod tests {
         assert_eq!(parse_number(",5"), None);
         assert_eq!(parse_number("1,5.0"), None);
         // The fast path gives what the general parser gives.
-        for t in ["0", "7", "12.345", "0.0123456", "1138.566", "1796021927326", "99999.999999999", "0.1", "3.0000000000001"] {
-            assert_eq!(fast_decimal(t.as_bytes()), Some(t.parse::<f64>().unwrap()), "{t}");
+        for t in [
+            "0",
+            "7",
+            "12.345",
+            "0.0123456",
+            "1138.566",
+            "1796021927326",
+            "99999.999999999",
+            "0.1",
+            "3.0000000000001",
+        ] {
+            assert_eq!(
+                fast_decimal(t.as_bytes()),
+                Some(t.parse::<f64>().unwrap()),
+                "{t}"
+            );
         }
         for t in ["", ".5", "5.", "1e5", "+1", "1234567890123456", "1.2.3"] {
             assert_eq!(fast_decimal(t.as_bytes()), None, "{t}");

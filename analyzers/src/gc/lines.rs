@@ -86,7 +86,6 @@ impl Analyzer<'_, '_> {
             self.event(t, st.line, raw.as_bytes(), &e.as_event());
         }
     }
-
 }
 
 impl scan::LineSink for Analyzer<'_, '_> {

@@ -45,12 +45,12 @@ use crate::input::Input;
 use crate::report::Examples;
 pub(crate) use analyzer::Analyzer;
 use analyzer::Clock;
+use report::{examples, pause_stats};
+pub(crate) use report::{round2, round3};
 pub use report::{
     Count, GcInputSummary, GcReport, HeapTrend, Humongous, PauseStats, PauseTypeStats, Promotion,
     Stalls,
 };
-pub(crate) use report::{round2, round3};
-use report::{examples, pause_stats};
 pub use series::Point;
 pub use windows::WindowSummary;
 /// Options of one analysis.
@@ -92,7 +92,6 @@ pub struct GcInput<'a> {
     pub name: String,
     pub reader: Box<dyn Read + 'a>,
 }
-
 
 /// Analyse one GC log (or several, the rotated files of one JVM, in the order given:
 /// see [`files::order_by_first_timestamp`]). `timeline` receives one CSV row per window.

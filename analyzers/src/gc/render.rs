@@ -116,7 +116,8 @@ pub(super) fn text(r: &GcReport) -> String {
             "humongous: {} caused, {}",
             crate::units::counted(r.humongous.gcs_caused, "GC"),
             match r.humongous.max_regions {
-                Some(m) if m > 0 => format!("at most {} after a GC", crate::units::counted(m, "region")),
+                Some(m) if m > 0 =>
+                    format!("at most {} after a GC", crate::units::counted(m, "region")),
                 _ => "no regions left after any GC".to_string(),
             }
         );

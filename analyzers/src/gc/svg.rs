@@ -48,7 +48,14 @@ pub fn render(r: &GcReport) -> String {
     let x = |t: f64| LEFT + INSET + (t - t0) / span * (W - LEFT - RIGHT - 2.0 * INSET);
     // Heap panel: 0..100 %, with the collapse line at 80 %.
     let y0 = TOP;
-    panel(&mut s, y0, "heap after GC", 100.0, &[0.0, 25.0, 50.0, 75.0, 100.0], "% of max");
+    panel(
+        &mut s,
+        y0,
+        "heap after GC",
+        100.0,
+        &[0.0, 25.0, 50.0, 75.0, 100.0],
+        "% of max",
+    );
     let plot_h = PANEL_H - 2.0 * INSET;
     let hy = |v: f64| y0 + PANEL_H - INSET - v.clamp(0.0, 100.0) / 100.0 * plot_h;
     let _ = writeln!(

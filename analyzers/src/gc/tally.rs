@@ -56,6 +56,9 @@ pub(super) struct LastPauseKind {
 
 impl LastPauseKind {
     pub(super) fn is(&self, kind: &str, sub: Option<&str>, cause: Option<&str>) -> bool {
-        self.valid && self.kind == kind && self.sub.as_deref() == sub && self.cause.as_deref() == cause
+        self.valid
+            && self.kind == kind
+            && self.sub.as_deref() == sub
+            && self.cause.as_deref() == cause
     }
 }

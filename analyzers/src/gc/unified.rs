@@ -5,8 +5,8 @@
 //! recognised by its shape, so no decoration set is assumed.
 
 use super::event::{
-    fast_decimal, find2, parse_duration_ms, parse_heap_change, parse_number, parse_size,
-    Collector, Event, HeapChange, PauseClass,
+    fast_decimal, find2, parse_duration_ms, parse_heap_change, parse_number, parse_size, Collector,
+    Event, HeapChange, PauseClass,
 };
 
 /// What the decorations of one line said. Times are kept as text and parsed only for

@@ -927,7 +927,11 @@ impl JfrReport {
         let r = &self.recording;
         // What was read, in words: a recording names its chunks and format version; an
         // export has neither. gzip is said, not mistaken for an export.
-        let gz = if self.input.format.ends_with("+gzip") { ", gzip" } else { "" };
+        let gz = if self.input.format.ends_with("+gzip") {
+            ", gzip"
+        } else {
+            ""
+        };
         let what = if self.input.format.starts_with("jfr-json") {
             format!("jfr print --json export{gz}")
         } else {
@@ -1278,4 +1282,3 @@ mod tests {
         assert_eq!(cut("abc", 4), "abc");
     }
 }
-

@@ -49,7 +49,10 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// The connection with the highest `f` among `loaded`, against the others' median.
-fn standout(loaded: &[&BrokerReport], f: impl Fn(&BrokerReport) -> Option<f64>) -> Option<Standout> {
+fn standout(
+    loaded: &[&BrokerReport],
+    f: impl Fn(&BrokerReport) -> Option<f64>,
+) -> Option<Standout> {
     let vals: Vec<(&BrokerReport, f64)> = loaded.iter().filter_map(|b| Some((*b, f(b)?))).collect();
     if vals.len() < 2 {
         return None;

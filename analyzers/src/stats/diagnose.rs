@@ -779,7 +779,11 @@ impl Diagnoser {
             .iter()
             .enumerate()
             .map(|(i, h)| {
-                let learned = cx.track.brokers.get(i).is_some_and(|b| b.nodeid.is_some_and(|n| n >= 0));
+                let learned = cx
+                    .track
+                    .brokers
+                    .get(i)
+                    .is_some_and(|b| b.nodeid.is_some_and(|n| n >= 0));
                 let throttled = self.throttle.get(i).is_some_and(|t| t.held.held > 0);
                 if learned && !throttled && silent_s(h) >= SILENT_MIN_S {
                     h.clone()

@@ -197,9 +197,7 @@ pub fn broker_rates(earlier: &Stats, later: &Stats, api: &str) -> Vec<BrokerRate
         .real_brokers()
         .map(|b| {
             let before = earlier.brokers.values().find(|e| e.name == b.name);
-            let d = |f: fn(&BrokerStats) -> u64| {
-                f(b).saturating_sub(before.map_or(0, f)) as f64
-            };
+            let d = |f: fn(&BrokerStats) -> u64| f(b).saturating_sub(before.map_or(0, f)) as f64;
             let reqs = b
                 .req
                 .get(api)

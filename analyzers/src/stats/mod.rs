@@ -52,7 +52,10 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 
 pub use config::ClientConfig;
-pub use emit::{broker_rates, parse, rates, BrokerRates, BrokerStats, PartitionStats, Rates, Stats, TopicStats, Window};
+pub use emit::{
+    broker_rates, parse, rates, BrokerRates, BrokerStats, PartitionStats, Rates, Stats, TopicStats,
+    Window,
+};
 pub use report::{ClientReport, StatsDiagnosis, StatsReport};
 pub use thresholds::Thresholds;
 

@@ -95,7 +95,11 @@ pub(crate) fn headline(r: &StatsReport) -> String {
             // Keep the first ids whole and count the rest.
             let mut shown = String::new();
             for (i, id) in ids.iter().enumerate() {
-                let next = if shown.is_empty() { id.to_string() } else { format!("{shown}, {id}") };
+                let next = if shown.is_empty() {
+                    id.to_string()
+                } else {
+                    format!("{shown}, {id}")
+                };
                 let more = format!(" and {} more", ids.len() - i - 1);
                 if width(&who) + 2 + width(&next) + width(&more) > WIDTH && !shown.is_empty() {
                     shown = format!("{shown} and {} more", ids.len() - i);

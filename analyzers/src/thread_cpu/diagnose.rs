@@ -64,7 +64,11 @@ pub fn diagnose(r: &ThreadCpuReport) -> Vec<Diagnosis> {
         }
     }
     if r.process_kind == ProcessKind::Librdkafka {
-        out.extend(pipeline_limit(r, &pick(&|t| t.role == Role::Pipeline), &threshold));
+        out.extend(pipeline_limit(
+            r,
+            &pick(&|t| t.role == Role::Pipeline),
+            &threshold,
+        ));
     }
     if r.process_kind == ProcessKind::Jvm {
         let consumers = pick(&|t| t.role == Role::App || t.role == Role::JavaConsumerBackground);
@@ -171,21 +175,39 @@ pub const PIPELINE_MIN_CORES: f64 = 0.8;
 /// The processing threads, not librdkafka, are the limit: one of them saturated, or all of
 /// them together well above librdkafka's client threads (one thread per partition on fewer
 /// cores than partitions shares the cores, so no one thread reaches a full core).
-fn pipeline_limit(r: &ThreadCpuReport, saturated: &[&SaturatedThread], threshold: &str) -> Option<Diagnosis> {
-    let cpu = |f: &dyn Fn(Role) -> bool| r.threads.iter().filter(|t| f(t.role)).map(|t| t.cpu_s).sum::<f64>();
+fn pipeline_limit(
+    r: &ThreadCpuReport,
+    saturated: &[&SaturatedThread],
+    threshold: &str,
+) -> Option<Diagnosis> {
+    let cpu = |f: &dyn Fn(Role) -> bool| {
+        r.threads
+            .iter()
+            .filter(|t| f(t.role))
+            .map(|t| t.cpu_s)
+            .sum::<f64>()
+    };
     let pipe = cpu(&|x| x == Role::Pipeline);
     let rdk = cpu(&|x| x.is_rdk() && x != Role::RdkMock);
     if pipe <= 0.0 || r.duration_s <= 0.0 {
         return None;
     }
     let (pipe_cores, rdk_cores) = (pipe / r.duration_s, rdk / r.duration_s);
-    let threads = r.threads.iter().filter(|t| t.role == Role::Pipeline).count();
+    let threads = r
+        .threads
+        .iter()
+        .filter(|t| t.role == Role::Pipeline)
+        .count();
     let subject = match saturated.first() {
         Some(t) => format!("{} ({}) is {threshold}", t.name, t.tid),
         None if pipe_cores >= PIPELINE_MIN_CORES && pipe >= PIPELINE_OVER_RDK * rdk => format!(
             "the {threads} pipeline threads use {pipe_cores:.2} cores together, {}x \
              librdkafka's client threads ({rdk_cores:.2} cores)",
-            if rdk > 0.0 { format!("{:.1}", pipe / rdk) } else { "∞".into() }
+            if rdk > 0.0 {
+                format!("{:.1}", pipe / rdk)
+            } else {
+                "∞".into()
+            }
         ),
         None => return None,
     };

@@ -127,9 +127,16 @@ fn the_processing_threads_not_librdkafka_are_the_limit() {
     assert_eq!(classify("kgap-proc-12"), Role::Pipeline);
     assert_eq!(ids(&r), ["processing-threads-limit"]);
     let d = &r.diagnoses[0];
-    assert_eq!(d.title, "the processing threads, not librdkafka, are the limit");
+    assert_eq!(
+        d.title,
+        "the processing threads, not librdkafka, are the limit"
+    );
     assert_eq!(d.evidence["pipeline_threads"], 4);
-    assert!(d.cause.contains("4 pipeline threads use 1.42 cores"), "{}", d.cause);
+    assert!(
+        d.cause.contains("4 pipeline threads use 1.42 cores"),
+        "{}",
+        d.cause
+    );
     // The borrowed pipeline: librdkafka's broker thread is as busy as the pipeline, so the
     // pipeline is not the limit and nothing is said of it.
     let r = analyze(
@@ -141,14 +148,25 @@ fn the_processing_threads_not_librdkafka_are_the_limit() {
         ]),
         Options::default(),
     );
-    assert!(!ids(&r).contains(&"processing-threads-limit"), "{:?}", ids(&r));
+    assert!(
+        !ids(&r).contains(&"processing-threads-limit"),
+        "{:?}",
+        ids(&r)
+    );
     // One processing thread at a full core is the limit whatever librdkafka does.
     let r = analyze(
-        run(&[(10, "kgap-proc-0", &[99, 99, 98, 99]), (11, "rdk:broker1", &[80, 80, 80, 80])]),
+        run(&[
+            (10, "kgap-proc-0", &[99, 99, 98, 99]),
+            (11, "rdk:broker1", &[80, 80, 80, 80]),
+        ]),
         Options::default(),
     );
     assert_eq!(ids(&r), ["processing-threads-limit"]);
-    assert!(r.diagnoses[0].cause.starts_with("kgap-proc-0 (10) is"), "{}", r.diagnoses[0].cause);
+    assert!(
+        r.diagnoses[0].cause.starts_with("kgap-proc-0 (10) is"),
+        "{}",
+        r.diagnoses[0].cause
+    );
 }
 
 #[test]

@@ -18,7 +18,10 @@ fn fonts() -> Arc<usvg::fontdb::Database> {
             // fontdb's generic sans-serif is Arial; Linux machines have DejaVu Sans.
             let family = ["DejaVu Sans", "Liberation Sans", "Arial"]
                 .into_iter()
-                .find(|f| db.faces().any(|face| face.families.iter().any(|(n, _)| n == f)))
+                .find(|f| {
+                    db.faces()
+                        .any(|face| face.families.iter().any(|(n, _)| n == f))
+                })
                 .expect(
                     "no sans-serif font to lay out the charts' text: \
                      scripts/setup installs fonts-dejavu-core",

@@ -11,7 +11,10 @@ use crate::common::*;
 /// lines (no analyzer code).
 fn produce_requests(file: &str) -> Vec<(String, f64)> {
     let text = std::fs::read_to_string(fixture(file)).unwrap();
-    let emits: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let emits: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let (a, z) = (&emits[0], emits.last().unwrap());
     let mut out = Vec::new();
     for (k, b) in z["brokers"].as_object().unwrap() {
@@ -33,9 +36,15 @@ fn three_connections_are_reported_and_compared() {
     assert_eq!(raw.len(), 3, "{raw:?}");
     for (name, n) in &raw {
         assert!(*n > 0.0, "{name} carried no ProduceRequest");
-        assert!(c.brokers.iter().any(|b| &b.name == name), "{name} not reported");
+        assert!(
+            c.brokers.iter().any(|b| &b.name == name),
+            "{name} not reported"
+        );
     }
-    let k = c.connections.as_ref().expect("three connections carried requests");
+    let k = c
+        .connections
+        .as_ref()
+        .expect("three connections carried requests");
     assert_eq!(k.carrying_requests, 3);
     let busiest = k.busiest.as_ref().unwrap();
     assert!(raw.iter().any(|(n, _)| n == &busiest.broker));
@@ -43,7 +52,10 @@ fn three_connections_are_reported_and_compared() {
     let share = busiest.share.unwrap();
     assert!((0.33..1.0).contains(&share), "{share}");
     let text = r.render_text();
-    assert!(text.contains("connections (3 carrying requests): busiest "), "{text}");
+    assert!(
+        text.contains("connections (3 carrying requests): busiest "),
+        "{text}"
+    );
     // The aggregate row stays beside the brokers: its req/s is their sum.
     let total = c.total.produce_requests_per_s.as_ref().unwrap().p50;
     let sum: f64 = c
@@ -57,7 +69,10 @@ fn three_connections_are_reported_and_compared() {
 
 #[test]
 fn a_broker_stopped_mid_run_is_named_and_the_others_answered() {
-    let r = analyze_file("kafka431-3brokers-producer-node2-stopped.jsonl", &["batch.size=16384"]);
+    let r = analyze_file(
+        "kafka431-3brokers-producer-node2-stopped.jsonl",
+        &["batch.size=16384"],
+    );
     let d = r
         .diagnoses
         .iter()
@@ -66,8 +81,10 @@ fn a_broker_stopped_mid_run_is_named_and_the_others_answered() {
     assert_eq!(d.brokers, ["127.0.0.1:9410/2"], "{d:#?}");
     assert!(d.title.contains("127.0.0.1:9410/2 ("), "{}", d.title);
     assert!(
-        d.title.contains("127.0.0.1:9400/1, 127.0.0.1:9420/3 answered")
-            || d.title.contains("127.0.0.1:9420/3, 127.0.0.1:9400/1 answered"),
+        d.title
+            .contains("127.0.0.1:9400/1, 127.0.0.1:9420/3 answered")
+            || d.title
+                .contains("127.0.0.1:9420/3, 127.0.0.1:9400/1 answered"),
         "{}",
         d.title
     );

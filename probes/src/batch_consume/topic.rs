@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::kit::Context;
 use crate::payload::Pool;
 use crate::produce;
-use kgap_analyzers::probe_result::{ProbeResult};
+use kgap_analyzers::probe_result::ProbeResult;
 
 /// Partitions of the topic: the option, or the broker's default.
 pub fn partitions(opts: &Options, broker: &Broker) -> i32 {

@@ -4,5 +4,7 @@
 use kgap_probes::java_socket_buffers::{JavaSocketBuffers, Options};
 
 fn main() {
-    kgap_probes::kit::main(JavaSocketBuffers::new(kgap_analyzers::args::parse::<Options>()))
+    kgap_probes::kit::main(JavaSocketBuffers::new(
+        kgap_analyzers::args::parse::<Options>(),
+    ))
 }

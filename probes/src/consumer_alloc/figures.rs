@@ -151,7 +151,10 @@ mod tests {
             (2.2, 20 * m),
         ];
         let r = Rss::of(&s);
-        assert_eq!(r.per_second_mb, vec![[10.0, 18.0], [9.0, 12.0], [20.0, 20.0]]);
+        assert_eq!(
+            r.per_second_mb,
+            vec![[10.0, 18.0], [9.0, 12.0], [20.0, 20.0]]
+        );
         assert_eq!((r.min_mb, r.max_mb, r.drops), (9.0, 20.0, 1));
         assert_eq!(r.swing_mb_median, 3.0);
         assert_eq!(Rss::of(&[]), Rss::default());

@@ -147,7 +147,10 @@ impl ConsumerAlloc {
 
     fn settings(&self, broker: &Broker) -> Vec<(&'static str, String)> {
         vec![
-            ("group.id", crate::broker::topic_name("probe-consumer-alloc-group")),
+            (
+                "group.id",
+                crate::broker::topic_name("probe-consumer-alloc-group"),
+            ),
             ("enable.auto.commit", "false".into()),
             ("enable.auto.offset.store", "false".into()),
             ("auto.offset.reset", "earliest".into()),
@@ -156,13 +159,22 @@ impl ConsumerAlloc {
             ("fetch.queue.backoff.ms", "10".into()),
         ]
         .into_iter()
-        .chain(broker.is_mock().then(|| ("queued.min.messages", "10000".to_string())))
+        .chain(
+            broker
+                .is_mock()
+                .then(|| ("queued.min.messages", "10000".to_string())),
+        )
         .collect()
     }
 }
 
-fn find<'a>(s: &'a Sweep<ConsumerAlloc>, v: Variant, a: Allocator) -> Option<Measured<'a, ConsumerAlloc>> {
-    s.measured().find(|m| m.point.variant == v && m.point.allocator == a)
+fn find<'a>(
+    s: &'a Sweep<ConsumerAlloc>,
+    v: Variant,
+    a: Allocator,
+) -> Option<Measured<'a, ConsumerAlloc>> {
+    s.measured()
+        .find(|m| m.point.variant == v && m.point.allocator == a)
 }
 
 fn reps_of(m: Option<Measured<'_, ConsumerAlloc>>, f: impl Fn(&Figures) -> Option<f64>) -> Reps {
@@ -186,7 +198,9 @@ fn load(s: &Sweep<ConsumerAlloc>) -> Option<f64> {
 pub fn pattern_evidence(s: &Sweep<ConsumerAlloc>) -> Option<pattern::Evidence> {
     let a = [Allocator::System, Allocator::Mimalloc]
         .into_iter()
-        .find(|&a| find(s, Variant::Copying, a).is_some() && find(s, Variant::Borrowed, a).is_some())?;
+        .find(|&a| {
+            find(s, Variant::Copying, a).is_some() && find(s, Variant::Borrowed, a).is_some()
+        })?;
     let (c, b) = (find(s, Variant::Copying, a), find(s, Variant::Borrowed, a));
     let perf = |f: fn(&perf::PerfShares) -> f64| reps_of(c, move |x| x.perf.as_ref().map(f));
     Some(pattern::Evidence {
@@ -256,7 +270,9 @@ impl Probe for ConsumerAlloc {
 
     fn check(&self) -> Result<()> {
         if self.opts.variants.is_empty() || self.opts.allocators.is_empty() {
-            return Err(ProbeError::Usage("give at least one variant and one allocator".into()));
+            return Err(ProbeError::Usage(
+                "give at least one variant and one allocator".into(),
+            ));
         }
         Ok(())
     }
@@ -296,18 +312,33 @@ impl Probe for ConsumerAlloc {
              ({compression} compression)",
             topic.name, self.opts.size
         ));
-        let pre = produce::prefill(broker, &topic.name, partitions, &pool, messages, compression, &|l| {
-            cx.progress(l)
-        })?;
+        let pre = produce::prefill(
+            broker,
+            &topic.name,
+            partitions,
+            &pool,
+            messages,
+            compression,
+            &|l| cx.progress(l),
+        )?;
         consumer_topic::check_retained(broker, &topic, messages)?;
         cx.progress(&format!("prefill done in {:.1} s", pre.seconds));
         result.prefill = serde_json::to_value(&pre).ok();
         Ok(Setup { topic, messages })
     }
 
-    fn run(&self, cx: &Context, setup: &Setup<'_>, client: Client, p: &Point, dir: &Path) -> Result<Option<Figures>> {
+    fn run(
+        &self,
+        cx: &Context,
+        setup: &Setup<'_>,
+        client: Client,
+        p: &Point,
+        dir: &Path,
+    ) -> Result<Option<Figures>> {
         if client != Client::Librdkafka {
-            return Err(ProbeError::Usage("probe-consumer-alloc runs librdkafka only".into()));
+            return Err(ProbeError::Usage(
+                "probe-consumer-alloc runs librdkafka only".into(),
+            ));
         }
         let spec = run::RunSpec {
             variant: p.variant,
@@ -318,7 +349,13 @@ impl Probe for ConsumerAlloc {
             expected: setup.messages,
             perf: !self.opts.no_perf,
         };
-        run::run(&cx.broker, &setup.topic, &self.settings(&cx.broker), spec, dir)
+        run::run(
+            &cx.broker,
+            &setup.topic,
+            &self.settings(&cx.broker),
+            spec,
+            dir,
+        )
     }
 
     fn describe(&self, f: &Figures) -> String {
@@ -370,9 +407,12 @@ mod tests {
 
     #[test]
     fn lists_and_bounds_are_checked_by_the_parser() {
-        let o = Options::try_parse_from(["p", "--variants", "copying,ring", "--allocators", "system"]).unwrap();
+        let o =
+            Options::try_parse_from(["p", "--variants", "copying,ring", "--allocators", "system"])
+                .unwrap();
         assert_eq!(o.variants, vec![Variant::Copying, Variant::Ring]);
-        let argv = |a: &[&str]| Options::try_parse_from(std::iter::once("p").chain(a.iter().copied()));
+        let argv =
+            |a: &[&str]| Options::try_parse_from(std::iter::once("p").chain(a.iter().copied()));
         assert!(argv(&["--variants", "copying,,ring"]).is_err());
         assert!(argv(&["--allocators", "jemalloc"]).is_err());
         assert!(argv(&["--size", "50"]).is_err());

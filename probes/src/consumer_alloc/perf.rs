@@ -48,7 +48,17 @@ pub fn start(dir: &Path) -> Result<Recording, String> {
     let data = dir.join("perf.data");
     let child = Command::new("perf")
         // CLOCK_MONOTONIC timestamps, so the report can cut the window by the probe's edges.
-        .args(["record", "-q", "-k", "mono", "-e", "cpu-clock", "-F", &FREQ_HZ.to_string(), "-p"])
+        .args([
+            "record",
+            "-q",
+            "-k",
+            "mono",
+            "-e",
+            "cpu-clock",
+            "-F",
+            &FREQ_HZ.to_string(),
+            "-p",
+        ])
         .arg(std::process::id().to_string())
         .arg("-o")
         .arg(&data)
@@ -90,7 +100,15 @@ impl Recording {
             ));
         }
         let report = Command::new("perf")
-            .args(["report", "--stdio", "--no-children", "-q", "--sort", "comm,sym", "--time"])
+            .args([
+                "report",
+                "--stdio",
+                "--no-children",
+                "-q",
+                "--sort",
+                "comm,sym",
+                "--time",
+            ])
             .arg(&time)
             .arg("-i")
             .arg(&self.data)
@@ -106,7 +124,16 @@ impl Recording {
 /// Total samples: the report's sample-count column (`-n`) summed over pids.
 fn sample_count(data: &Path, time: &str) -> Option<u64> {
     let out = Command::new("perf")
-        .args(["report", "--stdio", "--no-children", "-q", "--sort", "pid", "-n", "--time"])
+        .args([
+            "report",
+            "--stdio",
+            "--no-children",
+            "-q",
+            "--sort",
+            "pid",
+            "-n",
+            "--time",
+        ])
         .arg(time)
         .arg("-i")
         .arg(data)
@@ -122,10 +149,26 @@ fn sample_count(data: &Path, time: &str) -> Option<u64> {
 /// An allocator function, by its symbol.
 pub fn is_alloc(sym: &str) -> bool {
     const EXACT: &[&str] = &[
-        "malloc", "free", "realloc", "calloc", "cfree", "__libc_malloc", "__libc_free",
-        "__libc_realloc", "__libc_calloc", "malloc_consolidate", "sysmalloc", "unlink_chunk",
-        "tcache_get", "tcache_put", "__rust_alloc", "__rust_dealloc", "__rust_realloc",
-        "__rdl_alloc", "__rdl_dealloc", "__rdl_realloc",
+        "malloc",
+        "free",
+        "realloc",
+        "calloc",
+        "cfree",
+        "__libc_malloc",
+        "__libc_free",
+        "__libc_realloc",
+        "__libc_calloc",
+        "malloc_consolidate",
+        "sysmalloc",
+        "unlink_chunk",
+        "tcache_get",
+        "tcache_put",
+        "__rust_alloc",
+        "__rust_dealloc",
+        "__rust_realloc",
+        "__rdl_alloc",
+        "__rdl_dealloc",
+        "__rdl_realloc",
     ];
     EXACT.contains(&sym)
         || sym.starts_with("_int_")
@@ -154,7 +197,10 @@ pub fn shares(report: &str, total: u64) -> Result<PerfShares, String> {
     let (mut all, mut all_alloc, mut all_copy) = (0.0, 0.0, 0.0);
     for line in report.lines() {
         let mut it = line.split_whitespace();
-        let Some(pct) = it.next().and_then(|p| p.strip_suffix('%')?.parse::<f64>().ok()) else {
+        let Some(pct) = it
+            .next()
+            .and_then(|p| p.strip_suffix('%')?.parse::<f64>().ok())
+        else {
             continue;
         };
         // comm may hold no spaces (thread names here do not); then `[.]` or `[k]`, the symbol.
@@ -175,11 +221,19 @@ pub fn shares(report: &str, total: u64) -> Result<PerfShares, String> {
         }
     }
     if all <= 0.0 {
-        return Err("perf recorded no samples of this process inside the window (on a loaded \
+        return Err(
+            "perf recorded no samples of this process inside the window (on a loaded \
                     machine it may attach late: give a longer window)"
-            .into());
+                .into(),
+        );
     }
-    let of = |x: f64, whole: f64| if whole > 0.0 { (x / whole * 1000.0).round() / 10.0 } else { 0.0 };
+    let of = |x: f64, whole: f64| {
+        if whole > 0.0 {
+            (x / whole * 1000.0).round() / 10.0
+        } else {
+            0.0
+        }
+    };
     Ok(PerfShares {
         pipeline_samples: (total as f64 * pipe / all).round() as u64,
         pipeline_alloc_pct: of(pipe_alloc, pipe),

@@ -111,7 +111,10 @@ impl Copying {
         else {
             return Err(BadRecord("a field is missing".into()));
         };
-        let seq = v.get("seq").and_then(|x| x.as_u64()).ok_or_else(|| bad(&"no seq"))?;
+        let seq = v
+            .get("seq")
+            .and_then(|x| x.as_u64())
+            .ok_or_else(|| bad(&"no seq"))?;
         let agg = self.agg.entry(key.clone()).or_default();
         agg.records += 1;
         agg.value_bytes += value.len() as u64;
@@ -155,7 +158,15 @@ impl Borrowed {
         if self.out.capacity() - self.out.len() < 1024 {
             self.out.reserve(OUT_CHUNK);
         }
-        write_line(&mut self.out, r.key, r.event, r.seq, r.value, partition, agg);
+        write_line(
+            &mut self.out,
+            r.key,
+            r.event,
+            r.seq,
+            r.value,
+            partition,
+            agg,
+        );
         Ok(self.out.split().freeze())
     }
 }
@@ -201,7 +212,10 @@ mod tests {
             r.process(p, 3, &mut slot).unwrap();
             assert_eq!(line.as_bytes(), &view[..]);
             assert_eq!(line, slot);
-            assert!(line.ends_with("}\n") && line.contains(r#""partition":3"#), "{line}");
+            assert!(
+                line.ends_with("}\n") && line.contains(r#""partition":3"#),
+                "{line}"
+            );
         }
         let hot = c.agg.values().map(|a| a.records).max().unwrap();
         assert!(hot > 3, "keys repeat: {hot}");

@@ -83,11 +83,20 @@ pub fn render(s: &Sweep<ConsumerAlloc>) -> String {
     out.push_str("\nRSS per second, first rep (max MB; the sawtooth is growth, a drop, growth):\n");
     for m in s.measured() {
         let Some(f) = m.runs.first() else { continue };
-        let line: Vec<String> = f.rss.per_second_mb.iter().map(|[_, hi]| format!("{hi:.0}")).collect();
+        let line: Vec<String> = f
+            .rss
+            .per_second_mb
+            .iter()
+            .map(|[_, hi]| format!("{hi:.0}"))
+            .collect();
         out.push_str(&format!(
             "  {:<18} {}  (swing {:.1} MB/s median, {} drops > 1 MB)\n",
             format!("{}-{}:", m.point.variant.name(), m.point.allocator.name()),
-            if line.is_empty() { "(under a second)".to_string() } else { line.join(" ") },
+            if line.is_empty() {
+                "(under a second)".to_string()
+            } else {
+                line.join(" ")
+            },
             f.rss.swing_mb_median,
             f.rss.drops
         ));

@@ -77,7 +77,13 @@ fn process(
     let mut hist = histogram();
     // An absolute schedule that sleeps and never spins (a spinning pacer would count as the
     // pipeline's CPU per record) and catches up after a stall instead of re-anchoring.
-    let mut pacer = rate.map(|r| (Instant::now(), Duration::from_secs_f64(1.0 / r.max(1.0)), 0u32));
+    let mut pacer = rate.map(|r| {
+        (
+            Instant::now(),
+            Duration::from_secs_f64(1.0 / r.max(1.0)),
+            0u32,
+        )
+    });
     let (mut taken, mut bytes, mut bad, mut errors) = (0u64, 0u64, 0u64, 0u64);
     let mut start: Option<(u64, Counts, Instant)> = None;
     let mut busy_ns = 0u64;
@@ -207,9 +213,10 @@ pub fn run(
     let c = Consumer::new(broker, settings, sink.clone())?;
     let mut queues = Vec::new();
     for p in 0..spec.partitions {
-        queues.push(PartitionQueue::new(&c.consumer, &topic.name, p).ok_or_else(|| {
-            ProbeError::Kafka(format!("no queue for {} [{p}]", topic.name))
-        })?);
+        queues.push(
+            PartitionQueue::new(&c.consumer, &topic.name, p)
+                .ok_or_else(|| ProbeError::Kafka(format!("no queue for {} [{p}]", topic.name)))?,
+        );
     }
     c.assign_from_start(&topic.name, spec.partitions)?;
     let w = Window {
@@ -222,7 +229,9 @@ pub fn run(
     // The ring's slots, pre-allocated once (empty for the other variants).
     let slots: Vec<Vec<Mutex<String>>> = (0..parts)
         .map(|_| match spec.variant {
-            Variant::Ring => (0..SLOTS).map(|_| Mutex::new(String::with_capacity(SLOT_BYTES))).collect(),
+            Variant::Ring => (0..SLOTS)
+                .map(|_| Mutex::new(String::with_capacity(SLOT_BYTES)))
+                .collect(),
             _ => Vec::new(),
         })
         .collect();
@@ -308,7 +317,12 @@ pub fn run(
                 }
                 writer = spawn_writer(s, a, move || {
                     write(full_rx, w, |(p, i), out| {
-                        out.extend_from_slice(slots[p as usize][i as usize].lock().expect("slot").as_bytes());
+                        out.extend_from_slice(
+                            slots[p as usize][i as usize]
+                                .lock()
+                                .expect("slot")
+                                .as_bytes(),
+                        );
                         let _ = free_txs[p as usize].send(i);
                     })
                 });
@@ -318,7 +332,10 @@ pub fn run(
         let coord = coordinate(broker, &c, w, &spec, dir);
         // Stop every thread whatever the coordinator found.
         w.close.store(true, Ordering::Release);
-        let parts_out: Vec<Part> = handles.into_iter().map(|h| h.join().expect("kgap-proc")).collect();
+        let parts_out: Vec<Part> = handles
+            .into_iter()
+            .map(|h| h.join().expect("kgap-proc"))
+            .collect();
         let writer_counts = writer.join().expect("kgap-writer");
         Ok((coord, parts_out, writer_counts))
     })?;
@@ -351,7 +368,11 @@ fn coordinate(
     let warmup = (spec.expected / 10).max(1);
     let end_at = (spec.expected * 95 / 100).max(warmup + 1);
     let mut start: Option<(Edge, Sampler, Instant)> = None;
-    let recording = if spec.perf { perf::start(dir) } else { Err("turned off (--no-perf)".to_string()) };
+    let recording = if spec.perf {
+        perf::start(dir)
+    } else {
+        Err("turned off (--no-perf)".to_string())
+    };
     let mut rss: Vec<(f64, u64)> = Vec::with_capacity(1024);
     let (mut stray, mut load) = (0u64, None);
     let (mut last_n, mut last_at) = (0u64, Instant::now());
@@ -404,7 +425,10 @@ fn coordinate(
             return Err(ProbeError::Kafka(format!(
                 "the pipeline stalled at {n} of {} records{}",
                 spec.expected,
-                c.sink.last_error().map(|e| format!("; librdkafka: {e}")).unwrap_or_default()
+                c.sink
+                    .last_error()
+                    .map(|e| format!("; librdkafka: {e}"))
+                    .unwrap_or_default()
             )));
         }
     }
@@ -442,7 +466,13 @@ fn figures_of(spec: RunSpec, co: Coordinated, parts: &[Part], writer: Counts) ->
         let _ = hist.add(h);
     }
     let us = |q: f64| measure::round3(hist.value_at_quantile(q) as f64 / 1000.0);
-    let cores = |f: &dyn Fn(&str) -> bool| win.threads.iter().filter(|t| f(&t.name)).map(|t| t.cores).sum::<f64>();
+    let cores = |f: &dyn Fn(&str) -> bool| {
+        win.threads
+            .iter()
+            .filter(|t| f(&t.name))
+            .map(|t| t.cores)
+            .sum::<f64>()
+    };
     let processing_cores = cores(&|n| n.starts_with("kgap-proc-"));
     let writer_cores = cores(&|n| n == "kgap-writer");
     let rdk_cores = cores(&|n| n.starts_with("rdk:") && !n.starts_with("rdk:mock"));
@@ -467,7 +497,9 @@ fn figures_of(spec: RunSpec, co: Coordinated, parts: &[Part], writer: Counts) ->
         bytes_allocated_per_record: per((processing + writer).bytes),
         processing_allocations_per_record: per(processing.allocations),
         processing_busy_share: {
-            let (busy, win): (u64, u64) = parts.iter().fold((0, 0), |a, p| (a.0 + p.busy_ns, a.1 + p.window_ns));
+            let (busy, win): (u64, u64) = parts
+                .iter()
+                .fold((0, 0), |a, p| (a.0 + p.busy_ns, a.1 + p.window_ns));
             (win > 0).then(|| measure::round3(busy as f64 / win as f64))
         },
         cpu_s_per_million: measure::round3(win.cpu_s_per_million),
@@ -504,7 +536,10 @@ mod tests {
 
     #[test]
     fn quotas_split_a_round_robin_prefill() {
-        assert_eq!((0..4).map(|p| quota(10, 4, p)).collect::<Vec<_>>(), vec![3, 3, 2, 2]);
+        assert_eq!(
+            (0..4).map(|p| quota(10, 4, p)).collect::<Vec<_>>(),
+            vec![3, 3, 2, 2]
+        );
         assert_eq!((0..3).map(|p| quota(9, 3, p)).sum::<u64>(), 9);
     }
 }

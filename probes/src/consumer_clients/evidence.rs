@@ -53,8 +53,10 @@ pub fn java_evidence(sweep: &Sweep<ConsumerClients>) -> Option<java_rule::Eviden
     sizes.dedup();
     let mut out = Vec::new();
     for &size in &sizes {
-        let (Some(j), Some(l)) = (at(sweep, Api::Classic, size, 1), best_librdkafka(sweep, size))
-        else {
+        let (Some(j), Some(l)) = (
+            at(sweep, Api::Classic, size, 1),
+            best_librdkafka(sweep, size),
+        ) else {
             continue;
         };
         let (other, other_cores) = busiest_other(&j, &["poll", "jvm"]);
@@ -159,7 +161,8 @@ pub fn instances_evidence(sweep: &Sweep<ConsumerClients>) -> Option<instances_ru
             .collect(),
         machine_cores: placement.machine_cores,
         client_cores: placement.client_cpus.len(),
-        broker_shares_cores: sweep.result.broker.is_mock() || placement.shares_cores_with_broker == Some(true),
+        broker_shares_cores: sweep.result.broker.is_mock()
+            || placement.shares_cores_with_broker == Some(true),
     })
 }
 

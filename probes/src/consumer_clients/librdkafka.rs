@@ -256,7 +256,9 @@ fn observe(s: &Shared, origin: Instant, warmup: u64, duration: Duration) -> Opti
     }
     let (start, start_each, machine0, sampler, _) = opened?;
     let end_each = s.totals();
-    let (m, b) = end_each.iter().fold((0, 0), |(x, y), (a, c)| (x + a, y + c));
+    let (m, b) = end_each
+        .iter()
+        .fold((0, 0), |(x, y), (a, c)| (x + a, y + c));
     let end = Edge::now(origin, m, b);
     let machine1 = MachineCpu::now();
     s.stop();

@@ -122,12 +122,21 @@ pub struct Options {
 
     /// librdkafka's consumers: poll (its defaults, the post's rust) and tuned (the batch
     /// API, 500 per call, fetch.queue.backoff.ms=10, the post's rust-tuned).
-    #[arg(long, value_name = "API[,…]", value_delimiter = ',', default_value = "poll,tuned")]
+    #[arg(
+        long,
+        value_name = "API[,…]",
+        value_delimiter = ',',
+        default_value = "poll,tuned"
+    )]
     pub api: Vec<LibrdkafkaApi>,
 
     /// Java's group.protocol values.
-    #[arg(long, value_name = "PROTOCOL[,…]", value_delimiter = ',',
-          default_value = "classic,consumer")]
+    #[arg(
+        long,
+        value_name = "PROTOCOL[,…]",
+        value_delimiter = ',',
+        default_value = "classic,consumer"
+    )]
     pub group_protocol: Vec<GroupProtocol>,
 
     /// K clients in one process at once, each its own connection, each reading every
@@ -221,7 +230,10 @@ impl Figures {
     /// The least busy of a role's `k` busiest threads: each of K instances' (0 when fewer
     /// than `k` ran).
     pub fn kth(&self, role: &str, k: usize) -> f64 {
-        self.role(role).get(k.saturating_sub(1)).copied().unwrap_or(0.0)
+        self.role(role)
+            .get(k.saturating_sub(1))
+            .copied()
+            .unwrap_or(0.0)
     }
 
     /// The busiest thread of any role other than those listed, and its cores.
@@ -282,10 +294,14 @@ impl ConsumerClients {
             }));
         }
         if clients.contains(&Client::Java) {
-            v.extend(Self::once(&self.opts.group_protocol).into_iter().map(|g| match g {
-                GroupProtocol::Classic => Api::Classic,
-                GroupProtocol::Consumer => Api::Consumer,
-            }));
+            v.extend(
+                Self::once(&self.opts.group_protocol)
+                    .into_iter()
+                    .map(|g| match g {
+                        GroupProtocol::Classic => Api::Classic,
+                        GroupProtocol::Consumer => Api::Consumer,
+                    }),
+            );
         }
         v
     }
@@ -364,7 +380,10 @@ impl Probe for ConsumerClients {
     }
 
     fn validate(&self, broker: &Broker, points: &[Point]) -> Result<()> {
-        for p in points.iter().filter(|p| p.api.client() == Client::Librdkafka) {
+        for p in points
+            .iter()
+            .filter(|p| p.api.client() == Client::Librdkafka)
+        {
             broker.validate(&librdkafka::settings(p.api, "kgap.validate"))?;
         }
         Ok(())
@@ -523,9 +542,26 @@ mod tests {
     #[test]
     fn each_client_runs_its_own_consumers_once_each() {
         let p = probe(&["--client", "both", "--api", "tuned,tuned,poll"]);
-        assert_eq!(p.apis(), vec![Api::Tuned, Api::Poll, Api::Classic, Api::Consumer]);
-        assert!(p.applies(Client::Java, &Point { size_bytes: 100, api: Api::Classic, instances: 1 }));
-        assert!(!p.applies(Client::Java, &Point { size_bytes: 100, api: Api::Tuned, instances: 1 }));
+        assert_eq!(
+            p.apis(),
+            vec![Api::Tuned, Api::Poll, Api::Classic, Api::Consumer]
+        );
+        assert!(p.applies(
+            Client::Java,
+            &Point {
+                size_bytes: 100,
+                api: Api::Classic,
+                instances: 1
+            }
+        ));
+        assert!(!p.applies(
+            Client::Java,
+            &Point {
+                size_bytes: 100,
+                api: Api::Tuned,
+                instances: 1
+            }
+        ));
         assert_eq!(probe(&[]).apis(), vec![Api::Poll, Api::Tuned]);
         assert_eq!(
             probe(&["--client", "java", "--group-protocol", "consumer"]).apis(),
@@ -533,7 +569,11 @@ mod tests {
         );
         let p = probe(&["--sizes", "100", "--instances", "1,2"]);
         assert_eq!(
-            p.label(&Point { size_bytes: 100, api: Api::Tuned, instances: 2 }),
+            p.label(&Point {
+                size_bytes: 100,
+                api: Api::Tuned,
+                instances: 2
+            }),
             "tuned-100B-x2"
         );
     }

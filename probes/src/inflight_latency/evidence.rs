@@ -25,7 +25,10 @@ fn window_reps(m: &Measured<'_, InflightLatency>) -> inflight::Window {
         msgs_per_request: m.reps_of(|f| f.msgs_per_batch_mean),
         waiting_requests: m.reps_of(|f| f.requests_in_flight_mean),
         connections: crate::broker_figures::connections(
-            &m.runs.iter().map(|f| f.brokers.as_slice()).collect::<Vec<_>>(),
+            &m.runs
+                .iter()
+                .map(|f| f.brokers.as_slice())
+                .collect::<Vec<_>>(),
         ),
     }
 }

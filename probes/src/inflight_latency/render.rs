@@ -131,8 +131,7 @@ pub fn text(sweep: &Sweep<InflightLatency>) -> String {
         if !per_broker.is_empty() {
             s.push('\n');
             s.push_str(
-                &crate::broker_figures::table(&["rate/linger/window"], &per_broker)
-                    .render(),
+                &crate::broker_figures::table(&["rate/linger/window"], &per_broker).render(),
             );
             s.push('\n');
             wrap_into(&mut s, "", crate::broker_figures::TABLE_NOTE);

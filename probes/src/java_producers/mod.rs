@@ -206,7 +206,10 @@ impl JavaProducers {
 
     /// The heap every JVM gets.
     pub fn heap(&self) -> String {
-        self.opts.heap.clone().unwrap_or_else(|| default_heap(cores()))
+        self.opts
+            .heap
+            .clone()
+            .unwrap_or_else(|| default_heap(cores()))
     }
 
     fn producers(&self) -> Vec<u32> {
@@ -251,7 +254,8 @@ impl Probe for JavaProducers {
     fn label(&self, p: &Point) -> String {
         format!(
             "bm{}-k{}",
-            p.buffer_memory.map_or("default".to_string(), |b| b.to_string()),
+            p.buffer_memory
+                .map_or("default".to_string(), |b| b.to_string()),
             p.producers
         )
     }
@@ -260,7 +264,9 @@ impl Probe for JavaProducers {
         let pool = Pool::new(self.opts.size as usize, PayloadKind::Random);
         result.payload = Some(pool.info());
         let java = cx.java()?;
-        result.notes.insert(0, render::java_note(self, &java.version));
+        result
+            .notes
+            .insert(0, render::java_note(self, &java.version));
         let load_before = java::load_average();
         cx.progress(&format!(
             "{}; load average {}",
@@ -282,10 +288,14 @@ impl Probe for JavaProducers {
         dir: &Path,
     ) -> Result<Option<Figures>> {
         if client != Client::Java {
-            return Err(ProbeError::Usage("probe-java-producers runs the Java client only".into()));
+            return Err(ProbeError::Usage(
+                "probe-java-producers runs the Java client only".into(),
+            ));
         }
-        let mut settings: Vec<(String, String)> =
-            vec![("bootstrap.servers".into(), cx.broker.bootstrap().to_string())];
+        let mut settings: Vec<(String, String)> = vec![(
+            "bootstrap.servers".into(),
+            cx.broker.bootstrap().to_string(),
+        )];
         settings.extend(producer_settings(p.buffer_memory));
         settings.extend(self.opts.java_property.iter().cloned());
         let run = java::run_point(
@@ -301,7 +311,10 @@ impl Probe for JavaProducers {
                 ("kind", "random".into()),
                 ("producers", p.producers.to_string()),
                 ("warmup", self.opts.warmup_messages.to_string()),
-                ("seconds", format!("{:.3}", self.opts.duration.as_secs_f64())),
+                (
+                    "seconds",
+                    format!("{:.3}", self.opts.duration.as_secs_f64()),
+                ),
             ],
             &settings,
             self.opts.duration + Duration::from_secs(120),
@@ -320,7 +333,9 @@ impl Probe for JavaProducers {
                     "{}: out of memory, counted as collapsed at 0 msg/s ({msg})",
                     self.label(p)
                 ));
-                Ok(Some(figures_out_of_memory(&read_gc_log(&dir.join("gc.log"))?)))
+                Ok(Some(figures_out_of_memory(&read_gc_log(
+                    &dir.join("gc.log"),
+                )?)))
             }
             Err(e) => Err(e),
         }
@@ -335,8 +350,10 @@ impl Probe for JavaProducers {
             units::msgs_per_s(f.msgs_per_s),
             f.send_to_ack_ms_p99.map_or("?".into(), units::ms),
             units::percent(f.gc.gc_share_window),
-            f.gc.gc_share_worst_second.map_or("?".into(), units::percent),
-            f.gc.heap_after_young_share.map_or("?".into(), units::percent),
+            f.gc.gc_share_worst_second
+                .map_or("?".into(), units::percent),
+            f.gc.heap_after_young_share
+                .map_or("?".into(), units::percent),
             match f.collapsed {
                 Some(true) => "collapsed",
                 Some(false) => "clean",
@@ -423,7 +440,9 @@ mod tests {
         assert!(opts(&["--buffer-memory", "2X"]).is_err());
         assert!(opts(&["--buffer-memory", "default,"]).is_err());
         assert!(opts(&["--heap", "lots"]).is_err());
-        let p = JavaProducers::new(opts(&["--producers", "2", "--buffer-memory", "default,2M"]).unwrap());
+        let p = JavaProducers::new(
+            opts(&["--producers", "2", "--buffer-memory", "default,2M"]).unwrap(),
+        );
         let points = p.points(&Broker::start(None, &[]).unwrap());
         assert_eq!(points.len(), 2);
         assert_eq!(p.label(&points[1]), "bm2097152-k2");

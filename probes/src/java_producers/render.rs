@@ -22,7 +22,8 @@ pub fn table(sweep: &Sweep<JavaProducers>) -> String {
         "collapsed",
     ]);
     for m in sweep.measured() {
-        let med = |f: &dyn Fn(&Figures) -> Option<f64>| Reps::of_some(m.runs.iter().map(f)).median();
+        let med =
+            |f: &dyn Fn(&Figures) -> Option<f64>| Reps::of_some(m.runs.iter().map(f)).median();
         let pct = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{:.0}%", 100.0 * x));
         let num = |x: Option<f64>, d: usize| x.map_or("-".to_string(), |x| format!("{x:.d$}"));
         let collapsed = m.runs.iter().filter(|f| f.collapsed == Some(true)).count();
@@ -42,7 +43,11 @@ pub fn table(sweep: &Sweep<JavaProducers>) -> String {
             format!(
                 "{collapsed}/{}{}",
                 m.runs.len(),
-                if oom > 0 { format!(", {oom} OOM") } else { String::new() }
+                if oom > 0 {
+                    format!(", {oom} OOM")
+                } else {
+                    String::new()
+                }
             ),
         ]);
     }
@@ -99,7 +104,10 @@ pub fn notes(p: &JavaProducers) -> Vec<String> {
         ),
     ];
     for (k, val) in &o.java_property {
-        v.push(format!("-J {} (applied last to every producer)", crate::redact::pair(k, val)));
+        v.push(format!(
+            "-J {} (applied last to every producer)",
+            crate::redact::pair(k, val)
+        ));
     }
     v
 }

@@ -72,8 +72,11 @@ pub fn figures(r: &CompanionResult, jfr: &JfrReport, side: Side, topic: Option<S
         .max_by_key(|s| s.bytes_total);
     let secs = if r.seconds > 0.0 { r.seconds } else { 1.0 };
     let p50 = row.map_or(0, |s| s.bytes_p50);
-    let request_bytes = match (r.records_per_request_avg, r.wire_bytes_window, r.records_sent_window)
-    {
+    let request_bytes = match (
+        r.records_per_request_avg,
+        r.wire_bytes_window,
+        r.records_sent_window,
+    ) {
         (Some(per), Some(wire), Some(records)) if per > 0.0 && records > 0 => {
             Some(round3(per * wire as f64 / records as f64))
         }
@@ -113,7 +116,11 @@ pub fn figures(r: &CompanionResult, jfr: &JfrReport, side: Side, topic: Option<S
 fn pairs<'a>(
     sweep: &'a Sweep<JavaSocketBuffers>,
     side: Side,
-) -> Vec<(u64, Measured<'a, JavaSocketBuffers>, Measured<'a, JavaSocketBuffers>)> {
+) -> Vec<(
+    u64,
+    Measured<'a, JavaSocketBuffers>,
+    Measured<'a, JavaSocketBuffers>,
+)> {
     let of = |buffer: Buffer| {
         sweep
             .measured()

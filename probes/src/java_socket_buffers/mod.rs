@@ -220,15 +220,13 @@ impl Probe for JavaSocketBuffers {
         )
     }
 
-    fn prepare<'c>(
-        &self,
-        cx: &'c Context,
-        result: &mut ProbeResult<Figures>,
-    ) -> Result<Setup<'c>> {
+    fn prepare<'c>(&self, cx: &'c Context, result: &mut ProbeResult<Figures>) -> Result<Setup<'c>> {
         let pool = Pool::new(PRODUCE_RECORD_BYTES, PayloadKind::Random);
         result.payload = Some(pool.info());
         let java = cx.java()?;
-        result.notes.insert(0, render::java_note(self, &java.version));
+        result
+            .notes
+            .insert(0, render::java_note(self, &java.version));
         let load_before = java::load_average();
         cx.progress(&format!(
             "{}; load average {}",
@@ -278,8 +276,10 @@ impl Probe for JavaSocketBuffers {
             ));
         }
         let java = cx.java()?;
-        let mut settings: Vec<(String, String)> =
-            vec![("bootstrap.servers".into(), cx.broker.bootstrap().to_string())];
+        let mut settings: Vec<(String, String)> = vec![(
+            "bootstrap.servers".into(),
+            cx.broker.bootstrap().to_string(),
+        )];
         if p.buffer == Buffer::Os {
             settings.push((p.knob().into(), "-1".into()));
         }
@@ -305,7 +305,10 @@ impl Probe for JavaSocketBuffers {
                         ("size", PRODUCE_RECORD_BYTES.to_string()),
                         ("producers", "1".into()),
                         ("warmup", "50000".into()),
-                        ("seconds", format!("{:.3}", self.opts.duration.as_secs_f64())),
+                        (
+                            "seconds",
+                            format!("{:.3}", self.opts.duration.as_secs_f64()),
+                        ),
                     ],
                     &settings,
                     timeout,

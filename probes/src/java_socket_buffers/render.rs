@@ -38,7 +38,11 @@ pub fn table(sweep: &Sweep<JavaSocketBuffers>) -> String {
             format!(
                 "{} {}",
                 bytes_label(p.size_bytes as f64),
-                if p.side == Side::Produce { "batch" } else { "recs" }
+                if p.side == Side::Produce {
+                    "batch"
+                } else {
+                    "recs"
+                }
             ),
             match (p.buffer, p.side) {
                 (Buffer::Os, _) => "-1".into(),
@@ -113,7 +117,10 @@ pub fn notes(p: &JavaSocketBuffers) -> Vec<String> {
         units::bytes(o.consume_bytes as f64)
     )];
     for (k, val) in &o.java_property {
-        v.push(format!("-J {} (applied last to every client)", crate::redact::pair(k, val)));
+        v.push(format!(
+            "-J {} (applied last to every client)",
+            crate::redact::pair(k, val)
+        ));
     }
     v
 }

@@ -125,9 +125,17 @@ pub fn runs_csv(r: &ProbeResult<Value>) -> Vec<u8> {
                 p.client.name().to_string(),
                 p.label.clone(),
             ];
-            row.extend(params.iter().map(|k| p.params.get(k).map(scalar).unwrap_or_default()));
+            row.extend(
+                params
+                    .iter()
+                    .map(|k| p.params.get(k).map(scalar).unwrap_or_default()),
+            );
             row.push((i + 1).to_string());
-            row.extend(figures.iter().map(|k| run.get(k).map(scalar).unwrap_or_default()));
+            row.extend(
+                figures
+                    .iter()
+                    .map(|k| run.get(k).map(scalar).unwrap_or_default()),
+            );
             let _ = w.write_record(&row);
         }
     }

@@ -164,9 +164,9 @@ pub fn run<C: Send, T: Send, O>(
         let results: Vec<Result<T>> = handles
             .into_iter()
             .map(|h| match h {
-                Ok(h) => h
-                    .join()
-                    .unwrap_or_else(|_| Err(ProbeError::Kafka("an instance's thread panicked".into()))),
+                Ok(h) => h.join().unwrap_or_else(|_| {
+                    Err(ProbeError::Kafka("an instance's thread panicked".into()))
+                }),
                 Err(e) => Err(ProbeError::io("starting an instance's thread", e)),
             })
             .collect();
@@ -186,7 +186,11 @@ pub struct InstanceFigures {
 }
 
 /// Per-instance figures from the counters at the window's edges.
-pub fn per_instance(start: &[(u64, u64)], end: &[(u64, u64)], window_s: f64) -> Vec<InstanceFigures> {
+pub fn per_instance(
+    start: &[(u64, u64)],
+    end: &[(u64, u64)],
+    window_s: f64,
+) -> Vec<InstanceFigures> {
     start
         .iter()
         .zip(end)
@@ -309,7 +313,11 @@ mod tests {
 
     #[test]
     fn per_instance_figures_come_from_the_window_edges() {
-        let f = per_instance(&[(10, 1000), (0, 0)], &[(110, 11_000), (50, 5_000_000)], 2.0);
+        let f = per_instance(
+            &[(10, 1000), (0, 0)],
+            &[(110, 11_000), (50, 5_000_000)],
+            2.0,
+        );
         assert_eq!(f[0].messages, 100);
         assert_eq!(f[0].msgs_per_s, 50.0);
         assert_eq!(f[1].mb_per_s, 2.5);

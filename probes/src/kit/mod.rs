@@ -179,9 +179,9 @@ impl Context {
 
     /// The Java companion; an error if the sweep has no Java client.
     pub fn java(&self) -> Result<&Java> {
-        self.java.as_ref().ok_or_else(|| {
-            crate::error::ProbeError::Usage("this sweep has no Java client".into())
-        })
+        self.java
+            .as_ref()
+            .ok_or_else(|| crate::error::ProbeError::Usage("this sweep has no Java client".into()))
     }
 }
 

@@ -86,7 +86,12 @@ mod tests {
             .collect();
         assert_eq!(
             leads,
-            [Client::Librdkafka, Client::Java, Client::Librdkafka, Client::Java]
+            [
+                Client::Librdkafka,
+                Client::Java,
+                Client::Librdkafka,
+                Client::Java
+            ]
         );
         // Both clients of a parameter set run next to each other.
         for pair in o.runs.chunks(2) {

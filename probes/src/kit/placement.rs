@@ -21,7 +21,11 @@ pub fn parse_cpus(s: &str) -> std::result::Result<Vec<usize>, String> {
         let (a, b) = part.split_once('-').unwrap_or((part, part));
         let (a, b): (usize, usize) = match (a.trim().parse(), b.trim().parse()) {
             (Ok(a), Ok(b)) if a <= b => (a, b),
-            _ => return Err(format!("bad cpu list item {part:?} in {s:?} (e.g. 0 or 0-1,3)")),
+            _ => {
+                return Err(format!(
+                    "bad cpu list item {part:?} in {s:?} (e.g. 0 or 0-1,3)"
+                ))
+            }
         };
         out.extend(a..=b);
     }
@@ -75,7 +79,9 @@ fn local_broker_pid(bootstrap: &str) -> Option<i32> {
         .split(',')
         .filter_map(|hp| {
             let (host, port) = hp.trim().rsplit_once(':')?;
-            let host = host.trim_start_matches("PLAINTEXT://").trim_start_matches("SSL://");
+            let host = host
+                .trim_start_matches("PLAINTEXT://")
+                .trim_start_matches("SSL://");
             let local = host.starts_with("127.") || host == "localhost" || host == "::1";
             local.then(|| port.parse().ok()).flatten()
         })
@@ -87,7 +93,9 @@ fn local_broker_pid(bootstrap: &str) -> Option<i32> {
         .ok()?
         .into_iter()
         .chain(procfs::net::tcp6().ok().into_iter().flatten())
-        .filter(|e| e.state == procfs::net::TcpState::Listen && ports.contains(&e.local_address.port()))
+        .filter(|e| {
+            e.state == procfs::net::TcpState::Listen && ports.contains(&e.local_address.port())
+        })
         .map(|e| e.inode)
         .collect();
     if listening.is_empty() {

@@ -24,7 +24,10 @@ pub fn read<P: Probe>(out: &OutDir, sweep: &Sweep<P>) -> Vec<Value> {
         else {
             continue;
         };
-        let path = out.root.join(format!("{}-rep{rep}", p.label)).join("stats.jsonl");
+        let path = out
+            .root
+            .join(format!("{}-rep{rep}", p.label))
+            .join("stats.jsonl");
         let Ok(f) = std::fs::File::open(&path) else {
             continue;
         };

@@ -120,7 +120,11 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
                     m.insert("point".into(), other);
                     m
                 }
-                Err(e) => return Err(ProbeError::Usage(format!("a point does not serialize: {e}"))),
+                Err(e) => {
+                    return Err(ProbeError::Usage(format!(
+                        "a point does not serialize: {e}"
+                    )))
+                }
             };
             slots.push((client, i));
             points.push(Point::new(label, client, map));
@@ -158,7 +162,10 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
             .notes(&broker)
             .into_iter()
             .chain(broker.overrides().iter().map(|(k, v)| {
-                format!("-X {} (applied last to every client)", crate::redact::pair(k, v))
+                format!(
+                    "-X {} (applied last to every client)",
+                    crate::redact::pair(k, v)
+                )
             }))
             .collect(),
         warnings,
@@ -242,7 +249,11 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
                 reason: why,
                 figures: Some(figures),
             });
-            write(&cx.out, &Report::document_only(&sweep), &[&export::Json, &export::Csv])?;
+            write(
+                &cx.out,
+                &Report::document_only(&sweep),
+                &[&export::Json, &export::Csv],
+            )?;
             continue;
         }
         cx.progress(&format!(
@@ -261,7 +272,11 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
         if interrupt::stopped() {
             sweep.result.interrupted = true;
         }
-        write(&cx.out, &Report::document_only(&sweep), &[&export::Json, &export::Csv])?;
+        write(
+            &cx.out,
+            &Report::document_only(&sweep),
+            &[&export::Json, &export::Csv],
+        )?;
         if sweep.result.interrupted {
             break;
         }
@@ -296,7 +311,11 @@ fn broker_lost<P: Probe>(
 ) -> ProbeError {
     sweep.result.failed = Some(reason.to_string());
     sweep.result.verdicts = Vec::new();
-    let _ = write(&cx.out, &Report::document_only(sweep), &[&export::Json, &export::Csv]);
+    let _ = write(
+        &cx.out,
+        &Report::document_only(sweep),
+        &[&export::Json, &export::Csv],
+    );
     let kept = if cx.out.is_temporary() {
         String::new()
     } else {
@@ -324,7 +343,11 @@ fn short_windows<P: Probe>(probe: &P, sweep: &Sweep<P>) -> Option<String> {
         .flat_map(|p| p.runs.iter())
         .filter_map(|f| probe.window_s(f))
         .collect();
-    let short: Vec<f64> = windows.iter().copied().filter(|&w| w < super::MIN_WINDOW_S).collect();
+    let short: Vec<f64> = windows
+        .iter()
+        .copied()
+        .filter(|&w| w < super::MIN_WINDOW_S)
+        .collect();
     let shortest = short.iter().copied().reduce(f64::min)?;
     Some(format!(
         "{} of {} runs measured a window shorter than {} s (the shortest {:.2} s): per-second \

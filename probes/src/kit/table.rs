@@ -79,6 +79,9 @@ mod tests {
         t.row(vec!["1000".into(), "118".into()]);
         let s = t.render();
         let last = s.lines().last().unwrap();
-        assert!(last.contains("10^6 bytes/s") && last.contains("MiB/s"), "{s}");
+        assert!(
+            last.contains("10^6 bytes/s") && last.contains("MiB/s"),
+            "{s}"
+        );
     }
 }

@@ -32,7 +32,10 @@ pub struct Stall {
 
 impl Stall {
     pub fn seconds(&self, now: Instant) -> f64 {
-        self.to.unwrap_or(now).duration_since(self.from).as_secs_f64()
+        self.to
+            .unwrap_or(now)
+            .duration_since(self.from)
+            .as_secs_f64()
     }
 }
 

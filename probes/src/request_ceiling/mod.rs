@@ -328,7 +328,10 @@ impl Probe for RequestCeiling {
         // says only that the cluster did; the other connections' figures show they went on).
         let mut silent: Vec<String> = Vec::new();
         let kept = sweep.result.points.iter().flat_map(|p| {
-            p.runs.iter().enumerate().map(move |(i, f)| (p.label.clone(), i as u32 + 1, f))
+            p.runs
+                .iter()
+                .enumerate()
+                .map(move |(i, f)| (p.label.clone(), i as u32 + 1, f))
         });
         let set_aside = sweep.result.discarded.iter().filter_map(|d| {
             let label = sweep.result.points.get(d.point)?.label.clone();

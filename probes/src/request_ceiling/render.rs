@@ -96,18 +96,20 @@ fn librdkafka_tables(sweep: &Sweep<RequestCeiling>) -> String {
     if rate.is_empty() {
         return String::new();
     }
-    let per_broker: Vec<(Vec<String>, Vec<kgap_analyzers::findings::request_ceiling::Connection>)> =
-        super::evidence(sweep)
-            .points
-            .into_iter()
-            .filter(|p| !p.connections.is_empty())
-            .map(|p| {
-                (
-                    vec![format!("{}p {}", p.partitions, batch(p.batch_size))],
-                    p.connections,
-                )
-            })
-            .collect();
+    let per_broker: Vec<(
+        Vec<String>,
+        Vec<kgap_analyzers::findings::request_ceiling::Connection>,
+    )> = super::evidence(sweep)
+        .points
+        .into_iter()
+        .filter(|p| !p.connections.is_empty())
+        .map(|p| {
+            (
+                vec![format!("{}p {}", p.partitions, batch(p.batch_size))],
+                p.connections,
+            )
+        })
+        .collect();
     let mut s = rate.render();
     s.push('\n');
     wrap_into(
@@ -143,8 +145,18 @@ fn librdkafka_tables(sweep: &Sweep<RequestCeiling>) -> String {
         for (point, conns) in &per_broker {
             let silent: Vec<String> = conns
                 .iter()
-                .filter(|c| c.silent_s.max().is_some_and(|x| x >= crate::broker_figures::SILENT_MIN_S))
-                .map(|c| format!("{} answered nothing for {:.1} s", c.broker, c.silent_s.max().unwrap_or(0.0)))
+                .filter(|c| {
+                    c.silent_s
+                        .max()
+                        .is_some_and(|x| x >= crate::broker_figures::SILENT_MIN_S)
+                })
+                .map(|c| {
+                    format!(
+                        "{} answered nothing for {:.1} s",
+                        c.broker,
+                        c.silent_s.max().unwrap_or(0.0)
+                    )
+                })
                 .collect();
             if !silent.is_empty() {
                 wrap_into(
