@@ -267,18 +267,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
                     Self::collector_seen(&mut self.hinted, Collector::ZgcGenerational);
                 }
                 if let Some(f) = self.heap_fraction(&heap) {
-                    self.any.add(t, f, self.opts.collapse_heap_share);
-                    if young {
-                        self.young.add(t, f, self.opts.collapse_heap_share);
-                    }
-                    if let Some(t) = t {
-                        self.windows.heap_after(t, f, young);
-                        self.heap_series.push(Point {
-                            t,
-                            v: f * 100.0,
-                            kind: 2,
-                        });
-                    }
+                    self.heap_after(t, f, young, PauseClass::Other.point_kind());
                 }
             }
             Event::AllocationStall { ms } => {
@@ -456,18 +445,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         if let Some(h) = heap {
             if let Some(f) = self.heap_fraction(&h) {
                 let young = class == PauseClass::Young;
-                self.any.add(t, f, self.opts.collapse_heap_share);
-                if young {
-                    self.young.add(t, f, self.opts.collapse_heap_share);
-                }
-                if let Some(t) = t {
-                    self.windows.heap_after(t, f, young);
-                    self.heap_series.push(Point {
-                        t,
-                        v: f * 100.0,
-                        kind: class.point_kind(),
-                    });
-                }
+                self.heap_after(t, f, young, class.point_kind());
             }
             match class {
                 PauseClass::Young => {
@@ -503,6 +481,23 @@ impl<'o, 'w> Analyzer<'o, 'w> {
                 t,
                 v: ms,
                 kind: class.point_kind(),
+            });
+        }
+    }
+
+    /// The heap's fill (share of the maximum) after a collection: into the trends, the
+    /// windows and the chart's series (`kind`: its colour, `Point::kind`).
+    fn heap_after(&mut self, t: Option<f64>, f: f64, young: bool, kind: u8) {
+        self.any.add(t, f, self.opts.collapse_heap_share);
+        if young {
+            self.young.add(t, f, self.opts.collapse_heap_share);
+        }
+        if let Some(t) = t {
+            self.windows.heap_after(t, f, young);
+            self.heap_series.push(Point {
+                t,
+                v: f * 100.0,
+                kind,
             });
         }
     }
