@@ -14,6 +14,15 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 /// Reads shorter than this show nothing: most inputs are done before a bar would help.
 pub const SHOW_AFTER: Duration = Duration::from_secs(2);
 
+/// [`SHOW_AFTER`], or `KGAP_PROGRESS_AFTER_MS` when set (0 shows the bar at once: the tests
+/// use it on inputs that are read in well under 2 s).
+fn show_after() -> Duration {
+    std::env::var("KGAP_PROGRESS_AFTER_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(SHOW_AFTER, Duration::from_millis)
+}
+
 static QUIET: AtomicBool = AtomicBool::new(false);
 
 /// `-q`: no progress for the rest of the process.
@@ -34,6 +43,7 @@ pub struct Progress<R> {
     bar: Option<ProgressBar>,
     shown: bool,
     start: Instant,
+    after: Duration,
 }
 
 impl<R: Read> Progress<R> {
@@ -62,6 +72,7 @@ impl<R: Read> Progress<R> {
             bar,
             shown: false,
             start: Instant::now(),
+            after: show_after(),
         }
     }
 
@@ -80,7 +91,7 @@ impl<R: Read> Read for Progress<R> {
             Ok(n) => {
                 if let Some(bar) = &self.bar {
                     bar.inc(*n as u64);
-                    if !self.shown && self.start.elapsed() >= SHOW_AFTER {
+                    if !self.shown && self.start.elapsed() >= self.after {
                         bar.set_draw_target(ProgressDrawTarget::stderr());
                         // Drawn now, and kept moving while the input pauses (a pipe's writer).
                         bar.tick();
@@ -97,6 +108,59 @@ impl<R: Read> Read for Progress<R> {
 }
 
 impl<R> Drop for Progress<R> {
+    fn drop(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// A folder's files as they are read (gap-report): `gap-report: file 3/20 [====>   ]
+/// run-1/debug.log`, hidden until [`SHOW_AFTER`], drawn only when [`enabled`], cleared when
+/// dropped (before the report is printed).
+pub struct Files {
+    bar: Option<ProgressBar>,
+    shown: bool,
+    start: Instant,
+    after: Duration,
+}
+
+impl Files {
+    pub fn new(tool: &str, total: usize) -> Files {
+        let bar = enabled().then(|| {
+            ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::hidden())
+                .with_style(
+                    ProgressStyle::with_template(
+                        "{prefix}: file {pos}/{len} [{bar:20}] {wide_msg} ({elapsed})",
+                    )
+                    .expect("a valid template")
+                    .progress_chars("=> "),
+                )
+                .with_prefix(tool.to_string())
+        });
+        Files {
+            bar,
+            shown: false,
+            start: Instant::now(),
+            after: show_after(),
+        }
+    }
+
+    /// The next file starts: `name` as the report will name it.
+    pub fn next(&mut self, name: &str) {
+        let Some(bar) = &self.bar else { return };
+        bar.inc(1);
+        bar.set_message(name.to_string());
+        if !self.shown && self.start.elapsed() >= self.after {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            // Kept moving while one large file is read.
+            bar.enable_steady_tick(Duration::from_millis(250));
+            self.shown = true;
+        }
+    }
+}
+
+impl Drop for Files {
     fn drop(&mut self) {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
@@ -138,6 +202,15 @@ mod tests {
         p.read_to_end(&mut out).unwrap();
         assert_eq!(out, data);
         assert!(p.bar.is_none() || !io::stderr().is_terminal());
+    }
+
+    #[test]
+    fn a_folder_off_a_terminal_draws_nothing() {
+        let mut f = Files::new("gap-report", 3);
+        for n in ["a.log", "b.log", "c.log"] {
+            f.next(n);
+        }
+        assert!(f.bar.is_none() || !io::stderr().is_terminal());
     }
 
     #[test]

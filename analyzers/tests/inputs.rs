@@ -496,3 +496,30 @@ fn a_read_longer_than_2_s_shows_progress_on_a_terminal_and_q_hides_it() {
         }
     }
 }
+
+#[test]
+fn gap_report_shows_its_files_on_a_terminal_and_q_hides_it() {
+    // The folder bar, shown at once (KGAP_PROGRESS_AFTER_MS=0) on the GC fixtures' folder.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/gc");
+    for quiet in [false, true] {
+        let line = format!(
+            "KGAP_PROGRESS_AFTER_MS=0 '{}' {} '{}'",
+            env!("CARGO_BIN_EXE_gap-report"),
+            if quiet { "-q" } else { "" },
+            dir.display()
+        );
+        let o = Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("util-linux script, for a terminal");
+        let out = String::from_utf8_lossy(&o.stdout);
+        // The report itself follows, whatever the bar did.
+        assert!(out.contains("[java-gc-collapse]"), "{out}");
+        assert_eq!(
+            out.contains("gap-report: file "),
+            !quiet,
+            "-q: {quiet}: {out}"
+        );
+    }
+}

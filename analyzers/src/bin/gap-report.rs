@@ -49,6 +49,8 @@ struct Args {
     /// Parser threads per librdkafka log (default: one per core).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    #[command(flatten)]
+    common: cli::CommonArgs,
 }
 
 fn main() -> ExitCode {
@@ -57,6 +59,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> i32 {
+    args.common.apply();
     let opts = Options {
         charts: args.svg_dir.is_some(),
         workers: args.threads,

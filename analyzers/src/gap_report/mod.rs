@@ -267,7 +267,9 @@ pub fn gap_report(dir: &Path, opts: &Options) -> Result<GapReport, GapReportErro
     let mut charts = Vec::new();
     let mut sources_by_file: Vec<(String, Vec<String>)> = Vec::new();
     let mut cut_files: Vec<(String, String)> = Vec::new();
+    let mut progress = crate::progress::Files::new("gap-report", paths.len());
     for (path, rel) in &paths {
+        progress.next(rel);
         let o = analyze::file(path, rel, &finder, opts);
         let used = o.reason.is_none();
         if used {
@@ -290,6 +292,7 @@ pub fn gap_report(dir: &Path, opts: &Options) -> Result<GapReport, GapReportErro
         not_held.extend(o.not_held);
         charts.extend(o.charts);
     }
+    drop(progress);
     for (rel, reason) in problems {
         files.push(FileEntry {
             path: rel,
