@@ -167,9 +167,7 @@ mod tests {
     use super::*;
     use crate::findings::Outcome;
 
-    fn reps(v: &[f64]) -> Reps {
-        Reps::new(v.iter().copied())
-    }
+    use crate::findings::reps::of as reps;
 
     fn side(msgs: [f64; 3], cpu: [f64; 3], allocs: f64) -> Side3 {
         Side3 {

@@ -244,9 +244,7 @@ mod tests {
     use super::*;
     use crate::findings::{CheckState, Outcome};
 
-    fn reps(v: &[f64]) -> Reps {
-        Reps::new(v.iter().copied())
-    }
+    use crate::findings::reps::of as reps;
 
     /// The post's figures: poll() 1.48M with its thread saturated, the batch API 2.02M.
     fn post() -> Evidence {

@@ -227,9 +227,7 @@ mod tests {
     use super::*;
     use crate::findings::{CheckState, Outcome};
 
-    fn reps(v: &[f64]) -> Reps {
-        Reps::new(v.iter().copied())
-    }
+    use crate::findings::reps::of as reps;
 
     /// The postmortem's shape: 4–5 allocations per record against the fixed version's
     /// fraction of one, the copying pipeline's CPU 58% allocator and memcpy (so the fixed one

@@ -153,9 +153,7 @@ mod tests {
     use super::*;
     use crate::findings::Outcome;
 
-    fn reps(v: &[f64]) -> Reps {
-        Reps::new(v.iter().copied())
-    }
+    use crate::findings::reps::of as reps;
 
     /// The post's figures: 389k at 1000 ms, 1.48M at 10 ms, naps seen.
     fn post() -> Evidence {

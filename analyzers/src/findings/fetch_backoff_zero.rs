@@ -108,9 +108,7 @@ mod tests {
     use super::*;
     use crate::findings::Outcome;
 
-    fn reps(v: &[f64]) -> Reps {
-        Reps::new(v.iter().copied())
-    }
+    use crate::findings::reps::of as reps;
 
     /// The post's rates: 948k at 0 ms, 1480k at 10 ms; the re-checks as a probe counts them.
     fn post() -> Evidence {

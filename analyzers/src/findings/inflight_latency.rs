@@ -443,9 +443,7 @@ pub const FINDING: Finding = Finding {
 mod tests {
     use super::*;
 
-    fn reps(v: &[f64]) -> Reps {
-        Reps::new(v.iter().copied())
-    }
+    use crate::findings::reps::of as reps;
 
     fn window(rate: f64, p99: [f64; 3], requests: f64, msgs: f64, waiting: f64) -> Window {
         Window {

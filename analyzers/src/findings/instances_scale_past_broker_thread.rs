@@ -230,9 +230,7 @@ mod tests {
     use super::*;
     use crate::findings::Outcome;
 
-    fn reps(v: &[f64]) -> Reps {
-        Reps::new(v.iter().copied())
-    }
+    use crate::findings::reps::of as reps;
 
     fn point(k: usize, agg: [f64; 3], broker: f64, busy: f64) -> InstancesPoint {
         InstancesPoint {

@@ -287,9 +287,7 @@ mod tests {
     use super::*;
     use crate::findings::Outcome;
 
-    fn reps(v: &[f64]) -> Reps {
-        Reps::new(v.iter().copied())
-    }
+    use crate::findings::reps::of as reps;
 
     /// The post: 1.23M msg/s at 1 KB and 133k at 10 KB for Java (poll thread 0.95–0.98),
     /// 1.44M and 333k for librdkafka; the consumer protocol 0.66 + 0.37 cores at 1,195k.

@@ -253,9 +253,7 @@ mod tests {
     use super::*;
     use crate::findings::Outcome;
 
-    fn reps(v: &[f64]) -> Reps {
-        Reps::new(v.iter().copied())
-    }
+    use crate::findings::reps::of as reps;
 
     fn point(batch_size: u64, rate: &[f64], input: &[f64], wire: &[f64]) -> JavaBatchPoint {
         let ratio = input.iter().zip(wire).map(|(i, w)| i / w);

@@ -73,11 +73,9 @@ pub const FINDING: Finding = Finding {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::findings::{per_partition_linger, Outcome, Reps};
+    use crate::findings::{per_partition_linger, Outcome};
 
-    fn reps(v: &[f64]) -> Reps {
-        Reps::new(v.iter().copied())
-    }
+    use crate::findings::reps::of as reps;
 
     fn java(lingering: [f64; 3], baseline: [f64; 3]) -> Evidence {
         Evidence {

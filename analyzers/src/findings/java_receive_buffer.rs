@@ -226,9 +226,7 @@ mod tests {
     use super::*;
     use crate::findings::{CheckState, Outcome};
 
-    fn r(v: &[f64]) -> Reps {
-        Reps::new(v.iter().copied())
-    }
+    use crate::findings::reps::of as r;
 
     /// The post at 1 KB: ~56 KB reads on a poll thread at 0.95–0.98 cores; -1 halves the
     /// reads (so ~112 KB each) and gives 1413k, 1427k, 1432k against 1229k (its reps are

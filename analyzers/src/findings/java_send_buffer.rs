@@ -253,9 +253,7 @@ mod tests {
     use super::*;
     use crate::findings::{CheckState, Outcome};
 
-    fn r(v: &[f64]) -> Reps {
-        Reps::new(v.iter().copied())
-    }
+    use crate::findings::reps::of as r;
 
     /// The post at 1 MB batches: ~298 KB writes, 6.29 MB requests, ~692 KB with -1, 630k
     /// → 875k msg/s (888k, 875k, 862k; the fixed side's reps are not given: ±10k).

@@ -225,9 +225,7 @@ mod tests {
     use super::*;
     use crate::findings::Outcome;
 
-    fn reps(v: &[f64]) -> Reps {
-        Reps::new(v.iter().copied())
-    }
+    use crate::findings::reps::of as reps;
 
     /// The post: 0.94 cores at ~2.1M msg/s with the batch API, 100 B.
     fn post() -> Evidence {

@@ -243,9 +243,7 @@ mod tests {
     use super::*;
     use crate::findings::Outcome;
 
-    fn reps(v: &[f64]) -> Reps {
-        Reps::new(v.iter().copied())
-    }
+    use crate::findings::reps::of as reps;
 
     /// The post: librdkafka's p50 5.1 ms at linger.ms=5; at linger.ms=0 and 1k/s its p99
     /// was 0.21 ms, so its p50 sits below that.

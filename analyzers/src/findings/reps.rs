@@ -178,6 +178,12 @@ impl Reps {
     }
 }
 
+/// The tests' shorthand: the reps of the given values.
+#[cfg(test)]
+pub(crate) fn of(values: &[f64]) -> Reps {
+    Reps::new(values.iter().copied())
+}
+
 /// Whether two ranges are apart, and which is higher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -353,9 +359,7 @@ pub fn check_every_rep(
 mod tests {
     use super::*;
 
-    fn r(v: &[f64]) -> Reps {
-        Reps::new(v.iter().copied())
-    }
+    use crate::findings::reps::of as r;
 
     fn plain(x: f64) -> String {
         format!("{x}")
