@@ -275,6 +275,9 @@ pub struct CompanionResult {
     /// compresses) and of the producers' network threads; -1 when the JVM cannot tell.
     pub send_thread_cpu_s: Option<f64>,
     pub network_thread_cpu_s: Option<f64>,
+    /// produce: the network threads' user-space part of network_thread_cpu_s (the rest is
+    /// the kernel's); -1 when the JVM cannot tell.
+    pub network_thread_user_cpu_s: Option<f64>,
     /// e2e: the paced rate asked for and reached in the window, the pacer's worst lag and
     /// re-anchors; end-to-end latency (consumer receive − stamped send time, same JVM) of
     /// every window message received, and how many never arrived within 15 s.
@@ -512,17 +515,6 @@ pub fn load_note(before: Option<&str>) -> String {
         before.unwrap_or("?"),
         load_average().as_deref().unwrap_or("?")
     )
-}
-
-/// The topics a sweep's runs created for themselves (each run's figures name its own).
-pub fn run_topics<F>(
-    points: &[kgap_analyzers::probe_result::Point<F>],
-    topic: impl Fn(&F) -> Option<&str>,
-) -> Vec<String> {
-    points
-        .iter()
-        .flat_map(|p| p.runs.iter().filter_map(&topic).map(str::to_string))
-        .collect()
 }
 
 /// The 1-, 5- and 15-minute load averages (/proc/loadavg), to print beside numbers measured

@@ -303,16 +303,9 @@ impl Probe for InflightLatency {
         Some(f.window_s)
     }
 
-    fn after(&self, _cx: &Context, _setup: &Setup, sweep: &mut Sweep<Self>) -> Result<()> {
-        // Each run made and deleted a topic of its own; the document lists them all.
-        let topics: Vec<String> = sweep
-            .result
-            .points
-            .iter()
-            .flat_map(|p| p.runs.iter().map(|f| f.topic.clone()))
-            .collect();
-        sweep.result.topics.extend(topics);
-        Ok(())
+    fn run_topics(&self, f: &Figures) -> Vec<String> {
+        // Each run made and deleted a topic of its own.
+        vec![f.topic.clone()]
     }
 
     fn verdicts(&self, sweep: &Sweep<Self>) -> Vec<Verdict> {

@@ -362,13 +362,15 @@ impl Probe for JavaProducers {
         )
     }
 
+    fn run_topics(&self, f: &Figures) -> Vec<String> {
+        f.topic.iter().cloned().collect()
+    }
+
     fn window_s(&self, f: &Figures) -> Option<f64> {
         (!f.gc.out_of_memory).then_some(f.window_s)
     }
 
     fn after(&self, _cx: &Context, setup: &Setup, sweep: &mut Sweep<Self>) -> Result<()> {
-        let topics = java::run_topics(&sweep.result.points, |f| f.topic.as_deref());
-        sweep.result.topics.extend(topics);
         sweep
             .result
             .notes

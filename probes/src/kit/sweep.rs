@@ -239,6 +239,12 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
             }
             Ok(Some(f)) => f,
         };
+        // A run set aside made its topic too: the result lists it as one kept does.
+        for t in probe.run_topics(&figures) {
+            if !sweep.result.topics.contains(&t) {
+                sweep.result.topics.push(t);
+            }
+        }
         if !stalls.is_empty() {
             let why = stall_note("");
             cx.progress(&why);
@@ -263,11 +269,6 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
             sweep.result.reps,
             probe.describe(&figures)
         ));
-        for t in probe.run_topics(&figures) {
-            if !sweep.result.topics.contains(&t) {
-                sweep.result.topics.push(t);
-            }
-        }
         sweep.result.points[slot.point].push(figures);
         if interrupt::stopped() {
             sweep.result.interrupted = true;
