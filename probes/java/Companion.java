@@ -371,6 +371,7 @@ public final class Companion {
         }
         long sendCpu0 = threadCpuNanos("kgap-producer-");
         long ioCpu0 = threadCpuNanos("kafka-producer-network-thread");
+        long ioUser0 = threadCpuNanos("kafka-producer-network-thread", true);
         windowStart = w.startNanos;
         Thread.sleep((long) (seconds * 1000));
         long acked1 = 0;
@@ -398,6 +399,7 @@ public final class Companion {
         }
         long sendCpu1 = threadCpuNanos("kgap-producer-");
         long ioCpu1 = threadCpuNanos("kafka-producer-network-thread");
+        long ioUser1 = threadCpuNanos("kafka-producer-network-thread", true);
         long errors = 0;
         for (ProducerThread t : threads) {
             errors += t.acks.errors.get();
@@ -450,6 +452,9 @@ public final class Companion {
         // Java compresses in send(), on the calling thread; the network thread only writes.
         r.put("send_thread_cpu_s", sendCpu0 < 0 ? -1 : round((sendCpu1 - sendCpu0) / 1e9));
         r.put("network_thread_cpu_s", ioCpu0 < 0 ? -1 : round((ioCpu1 - ioCpu0) / 1e9));
+        // Its user-space part (the JDK's copies into temporary direct buffers); the rest of
+        // network_thread_cpu_s is the kernel's (HotSpot reads both from /proc/self/task/<tid>).
+        r.put("network_thread_user_cpu_s", ioUser0 < 0 ? -1 : round((ioUser1 - ioUser0) / 1e9));
         r.put("delivery_errors", errors);
         if (firstError != null && errors > 0) {
             r.put("first_error", firstError);
@@ -473,6 +478,11 @@ public final class Companion {
 
     /** CPU nanoseconds of the live threads whose name starts with `prefix` (-1: unsupported). */
     static long threadCpuNanos(String prefix) {
+        return threadCpuNanos(prefix, false);
+    }
+
+    /** As above; `userOnly`: user-space CPU only (ThreadMXBean.getThreadUserTime). */
+    static long threadCpuNanos(String prefix, boolean userOnly) {
         java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         if (!mx.isThreadCpuTimeSupported()) {
             return -1;
@@ -480,7 +490,7 @@ public final class Companion {
         long sum = 0;
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t.getName().startsWith(prefix)) {
-                long ns = mx.getThreadCpuTime(t.getId());
+                long ns = userOnly ? mx.getThreadUserTime(t.getId()) : mx.getThreadCpuTime(t.getId());
                 if (ns > 0) {
                     sum += ns;
                 }

@@ -96,6 +96,16 @@ fn every_probe_decides_catalogue_findings_only() {
         ));
     }
     decided.extend(check(
+        "probe-request-ceiling --controls --java-fixes",
+        request_ceiling::RequestCeiling::new(args(&[
+            "p",
+            "--client",
+            "both",
+            "--controls",
+            "--java-fixes",
+        ])),
+    ));
+    decided.extend(check(
         "probe-batch-consume",
         batch_consume::throughput::Throughput::new(args(&["p"])),
     ));

@@ -29,14 +29,18 @@ pub mod allocator_eases_not_fixes;
 pub mod batch_consume;
 pub mod batch_wrapper_latency;
 pub mod consumer_allocation_pattern;
+pub mod each_at_best;
+pub mod each_at_defaults;
 pub mod fetch_backoff;
 pub mod fetch_backoff_zero;
+pub mod gap1_negative_controls;
 pub mod gzip_batch_semantics;
 pub mod inflight_latency;
 pub mod instances_scale_past_broker_thread;
 pub mod java_consumer_one_core;
 pub mod java_gc_collapse;
 pub mod java_gzip_batch_closing;
+pub mod java_large_batch_copy;
 pub mod java_per_broker_linger;
 pub mod java_receive_buffer;
 pub mod java_send_buffer;
@@ -145,6 +149,7 @@ pub(crate) const fn indirect(id: &'static str, source: &'static str) -> Source {
 /// Every finding of the post, in the order the post tells them.
 pub const CATALOGUE: &[Finding] = &[
     request_ceiling::FINDING,
+    gap1_negative_controls::FINDING,
     fetch_backoff::FINDING,
     fetch_backoff_zero::FINDING,
     queued_min_messages::FINDING,
@@ -155,6 +160,7 @@ pub const CATALOGUE: &[Finding] = &[
     per_partition_linger::FINDING,
     gzip_batch_semantics::FINDING,
     java_gzip_batch_closing::FINDING,
+    java_large_batch_copy::FINDING,
     java_send_buffer::FINDING,
     java_receive_buffer::FINDING,
     java_gc_collapse::FINDING,
@@ -163,6 +169,8 @@ pub const CATALOGUE: &[Finding] = &[
     allocator_eases_not_fixes::FINDING,
     java_consumer_one_core::FINDING,
     instances_scale_past_broker_thread::FINDING,
+    each_at_defaults::FINDING,
+    each_at_best::FINDING,
 ];
 
 /// The finding with this id.
@@ -213,7 +221,7 @@ mod tests {
             assert!(f.rule_fn.starts_with("findings::"), "{}", f.rule_fn);
             assert!(f.reproduce.exists || f.reproduce.command.contains("(planned)"));
         }
-        assert_eq!(CATALOGUE.len(), 19);
+        assert_eq!(CATALOGUE.len(), 23);
     }
 
     #[test]

@@ -101,6 +101,11 @@ pub fn run_once(
             .map_err(|e| ProbeError::io(format!("creating files in {}", dir.display()), e))?,
     );
     let mut settings = producer_settings(spec.profile, p.batch_size);
+    settings.extend(
+        p.knob_settings()
+            .into_iter()
+            .map(|(k, v)| (k, v.to_string())),
+    );
     if spec.debug_protocol {
         settings.push(("debug", "protocol,msg".to_string()));
     }

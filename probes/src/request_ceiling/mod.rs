@@ -9,14 +9,19 @@
 //! the cores of the producing thread and of rdk:broker from /proc. A last short run with
 //! debug=protocol,msg is handed to analyze-protocol-log. The catalogue's rule
 //! ([`kgap_analyzers::findings::request_ceiling`]) decides; `--client java|both` adds the
-//! Java companion's rows, which never enter it.
+//! Java companion's rows, which never enter it: they decide java-large-batch-copy (with
+//! `--java-fixes`), each-at-defaults and each-at-best; `--controls` adds the knobs the post
+//! tried first (gap1-negative-controls).
 
+mod comparisons;
 mod java_side;
+mod knob;
 mod librdkafka;
 mod options;
 mod render;
 
 pub use java_side::JavaFigures;
+pub use knob::Knob;
 pub use librdkafka::{producer_settings, LibrdkafkaFigures, ProtocolPass};
 pub use options::{Options, Profile};
 
@@ -39,12 +44,31 @@ pub struct RequestCeiling {
     pub opts: Options,
 }
 
-/// One point: a partition count and a batch.size.
+/// One point: a partition count and a batch.size, and for the extra points a fix or a
+/// control set on top (one client's own).
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 pub struct Point {
     pub partitions: i32,
     #[serde(rename = "batch.size")]
     pub batch_size: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub knob: Option<Knob>,
+}
+
+impl Point {
+    /// A point of the plain partitions × batch.size grid.
+    pub fn plain(partitions: i32, batch_size: u64) -> Point {
+        Point {
+            partitions,
+            batch_size,
+            knob: None,
+        }
+    }
+
+    /// Its client settings on top of batch.size (none on the plain grid).
+    pub fn knob_settings(&self) -> Vec<(&'static str, &'static str)> {
+        self.knob.map(Knob::settings).unwrap_or_default()
+    }
 }
 
 /// One run's figures: librdkafka's, or the Java companion's.
@@ -125,10 +149,41 @@ impl RequestCeiling {
     /// The smallest batch.size and the most partitions: where the ceiling shows, and where
     /// the debug=protocol pass runs.
     fn ceiling_point(&self) -> Point {
-        Point {
-            partitions: self.opts.partitions.iter().copied().max().unwrap_or(1),
-            batch_size: self.opts.batch_size.iter().copied().min().unwrap_or(16384),
+        Point::plain(
+            self.most_partitions(),
+            self.opts.batch_size.iter().copied().min().unwrap_or(16384),
+        )
+    }
+
+    fn most_partitions(&self) -> i32 {
+        self.opts.partitions.iter().copied().max().unwrap_or(1)
+    }
+
+    /// The extra points: Java's fixes at the largest batch.size, librdkafka's controls at the
+    /// smallest, both on the most partitions.
+    fn knob_points(&self) -> Vec<Point> {
+        let clients = self.clients();
+        let mut v = Vec::new();
+        if self.opts.java_fixes && clients.contains(&Client::Java) {
+            let largest = self
+                .opts
+                .batch_size
+                .iter()
+                .copied()
+                .max()
+                .unwrap_or(1 << 20);
+            v.extend(Knob::JAVA_FIXES.map(|k| Point {
+                knob: Some(k),
+                ..Point::plain(self.most_partitions(), largest)
+            }));
         }
+        if self.opts.controls && clients.contains(&Client::Librdkafka) {
+            v.extend(Knob::CONTROLS.map(|k| Point {
+                knob: Some(k),
+                ..self.ceiling_point()
+            }));
+        }
+        v
     }
 }
 
@@ -137,6 +192,7 @@ pub fn evidence(sweep: &Sweep<RequestCeiling>) -> rule::Evidence {
     let mock = sweep.result.broker.is_mock();
     let points = sweep
         .of(Client::Librdkafka)
+        .filter(|m| m.point.knob.is_none())
         .map(|m| {
             let rdk = |f: &Figures| f.librdkafka().cloned();
             // The busiest broker thread's name: the one most reps had busiest.
@@ -210,30 +266,72 @@ impl Probe for RequestCeiling {
                     .into(),
             ));
         }
+        if self.opts.java_fixes && !self.clients().contains(&Client::Java) {
+            return Err(ProbeError::Usage(
+                "--java-fixes are points of the Java companion: run with --client java or both"
+                    .into(),
+            ));
+        }
+        if self.opts.controls && !self.clients().contains(&Client::Librdkafka) {
+            return Err(ProbeError::Usage(
+                "--controls are librdkafka's knobs: run with --client rust or both".into(),
+            ));
+        }
+        if self.opts.controls && self.opts.profile == Profile::Matched {
+            return Err(ProbeError::Usage(
+                "--controls compare against librdkafka's defaults: the matched profile already \
+                 sets max.in.flight=5 and socket.nagle.disable=true (use --profile native)"
+                    .into(),
+            ));
+        }
         Ok(())
     }
 
     fn points(&self, _broker: &Broker) -> Vec<Point> {
         let batch_sizes = Self::dedup(&self.opts.batch_size);
-        Self::dedup(&self.opts.partitions)
+        let mut v: Vec<Point> = Self::dedup(&self.opts.partitions)
             .into_iter()
             .flat_map(|partitions| {
-                batch_sizes.iter().map(move |&batch_size| Point {
-                    partitions,
-                    batch_size,
-                })
+                batch_sizes
+                    .iter()
+                    .map(move |&batch_size| Point::plain(partitions, batch_size))
             })
-            .collect()
+            .collect();
+        v.extend(self.knob_points());
+        v
+    }
+
+    fn applies(&self, client: Client, p: &Point) -> bool {
+        p.knob.is_none_or(|k| k.client() == client)
     }
 
     fn label(&self, p: &Point) -> String {
-        format!("p{}-batch{}", p.partitions, p.batch_size)
+        let mut s = format!("p{}-batch{}", p.partitions, p.batch_size);
+        if let Some(k) = p.knob {
+            s.push('-');
+            s.push_str(k.slug());
+        }
+        s
     }
 
     fn validate(&self, broker: &Broker, points: &[Point]) -> Result<()> {
         if self.clients().contains(&Client::Librdkafka) {
             for b in Self::dedup(&points.iter().map(|p| p.batch_size).collect::<Vec<_>>()) {
                 broker.validate(&producer_settings(self.opts.profile, b))?;
+            }
+            for p in points
+                .iter()
+                .filter(|p| self.applies(Client::Librdkafka, p))
+            {
+                if p.knob.is_some() {
+                    let mut s = producer_settings(self.opts.profile, p.batch_size);
+                    s.extend(
+                        p.knob_settings()
+                            .into_iter()
+                            .map(|(k, v)| (k, v.to_string())),
+                    );
+                    broker.validate(&s)?;
+                }
             }
         }
         Ok(())
@@ -293,15 +391,11 @@ impl Probe for RequestCeiling {
         })
     }
 
+    fn run_topics(&self, f: &Figures) -> Vec<String> {
+        vec![f.topic().to_string()]
+    }
+
     fn after(&self, cx: &Context, setup: &Setup, sweep: &mut Sweep<Self>) -> Result<()> {
-        // Every run's own topic, in the order they ran.
-        let mut topics: Vec<String> = Vec::new();
-        for slot in &sweep.result.order.runs {
-            let runs = &sweep.result.points[slot.point].runs;
-            if let Some(f) = runs.get(slot.rep as usize - 1) {
-                topics.push(f.topic().to_string());
-            }
-        }
         if !self.opts.no_diagnose && self.clients().contains(&Client::Librdkafka) {
             let p = self.ceiling_point();
             let dir = cx.out.run_dir(
@@ -317,13 +411,12 @@ impl Probe for RequestCeiling {
                 debug_protocol: true,
             };
             let pass = librdkafka::protocol_pass(cx, &setup.pool, &spec, &p, &dir)?;
-            topics.push(pass.topic.clone());
+            sweep.result.topics.push(pass.topic.clone());
             sweep
                 .result
                 .diagnoses
                 .push(serde_json::to_value(&pass).expect("the protocol pass serializes"));
         }
-        sweep.result.topics = topics;
         // A broker that stopped answering during a run, by name (the kit's own stall note
         // says only that the cluster did; the other connections' figures show they went on).
         let mut silent: Vec<String> = Vec::new();
@@ -361,14 +454,38 @@ impl Probe for RequestCeiling {
     }
 
     fn verdicts(&self, sweep: &Sweep<Self>) -> Vec<Verdict> {
-        if !self.clients().contains(&Client::Librdkafka) {
-            return vec![Verdict::cannot_tell(
+        use kgap_analyzers::findings::{
+            each_at_best, each_at_defaults, gap1_negative_controls, java_large_batch_copy,
+        };
+        let clients = self.clients();
+        let (rdk, java) = (
+            clients.contains(&Client::Librdkafka),
+            clients.contains(&Client::Java),
+        );
+        let mut v = vec![if rdk {
+            rule::decide(&evidence(sweep))
+        } else {
+            Verdict::cannot_tell(
                 &rule::FINDING,
                 "librdkafka did not run (--client java): the finding is librdkafka's, and Java's \
                  rows never enter its rule",
-            )];
+            )
+        }];
+        if self.opts.controls {
+            v.push(gap1_negative_controls::decide(
+                &comparisons::negative_controls(sweep),
+            ));
         }
-        vec![rule::decide(&evidence(sweep))]
+        if java {
+            v.push(java_large_batch_copy::decide(
+                &comparisons::large_batch_copy(sweep),
+            ));
+        }
+        if rdk && java {
+            v.push(each_at_defaults::decide(&comparisons::at_defaults(sweep)));
+            v.push(each_at_best::decide(&comparisons::at_best(sweep)));
+        }
+        v
     }
 
     fn headline(&self, sweep: &Sweep<Self>) -> String {
@@ -400,8 +517,9 @@ impl Probe for RequestCeiling {
         }
         if self.clients().contains(&Client::Java) {
             v.push(
-                "the Java companion's requests (it reports records per request, not bytes): \
-                 its rows are throughput beside librdkafka's, outside the rule"
+                "the Java companion's request sizes (it reports records per request, not \
+                 bytes): its rows enter java-large-batch-copy, each-at-defaults and \
+                 each-at-best, never request-ceiling's rule"
                     .to_string(),
             );
         }
@@ -457,13 +575,59 @@ mod tests {
             .map(|p| (p.partitions, p.batch_size))
             .collect();
         assert_eq!(pts, [(1, 16384), (1, 1048576), (6, 16384), (6, 1048576)]);
+        assert_eq!(p.ceiling_point(), Point::plain(6, 16384));
+    }
+
+    #[test]
+    fn fixes_and_controls_are_one_clients_points_beside_the_grid() {
+        let p = probe(&[
+            "--client",
+            "both",
+            "--partitions",
+            "1,6",
+            "--batch-size",
+            "16384,1048576",
+            "--java-fixes",
+            "--controls",
+        ]);
+        let broker = Broker::start(None, &[]).unwrap();
+        let pts = p.points(&broker);
+        assert_eq!(pts.len(), 4 + 3 + 3);
+        let extra: Vec<&Point> = pts.iter().filter(|p| p.knob.is_some()).collect();
+        for x in &extra {
+            let k = x.knob.unwrap();
+            assert_eq!(x.partitions, 6);
+            // Java's fixes at the largest batch.size, librdkafka's controls at the smallest.
+            let want = if k.client() == Client::Java {
+                1048576
+            } else {
+                16384
+            };
+            assert_eq!(x.batch_size, want, "{k:?}");
+            assert!(p.applies(k.client(), x));
+            let other = if k.client() == Client::Java {
+                Client::Librdkafka
+            } else {
+                Client::Java
+            };
+            assert!(!p.applies(other, x));
+        }
         assert_eq!(
-            p.ceiling_point(),
-            Point {
-                partitions: 6,
-                batch_size: 16384
-            }
+            p.label(extra[0]),
+            format!("p6-batch1048576-{}", extra[0].knob.unwrap().slug())
         );
+        // The plain grid is what request-ceiling's rule reads.
+        assert!(pts.iter().take(4).all(|p| p.knob.is_none()));
+    }
+
+    #[test]
+    fn fixes_and_controls_need_their_client_and_the_native_profile() {
+        let refused = |a: &[&str]| matches!(probe(a).check(), Err(ProbeError::Usage(_)));
+        assert!(refused(&["--java-fixes"]));
+        assert!(refused(&["--client", "java", "--controls"]));
+        assert!(refused(&["--controls", "--profile", "matched"]));
+        assert!(!refused(&["--controls"]));
+        assert!(!refused(&["--client", "java", "--java-fixes"]));
     }
 
     #[test]
@@ -494,6 +658,11 @@ mod tests {
             cpu_s_per_million: 1.0,
             gc_time_ms: 0,
             records_per_request_avg: None,
+            network_thread_cpu_s: None,
+            network_thread_user_cpu_s: None,
+            wire_bytes: None,
+            network_user_cpu_s_per_gb: None,
+            network_sys_cpu_s_per_gb: None,
             topic: "t".into(),
         });
         let v = serde_json::to_value(&j).unwrap();
