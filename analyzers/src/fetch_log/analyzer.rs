@@ -1,8 +1,6 @@
 //! The streaming analyzer: every record of the log into per-partition and per-fetcher
 //! accounting, in order.
 
-use std::io::{Read, Write};
-
 use serde::Serialize;
 
 use super::diagnose::{diagnose_error_backoff, diagnose_queue_backoff};
@@ -10,16 +8,16 @@ use super::model::{FetchLogReport, FetcherStats, PartitionFetch, ReasonCount};
 use super::{FetchLogOptions, DEFAULT_FETCH_WAIT_MAX_MS, MAX_PARTITIONS};
 use crate::error::AnalyzeError;
 use crate::fast_hash::FastMap;
-use crate::input::{for_each_line, InputSummary, DEFAULT_MAX_LINE_BYTES};
-use crate::librdkafka::{Event, Record, RecordFinder};
-use crate::pipeline::{self, RecordSink};
+use crate::input::InputSummary;
+use crate::librdkafka::{Event, Record};
+use crate::pipeline::{self, LogAnalyzer, RecordSink, Timed};
 use crate::report::{round3, us_to_ms, Dist, Examples, Span, TimestampCounts};
 use crate::requests::{Effect, RequestAccounting};
 use crate::timeline::{self, Collected, Timeline};
 
 /// One row of `--timeline`.
 #[derive(Debug, Default, Serialize)]
-struct FetchRow {
+pub(crate) struct FetchRow {
     second: i64,
     fetch_requests: u64,
     fetch_responses: u64,
@@ -101,7 +99,6 @@ pub(super) fn count_reason(list: &mut Vec<ReasonCount>, reason: &str) {
 /// log arrives in pieces (a probe capturing its own client's stderr).
 pub struct FetchLogAnalyzer<'w> {
     opts: FetchLogOptions,
-    finder: &'static RecordFinder,
     scratch: Vec<u8>,
     lines_read: u64,
     lines_skipped: u64,
@@ -123,17 +120,11 @@ pub struct FetchLogAnalyzer<'w> {
     timeline: Timeline<'w, FetchRow>,
 }
 
-pub(crate) fn shared_finder() -> &'static RecordFinder {
-    static FINDER: std::sync::OnceLock<RecordFinder> = std::sync::OnceLock::new();
-    FINDER.get_or_init(RecordFinder::new)
-}
-
 impl<'w> FetchLogAnalyzer<'w> {
     /// A fresh analyzer.
     pub fn new(opts: &FetchLogOptions) -> Self {
         FetchLogAnalyzer {
             opts: opts.clone(),
-            finder: shared_finder(),
             scratch: Vec::new(),
             lines_read: 0,
             lines_skipped: 0,
@@ -154,44 +145,6 @@ impl<'w> FetchLogAnalyzer<'w> {
             ex_error: Examples::default(),
             timeline: Timeline::disabled(),
         }
-    }
-
-    /// Also write a per-second CSV timeline.
-    pub fn with_timeline(mut self, w: impl Write + 'w) -> Self {
-        self.timeline = Timeline::to_writer(w);
-        self
-    }
-
-    /// Keep `columns` of the per-second timeline in memory instead (gap-report's charts).
-    pub(crate) fn with_series(mut self, columns: &'static [&'static str]) -> Self {
-        self.timeline = Timeline::collecting(columns);
-        self
-    }
-
-    /// Read a whole input (gzip detected) into the analyzer.
-    pub fn read<R: Read>(&mut self, input: R) -> Result<InputSummary, AnalyzeError> {
-        let max = self.opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
-        for_each_line(input, max, |line| self.push_line(line.number, line.bytes))
-    }
-
-    /// [`read`](Self::read) through the block front end ([`crate::pipeline`]): a reader
-    /// thread and `workers` parser threads (0: all on this thread); the analysis itself
-    /// stays on this thread, in input order, so the report is the same as
-    /// [`read`](Self::read)'s, which stays the line-at-a-time reference.
-    pub fn read_parallel<R: Read + Send>(
-        &mut self,
-        input: R,
-        workers: usize,
-    ) -> Result<InputSummary, AnalyzeError> {
-        let max = self.opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
-        pipeline::drive(input, max, workers, self)
-    }
-
-    /// Analyse one line (without its newline).
-    pub fn push_line(&mut self, line_no: u64, line: &[u8]) {
-        let (finder, mut scratch) = (self.finder, std::mem::take(&mut self.scratch));
-        pipeline::feed_line(self, finder, &mut scratch, line_no, line);
-        self.scratch = scratch;
     }
 
     fn in_window(&self, t: Option<f64>) -> bool {
@@ -601,6 +554,22 @@ impl OptBound for Option<f64> {
     }
     fn is_none_or_ge(&self, t: f64) -> bool {
         self.map_or(true, |b| b >= t)
+    }
+}
+
+impl LogAnalyzer for FetchLogAnalyzer<'_> {
+    fn max_line_bytes(&self) -> usize {
+        pipeline::max_line_or_default(self.opts.max_line_bytes)
+    }
+    fn scratch(&mut self) -> &mut Vec<u8> {
+        &mut self.scratch
+    }
+}
+
+impl<'w> Timed<'w> for FetchLogAnalyzer<'w> {
+    type Row = FetchRow;
+    fn timeline_mut(&mut self) -> &mut Timeline<'w, FetchRow> {
+        &mut self.timeline
     }
 }
 
