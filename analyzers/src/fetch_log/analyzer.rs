@@ -94,6 +94,10 @@ pub(super) fn count_reason(list: &mut Vec<ReasonCount>, reason: &str) {
     }
 }
 
+/// Partitions checked before the hash lookup (a consumer's fetcher cycles through
+/// its partitions; the fixtures' six all hit).
+const RECENT_PARTS: usize = 8;
+
 /// The streaming analyzer behind [`analyze_fetch_log`]: feed it lines with
 /// [`push_line`](Self::push_line), then [`finish`](Self::finish). Useful when the
 /// log arrives in pieces (a probe capturing its own client's stderr).
@@ -113,7 +117,9 @@ pub struct FetchLogAnalyzer<'w> {
     part_index: FastMap<Box<[u8]>, usize>,
     key_buf: Vec<u8>,
     pooled_partitions: bool,
-    last_part: Option<usize>,
+    /// The partitions looked up last (at most [`RECENT_PARTS`]), and the slot to reuse.
+    recent_parts: Vec<usize>,
+    recent_next: usize,
     ex_queue_full: Examples,
     ex_decide_full: Examples,
     ex_error: Examples,
@@ -139,7 +145,8 @@ impl<'w> FetchLogAnalyzer<'w> {
             part_index: FastMap::default(),
             key_buf: Vec::new(),
             pooled_partitions: false,
-            last_part: None,
+            recent_parts: Vec::new(),
+            recent_next: 0,
             ex_queue_full: Examples::default(),
             ex_decide_full: Examples::default(),
             ex_error: Examples::default(),
@@ -356,12 +363,14 @@ impl<'w> FetchLogAnalyzer<'w> {
     }
 
     fn part(&mut self, client: Option<&str>, topic: &str, partition: i32) -> &mut PartAcc {
-        // A partition's lines come in runs: check the last one before hashing.
-        if let Some(i) = self.last_part {
+        // A partition's lines come in runs, and a fetcher cycles through a few
+        // partitions: check the last few before building the key and hashing it.
+        let hit = self.recent_parts.iter().copied().find(|&i| {
             let o = &self.parts[i].out;
-            if o.partition == partition && o.topic == topic && o.client.as_deref() == client {
-                return &mut self.parts[i];
-            }
+            o.partition == partition && o.topic == topic && o.client.as_deref() == client
+        });
+        if let Some(i) = hit {
+            return &mut self.parts[i];
         }
         self.key_buf.clear();
         self.key_buf
@@ -391,7 +400,12 @@ impl<'w> FetchLogAnalyzer<'w> {
                 i
             }
         };
-        self.last_part = Some(i);
+        if self.recent_parts.len() < RECENT_PARTS {
+            self.recent_parts.push(i);
+        } else {
+            self.recent_parts[self.recent_next] = i;
+            self.recent_next = (self.recent_next + 1) % RECENT_PARTS;
+        }
         &mut self.parts[i]
     }
 
