@@ -666,7 +666,7 @@ fn parse_timed_out<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
 /// `<topic> [<partition>]` forward from the cursor.
 fn topic_partition<'a>(c: &mut Cur<'a>) -> Option<(&'a str, i32)> {
     let save = c.i;
-    let topic = c.take_while(is_topic_byte);
+    let topic = c.take_topic();
     if topic.is_empty() || c.lit(b" [").is_none() {
         c.i = save;
         return None;

@@ -135,6 +135,30 @@ impl<'a> Cur<'a> {
         &rest[..n]
     }
 
+    /// [`take_while`](Self::take_while)`(is_topic_byte)`, 16 bytes a step where it can:
+    /// topic names run to 50 bytes and more, and the byte loop was a tenth of a
+    /// `debug=fetch` log's instructions.
+    #[inline]
+    pub fn take_topic(&mut self) -> &'a [u8] {
+        let rest = self.rest();
+        let mut n = 0;
+        while let Some(chunk) = rest.get(n..n + 16) {
+            // No early exit inside the step, so the compiler can test 16 at once.
+            if !chunk
+                .iter()
+                .fold(true, |all, &b| all & is_topic_byte_arith(b))
+            {
+                break;
+            }
+            n += 16;
+        }
+        while n < rest.len() && is_topic_byte(rest[n]) {
+            n += 1;
+        }
+        self.i += n;
+        &rest[..n]
+    }
+
     /// Bytes up to (not including) `lit`, searching at most `limit` bytes ahead;
     /// the cursor moves past `lit`.
     #[inline]
@@ -187,6 +211,16 @@ pub(crate) fn is_topic_byte(b: u8) -> bool {
     CLASSES[b as usize] & TOPIC != 0
 }
 
+/// [`is_topic_byte`] by comparisons rather than a table (what vectorises).
+#[inline]
+fn is_topic_byte_arith(b: u8) -> bool {
+    (b | 0x20).wrapping_sub(b'a') < 26
+        || b.wrapping_sub(b'0') < 10
+        || b == b'.'
+        || b == b'_'
+        || b == b'-'
+}
+
 /// librdkafka's ApiKey names: letters, plus `Unknown-<n>?` for keys it does not know.
 #[inline]
 pub(crate) fn is_api_byte(b: u8) -> bool {
@@ -202,5 +236,41 @@ pub(crate) fn ascii(b: &[u8]) -> &str {
         unsafe { std::str::from_utf8_unchecked(b) }
     } else {
         std::str::from_utf8(b).unwrap_or("")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topic_bytes_by_table_and_by_comparison_agree() {
+        for b in 0..=255u8 {
+            assert_eq!(is_topic_byte(b), is_topic_byte_arith(b), "byte {b}");
+        }
+    }
+
+    #[test]
+    fn take_topic_takes_what_take_while_takes() {
+        let long = "kgap.probe-fetch-backoff.1796021755980.15832.0";
+        for text in [
+            String::new(),
+            "t [0]".to_string(),
+            format!("{long} [3]: x"),
+            format!("{long}{long}"),
+            format!("{}é [1]", &long[..31]),
+            "a".repeat(16),
+            "a".repeat(17) + " ",
+        ] {
+            for start in [0, 1, 5] {
+                let b = text.as_bytes();
+                if start > b.len() {
+                    continue;
+                }
+                let (mut x, mut y) = (Cur::new(b, start), Cur::new(b, start));
+                assert_eq!(x.take_topic(), y.take_while(is_topic_byte), "{text:?}");
+                assert_eq!(x.i, y.i);
+            }
+        }
     }
 }
