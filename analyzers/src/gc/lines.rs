@@ -111,19 +111,12 @@ impl Analyzer<'_, '_> {
     /// One line as the JVM wrote it.
     fn jvm_line(&mut self, number: u64, bytes: &[u8]) {
         // GC logs are ASCII; a line that is not UTF-8 is parsed up to its first bad byte.
-        // The ASCII test runs a word at a time: the full UTF-8 check was 5 % of a dense
-        // `-Xlog:gc` log's instructions.
-        let line = if bytes.is_ascii() {
-            // SAFETY: ASCII bytes are valid UTF-8.
-            unsafe { std::str::from_utf8_unchecked(bytes) }
-        } else {
-            match std::str::from_utf8(bytes) {
+        let line = match std::str::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => match std::str::from_utf8(&bytes[..e.valid_up_to()]) {
                 Ok(s) => s,
-                Err(e) => match std::str::from_utf8(&bytes[..e.valid_up_to()]) {
-                    Ok(s) => s,
-                    Err(_) => return,
-                },
-            }
+                Err(_) => return,
+            },
         };
         if self.legacy_mode {
             // A unified line after JDK 8 records (two logs concatenated): both are read.
