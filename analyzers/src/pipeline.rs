@@ -18,18 +18,19 @@
 //! tests compare this one with.
 
 use std::collections::BTreeMap;
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
 use crate::error::AnalyzeError;
-use crate::input::{Input, InputSummary};
+use crate::input::{for_each_line, Input, InputSummary, DEFAULT_MAX_LINE_BYTES};
 use crate::librdkafka::{
     raw_stderr_record, unescape_json_slashes, EventOf, Record, RecordFinder, Timestamp,
 };
+use crate::timeline::{Row, Timeline};
 
 /// What the analyzers implement to be driven line by line.
-pub(crate) trait RecordSink {
+pub trait RecordSink {
     /// A line was read; `recognised` when it held at least one record.
     fn line_done(&mut self, recognised: bool);
     /// One record of the line `line_no`.
@@ -39,6 +40,72 @@ pub(crate) trait RecordSink {
         for _ in 0..n {
             self.line_done(false);
         }
+    }
+}
+
+/// The finder both log analyzers share (built once per process).
+pub(crate) fn shared_finder() -> &'static RecordFinder {
+    static FINDER: std::sync::OnceLock<RecordFinder> = std::sync::OnceLock::new();
+    FINDER.get_or_init(RecordFinder::new)
+}
+
+/// How a librdkafka log analyzer ([`ProtocolLogAnalyzer`](crate::protocol_log::ProtocolLogAnalyzer),
+/// [`FetchLogAnalyzer`](crate::fetch_log::FetchLogAnalyzer)) reads: a whole input at once,
+/// line by line or through the block front end, or one line at a time. Written once
+/// here; an analyzer gives only its line cap and a scratch buffer.
+pub trait LogAnalyzer: RecordSink + Sized {
+    /// The line cap of the analyzer's options.
+    fn max_line_bytes(&self) -> usize;
+    /// A buffer for a line with its `\/` unescaped.
+    fn scratch(&mut self) -> &mut Vec<u8>;
+
+    /// Read a whole input (gzip detected), one line at a time: the reference
+    /// [`read_parallel`](Self::read_parallel) is held to.
+    fn read<R: Read>(&mut self, input: R) -> Result<InputSummary, AnalyzeError> {
+        let max = self.max_line_bytes();
+        for_each_line(input, max, |line| self.push_line(line.number, line.bytes))
+    }
+
+    /// [`read`](Self::read) through the block front end: a reader thread and `workers`
+    /// parser threads (0: all on this thread); the analysis itself stays on this
+    /// thread, in input order, so the report is the same as [`read`](Self::read)'s.
+    fn read_parallel<R: Read + Send>(
+        &mut self,
+        input: R,
+        workers: usize,
+    ) -> Result<InputSummary, AnalyzeError> {
+        let max = self.max_line_bytes();
+        drive(input, max, workers, self)
+    }
+
+    /// Analyse one line (without its newline).
+    fn push_line(&mut self, line_no: u64, line: &[u8]) {
+        let mut scratch = std::mem::take(self.scratch());
+        feed_line(self, shared_finder(), &mut scratch, line_no, line);
+        *self.scratch() = scratch;
+    }
+}
+
+/// The line cap an analyzer's options give (`None`: the default).
+pub(crate) fn max_line_or_default(max: Option<usize>) -> usize {
+    max.unwrap_or(DEFAULT_MAX_LINE_BYTES)
+}
+
+/// An analyzer's per-second timeline, written as a CSV or kept in memory.
+pub(crate) trait Timed<'w>: Sized {
+    type Row: Row;
+    fn timeline_mut(&mut self) -> &mut Timeline<'w, Self::Row>;
+
+    /// Also write a per-second CSV timeline.
+    fn with_timeline(mut self, w: impl Write + 'w) -> Self {
+        *self.timeline_mut() = Timeline::to_writer(w);
+        self
+    }
+
+    /// Keep `columns` of the per-second timeline in memory instead (gap-report's charts).
+    fn with_series(mut self, columns: &'static [&'static str]) -> Self {
+        *self.timeline_mut() = Timeline::collecting(columns);
+        self
     }
 }
 

@@ -1,8 +1,6 @@
 //! The streaming analyzer: every record of the log into per-partition and per-fetcher
 //! accounting, in order.
 
-use std::io::{Read, Write};
-
 use serde::Serialize;
 
 use super::diagnose::{diagnose_error_backoff, diagnose_queue_backoff};
@@ -10,16 +8,16 @@ use super::model::{FetchLogReport, FetcherStats, PartitionFetch, ReasonCount};
 use super::{FetchLogOptions, DEFAULT_FETCH_WAIT_MAX_MS, MAX_PARTITIONS};
 use crate::error::AnalyzeError;
 use crate::fast_hash::FastMap;
-use crate::input::{for_each_line, InputSummary, DEFAULT_MAX_LINE_BYTES};
-use crate::librdkafka::{Event, Record, RecordFinder};
-use crate::pipeline::{self, RecordSink};
+use crate::input::InputSummary;
+use crate::librdkafka::{Event, Record};
+use crate::pipeline::{self, LogAnalyzer, RecordSink, Timed};
 use crate::report::{round3, us_to_ms, Dist, Examples, Span, TimestampCounts};
 use crate::requests::{Effect, RequestAccounting};
 use crate::timeline::{self, Collected, Timeline};
 
 /// One row of `--timeline`.
 #[derive(Debug, Default, Serialize)]
-struct FetchRow {
+pub(crate) struct FetchRow {
     second: i64,
     fetch_requests: u64,
     fetch_responses: u64,
@@ -96,12 +94,15 @@ pub(super) fn count_reason(list: &mut Vec<ReasonCount>, reason: &str) {
     }
 }
 
+/// Partitions checked before the hash lookup (a consumer's fetcher cycles through
+/// its partitions; the fixtures' six all hit).
+const RECENT_PARTS: usize = 8;
+
 /// The streaming analyzer behind [`analyze_fetch_log`]: feed it lines with
 /// [`push_line`](Self::push_line), then [`finish`](Self::finish). Useful when the
 /// log arrives in pieces (a probe capturing its own client's stderr).
 pub struct FetchLogAnalyzer<'w> {
     opts: FetchLogOptions,
-    finder: &'static RecordFinder,
     scratch: Vec<u8>,
     lines_read: u64,
     lines_skipped: u64,
@@ -116,16 +117,13 @@ pub struct FetchLogAnalyzer<'w> {
     part_index: FastMap<Box<[u8]>, usize>,
     key_buf: Vec<u8>,
     pooled_partitions: bool,
-    last_part: Option<usize>,
+    /// The partitions looked up last (at most [`RECENT_PARTS`]), and the slot to reuse.
+    recent_parts: Vec<usize>,
+    recent_next: usize,
     ex_queue_full: Examples,
     ex_decide_full: Examples,
     ex_error: Examples,
     timeline: Timeline<'w, FetchRow>,
-}
-
-pub(crate) fn shared_finder() -> &'static RecordFinder {
-    static FINDER: std::sync::OnceLock<RecordFinder> = std::sync::OnceLock::new();
-    FINDER.get_or_init(RecordFinder::new)
 }
 
 impl<'w> FetchLogAnalyzer<'w> {
@@ -133,7 +131,6 @@ impl<'w> FetchLogAnalyzer<'w> {
     pub fn new(opts: &FetchLogOptions) -> Self {
         FetchLogAnalyzer {
             opts: opts.clone(),
-            finder: shared_finder(),
             scratch: Vec::new(),
             lines_read: 0,
             lines_skipped: 0,
@@ -148,50 +145,13 @@ impl<'w> FetchLogAnalyzer<'w> {
             part_index: FastMap::default(),
             key_buf: Vec::new(),
             pooled_partitions: false,
-            last_part: None,
+            recent_parts: Vec::new(),
+            recent_next: 0,
             ex_queue_full: Examples::default(),
             ex_decide_full: Examples::default(),
             ex_error: Examples::default(),
             timeline: Timeline::disabled(),
         }
-    }
-
-    /// Also write a per-second CSV timeline.
-    pub fn with_timeline(mut self, w: impl Write + 'w) -> Self {
-        self.timeline = Timeline::to_writer(w);
-        self
-    }
-
-    /// Keep `columns` of the per-second timeline in memory instead (gap-report's charts).
-    pub(crate) fn with_series(mut self, columns: &'static [&'static str]) -> Self {
-        self.timeline = Timeline::collecting(columns);
-        self
-    }
-
-    /// Read a whole input (gzip detected) into the analyzer.
-    pub fn read<R: Read>(&mut self, input: R) -> Result<InputSummary, AnalyzeError> {
-        let max = self.opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
-        for_each_line(input, max, |line| self.push_line(line.number, line.bytes))
-    }
-
-    /// [`read`](Self::read) through the block front end ([`crate::pipeline`]): a reader
-    /// thread and `workers` parser threads (0: all on this thread); the analysis itself
-    /// stays on this thread, in input order, so the report is the same as
-    /// [`read`](Self::read)'s, which stays the line-at-a-time reference.
-    pub fn read_parallel<R: Read + Send>(
-        &mut self,
-        input: R,
-        workers: usize,
-    ) -> Result<InputSummary, AnalyzeError> {
-        let max = self.opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
-        pipeline::drive(input, max, workers, self)
-    }
-
-    /// Analyse one line (without its newline).
-    pub fn push_line(&mut self, line_no: u64, line: &[u8]) {
-        let (finder, mut scratch) = (self.finder, std::mem::take(&mut self.scratch));
-        pipeline::feed_line(self, finder, &mut scratch, line_no, line);
-        self.scratch = scratch;
     }
 
     fn in_window(&self, t: Option<f64>) -> bool {
@@ -403,12 +363,14 @@ impl<'w> FetchLogAnalyzer<'w> {
     }
 
     fn part(&mut self, client: Option<&str>, topic: &str, partition: i32) -> &mut PartAcc {
-        // A partition's lines come in runs: check the last one before hashing.
-        if let Some(i) = self.last_part {
+        // A partition's lines come in runs, and a fetcher cycles through a few
+        // partitions: check the last few before building the key and hashing it.
+        let hit = self.recent_parts.iter().copied().find(|&i| {
             let o = &self.parts[i].out;
-            if o.partition == partition && o.topic == topic && o.client.as_deref() == client {
-                return &mut self.parts[i];
-            }
+            o.partition == partition && o.topic == topic && o.client.as_deref() == client
+        });
+        if let Some(i) = hit {
+            return &mut self.parts[i];
         }
         self.key_buf.clear();
         self.key_buf
@@ -438,7 +400,12 @@ impl<'w> FetchLogAnalyzer<'w> {
                 i
             }
         };
-        self.last_part = Some(i);
+        if self.recent_parts.len() < RECENT_PARTS {
+            self.recent_parts.push(i);
+        } else {
+            self.recent_parts[self.recent_next] = i;
+            self.recent_next = (self.recent_next + 1) % RECENT_PARTS;
+        }
         &mut self.parts[i]
     }
 
@@ -601,6 +568,22 @@ impl OptBound for Option<f64> {
     }
     fn is_none_or_ge(&self, t: f64) -> bool {
         self.map_or(true, |b| b >= t)
+    }
+}
+
+impl LogAnalyzer for FetchLogAnalyzer<'_> {
+    fn max_line_bytes(&self) -> usize {
+        pipeline::max_line_or_default(self.opts.max_line_bytes)
+    }
+    fn scratch(&mut self) -> &mut Vec<u8> {
+        &mut self.scratch
+    }
+}
+
+impl<'w> Timed<'w> for FetchLogAnalyzer<'w> {
+    type Row = FetchRow;
+    fn timeline_mut(&mut self) -> &mut Timeline<'w, FetchRow> {
+        &mut self.timeline
     }
 }
 

@@ -32,9 +32,9 @@ mod render;
 use std::io::{Read, Write};
 
 use crate::error::AnalyzeError;
-use crate::pipeline;
+use crate::pipeline::{self, Timed};
+pub use crate::pipeline::{LogAnalyzer, RecordSink};
 
-pub(crate) use analyzer::shared_finder;
 pub use analyzer::FetchLogAnalyzer;
 pub use model::{DecideCounts, FetchLogReport, FetcherStats, PartitionFetch, ReasonCount};
 

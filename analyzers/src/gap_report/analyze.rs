@@ -14,7 +14,7 @@ use crate::gc::{analyze_gc_logs, GcInput, GcLogOptions};
 use crate::input::{Input, DEFAULT_MAX_LINE_BYTES};
 use crate::jfr::{analyze_jfr, ReportOptions};
 use crate::librdkafka::RecordFinder;
-use crate::pipeline;
+use crate::pipeline::{self, Timed};
 use crate::protocol_log::{ProtocolLogAnalyzer, ProtocolLogOptions};
 use crate::report::{round3, Diagnosis, Window};
 use crate::svg::{self, LineChart, Scale, Series};

@@ -21,6 +21,9 @@ pub(super) enum Clock {
     Wall,
 }
 
+/// Pause kinds whose resolution is kept (see [`Analyzer::pause`]).
+const PAUSE_KINDS_KEPT: usize = 8;
+
 pub(crate) struct Analyzer<'o, 'w> {
     pub(super) opts: &'o GcLogOptions,
     pub(super) files: Vec<String>,
@@ -87,8 +90,10 @@ pub(crate) struct Analyzer<'o, 'w> {
     pub(super) warnings: Vec<String>,
     /// The unescaped text of a JSON-wrapped line (see [`super::shipper`]).
     pub(super) scratch: Vec<u8>,
-    /// What the previous pause's kind resolved to.
-    pub(super) last_pause: LastPauseKind,
+    /// What the last few pause kinds resolved to (at most [`PAUSE_KINDS_KEPT`]), and
+    /// the entry to replace next.
+    pub(super) last_pauses: Vec<LastPauseKind>,
+    pub(super) next_pause_slot: usize,
 }
 
 impl<'o, 'w> Analyzer<'o, 'w> {
@@ -156,7 +161,8 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             ex_humongous: Examples::default(),
             warnings: Vec::new(),
             scratch: Vec::new(),
-            last_pause: LastPauseKind::default(),
+            last_pauses: Vec::new(),
+            next_pause_slot: 0,
         }
     }
 
@@ -391,10 +397,32 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         ms: f64,
         evacuation_failure: bool,
     ) {
-        if !self.last_pause.is(kind, subkind, cause) {
-            self.last_pause = self.resolve_pause_kind(kind, subkind, cause);
-        }
-        if let Some(c) = self.last_pause.hint {
+        // The last few kinds, not only the last one: a G1 log alternates Normal and
+        // Concurrent Start pauses, and resolving again each time (strings copied, a
+        // cause searched for `Humongous`) was ~5 % of a dense log. Resolving is a pure
+        // find-or-add, so a kind resolves to the same entries however often it is asked.
+        let at = match self
+            .last_pauses
+            .iter()
+            .position(|p| p.is(kind, subkind, cause))
+        {
+            Some(i) => i,
+            None => {
+                let r = self.resolve_pause_kind(kind, subkind, cause);
+                if self.last_pauses.len() < PAUSE_KINDS_KEPT {
+                    self.last_pauses.push(r);
+                    self.last_pauses.len() - 1
+                } else {
+                    let i = self.next_pause_slot;
+                    self.next_pause_slot = (i + 1) % PAUSE_KINDS_KEPT;
+                    self.last_pauses[i] = r;
+                    i
+                }
+            }
+        };
+        let lp = &self.last_pauses[at];
+        let (hint, idx, cause_idx, humongous) = (lp.hint, lp.type_idx, lp.cause_idx, lp.humongous);
+        if let Some(c) = hint {
             if c == Collector::ZgcGenerational {
                 self.named.retain(|&n| n != Collector::Zgc);
             }
@@ -404,12 +432,11 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         self.all.record(us);
         self.total_ms += ms;
         self.max_ms = self.max_ms.max(ms);
-        let idx = self.last_pause.type_idx;
         self.types[idx].dist.record(us);
         self.types[idx].total_ms += ms;
-        if let Some(i) = self.last_pause.cause_idx {
+        if let Some(i) = cause_idx {
             self.causes[i].count += 1;
-            if self.last_pause.humongous {
+            if humongous {
                 self.humongous.gcs_caused += 1;
                 let text = self.example_text(raw);
                 self.ex_humongous.offer(line_no, &text);

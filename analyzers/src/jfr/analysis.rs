@@ -52,6 +52,8 @@ pub(crate) struct Aggregator {
     alloc: HashMap<Rc<str>, AllocAcc>,
     alloc_source: Option<&'static str>,
     locks: HashMap<Rc<str>, LockAcc>,
+    /// Scratch for the `address:port` key of a socket event.
+    address_key: String,
 }
 
 /// Events of one type.
@@ -116,6 +118,24 @@ struct LockAcc {
     count: u64,
     total_ns: u128,
     max_ns: i64,
+}
+
+/// `:` and `n` in decimal onto `s` (what `write!(s, ":{n}")` writes, without the
+/// formatting machinery: a socket event's port, 146,000 times on a 5 MB recording).
+fn push_decimal(s: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    s.push(':');
+    // SAFETY: ASCII digits are valid UTF-8.
+    s.push_str(unsafe { std::str::from_utf8_unchecked(&digits[i..]) });
 }
 
 /// Frames whose presence in a sample means the thread was in a socket read
@@ -200,12 +220,19 @@ impl Aggregator {
             a.last_ns = Some(a.last_ns.map_or(t_ns, |l| l.max(t_ns)));
         };
         add(self.socket.entry((op, thread.clone())).or_default());
-        let addr = if port > 0 {
-            format!("{address}:{port}")
-        } else {
-            address.to_string()
-        };
-        add(self.socket_by_address.entry((op, addr)).or_default());
+        // The address key is built in a kept buffer: a new String per event was a
+        // seventh of a socket recording's instructions.
+        let mut key = (op, std::mem::take(&mut self.address_key));
+        key.1.clear();
+        key.1.push_str(address);
+        if port > 0 {
+            push_decimal(&mut key.1, port as u64);
+        }
+        match self.socket_by_address.get_mut(&key) {
+            Some(a) => add(a),
+            None => add(self.socket_by_address.entry(key.clone()).or_default()),
+        }
+        self.address_key = key.1;
     }
 
     /// `n` samples of `thread` with this stack (top frame first).
@@ -1274,6 +1301,15 @@ mod tests {
             "java.util.zip.Deflater.deflateBytesBytes"
         );
         assert_eq!(r.hot_methods[0].self_samples, 96);
+    }
+
+    #[test]
+    fn a_port_is_written_as_format_writes_it() {
+        for n in [1u64, 9, 10, 9092, 65535, u64::MAX] {
+            let mut s = String::from("10.0.0.1");
+            push_decimal(&mut s, n);
+            assert_eq!(s, format!("10.0.0.1:{n}"));
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::fast_hash::FastMap;
 use std::rc::Rc;
 
 use super::analysis::{frame_name, Aggregator, Jvm, SocketOp};
-use super::reader::{Chunk, Class, Decoder, Value, CHECKPOINT_TYPE, METADATA_TYPE};
+use super::reader::{Chunk, Class, Decoder, Lite, LiteStep, Value, CHECKPOINT_TYPE, METADATA_TYPE};
 
 /// The event types the report reads.
 #[derive(Debug, Clone, Copy)]
@@ -123,6 +123,106 @@ impl<'c> Names<'c> {
     }
 }
 
+/// Where a socket event class keeps the fields the report reads.
+struct SocketFields {
+    thread: Option<usize>,
+    bytes: Option<usize>,
+    start: Option<usize>,
+    duration: Option<usize>,
+    address: Option<usize>,
+    host: Option<usize>,
+    port: Option<usize>,
+    /// How each field reads (see [`Decoder::lite_plan`]).
+    plan: Vec<LiteStep>,
+}
+
+impl SocketFields {
+    fn of(class: &Class, op: SocketOp, dec: &Decoder<'_>) -> Self {
+        SocketFields {
+            plan: dec.lite_plan(class),
+            thread: class.field("eventThread"),
+            bytes: class.field(match op {
+                SocketOp::Read => "bytesRead",
+                SocketOp::Write => "bytesWritten",
+            }),
+            start: class.field("startTime"),
+            duration: class.field("duration"),
+            address: class.field("address"),
+            host: class.field("host"),
+            port: class.field("port"),
+        }
+    }
+}
+
+/// A number field as the full path reads it (`resolve`, then `as_i64`).
+fn lite_i64(chunk: &Chunk, l: Lite<'_>) -> Option<i64> {
+    match l {
+        Lite::Int(v) => Some(v),
+        Lite::Float(v) => Some(v as i64),
+        Lite::Ref(c, k) => chunk.resolve_key(c, k).as_i64(),
+        _ => None,
+    }
+}
+
+/// A string field as the full path reads it (`resolve`, then `Chunk::str`).
+fn lite_str<'c>(chunk: &'c Chunk, l: Lite<'c>) -> Option<&'c str> {
+    match l {
+        Lite::Str(s) => Some(s),
+        Lite::Ref(c, k) => chunk.str(chunk.resolve_key(c, k)),
+        _ => None,
+    }
+}
+
+/// One socket event from its [`Lite`] fields, as the full path's `Handler::Socket`
+/// arm reads it; false (nothing done) when a field it reads is `Lite::Other`.
+fn socket_lite<'c>(
+    chunk: &'c Chunk,
+    names: &mut Names<'c>,
+    agg: &mut Aggregator,
+    op: SocketOp,
+    sf: &SocketFields,
+    lite: &[Lite<'c>],
+) -> bool {
+    let get = |i: Option<usize>| i.and_then(|i| lite.get(i)).copied().unwrap_or(Lite::Null);
+    let (thread, bytes, start, dur, addr, host, port) = (
+        get(sf.thread),
+        get(sf.bytes),
+        get(sf.start),
+        get(sf.duration),
+        get(sf.address),
+        get(sf.host),
+        get(sf.port),
+    );
+    if [thread, bytes, start, dur, addr, host, port]
+        .iter()
+        .any(|l| matches!(l, Lite::Other))
+    {
+        return false;
+    }
+    let h = &chunk.header;
+    let t = names.thread(&thread.value());
+    let bytes = lite_i64(chunk, bytes).unwrap_or(0);
+    let start = lite_i64(chunk, start)
+        .map(|t| h.ticks_to_nanos(t))
+        .unwrap_or(h.start_nanos);
+    let dur = lite_i64(chunk, dur)
+        .map(|d| h.ticks_to_duration(d))
+        .unwrap_or(0);
+    let addr = lite_str(chunk, addr).unwrap_or("");
+    let host = lite_str(chunk, host).unwrap_or("");
+    let shown = if addr.is_empty() { host } else { addr };
+    agg.socket(
+        op,
+        &t,
+        shown,
+        lite_i64(chunk, port).unwrap_or(0),
+        bytes,
+        start,
+        dur,
+    );
+    true
+}
+
 /// Feed one chunk's events into `agg`; returns how many of the events the report
 /// reads did not decode (counted, not analysed).
 pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
@@ -136,16 +236,21 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
     for class in md.classes.values().filter(|c| c.is_event()) {
         agg.declare(&class.name);
     }
+    let dec = Decoder { md };
     let mut handlers: FastMap<i64, (Handler, &Class)> = FastMap::default();
+    let mut socket_fields: FastMap<i64, SocketFields> = FastMap::default();
     for class in md.classes.values() {
         if let Some(hd) = handler(&class.name) {
             handlers.insert(class.id, (hd, class));
+            if let Handler::Socket(op) = hd {
+                socket_fields.insert(class.id, SocketFields::of(class, op, &dec));
+            }
         }
     }
+    let mut lite = Vec::new();
     // Counts per type id first (cheap), names at the end.
     let mut counts: FastMap<i64, (u64, u64)> = FastMap::default();
     let mut sample_counts: FastMap<(i64, i64), u64> = FastMap::default();
-    let dec = Decoder { md };
     let mut names = Names::new(chunk);
     for ev in &chunk.events {
         let c = counts.entry(ev.type_id).or_default();
@@ -154,6 +259,20 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
         let Some(&(hd, class)) = handlers.get(&ev.type_id) else {
             continue;
         };
+        if let Handler::Socket(op) = hd {
+            // Nearly every event of a socket recording: its fields read in place,
+            // nothing allocated; the full decoding below only when a field is not
+            // one that reads so (an inline object, a string not in UTF-8).
+            let mut cur = chunk.cursor(ev);
+            let sf = &socket_fields[&ev.type_id];
+            if dec
+                .event_lite_planned(&mut cur, class, &sf.plan, &mut lite)
+                .is_ok()
+                && socket_lite(chunk, &mut names, agg, op, sf, &lite)
+            {
+                continue;
+            }
+        }
         let mut cur = chunk.cursor(ev);
         // An event that does not decode is still counted; its values are skipped.
         let Ok(fields) = dec.event(&mut cur, class) else {

@@ -391,6 +391,20 @@ pub(crate) const ANCHORS: &[&str] = &[
 
 /// Parse the body whose anchor `ANCHORS[pattern]` starts at `at` in `line`.
 pub(crate) fn parse_at(line: &[u8], pattern: usize, at: usize) -> Option<Parsed<'_>> {
+    parse_at_known(line, pattern, at, None)
+}
+
+/// A `<topic> [<partition>]: ` prefix already parsed forward, ending where the
+/// anchor starts: (topic, partition, where the topic starts). What
+/// [`topic_partition_before`] would find there, so it need not scan the topic again.
+type KnownPrefix<'a> = Option<(&'a str, i32, usize)>;
+
+fn parse_at_known<'a>(
+    line: &'a [u8],
+    pattern: usize,
+    at: usize,
+    known: KnownPrefix<'a>,
+) -> Option<Parsed<'a>> {
     let mut c = Cur::new(line, at + ANCHORS[pattern].len());
     let mut start = at;
     let event = match pattern {
@@ -399,13 +413,13 @@ pub(crate) fn parse_at(line: &[u8], pattern: usize, at: usize) -> Option<Parsed<
         2 => parse_retrying(&mut c)?,
         3 => parse_timed_out(&mut c)?,
         4 => {
-            let (ev, prefix_start) = parse_fetch(&mut c, line, at)?;
+            let (ev, prefix_start) = parse_fetch(&mut c, line, at, known)?;
             start = prefix_start;
             ev
         }
         5 => parse_topic(&mut c)?,
         6 => {
-            let (ev, prefix_start) = parse_messageset(&mut c, line, at)?;
+            let (ev, prefix_start) = parse_messageset(&mut c, line, at, known)?;
             start = prefix_start;
             ev
         }
@@ -442,15 +456,26 @@ pub(crate) fn parse_body(line: &[u8], at: usize) -> Option<Parsed<'_>> {
     // `<topic> [<p>]: ` then `Fetch backoff for`, `Produce MessageSet with` or
     // `MessageSet with`.
     let mut c = Cur::new(line, at);
-    topic_partition(&mut c)?;
+    let (topic, partition) = topic_partition(&mut c)?;
+    let digits_end = c.i - 1; // before the `]`
     c.lit(b": ")?;
+    // The prefix as `topic_partition_before` reads it backward from the anchor: the
+    // same topic when no topic byte precedes it, the same partition when it has at
+    // most 10 digits (the backward reader's limit; longer ones are left to it).
+    let digits = line[..digits_end]
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let alone = at == 0 || !is_topic_byte(line[at - 1]);
+    let known = (alone && digits <= 10).then_some((topic, partition, at));
     let rest = c.rest();
     if rest.starts_with(b"Fetch ") {
-        parse_at(line, 4, c.i)
+        parse_at_known(line, 4, c.i, known)
     } else if rest.starts_with(b"Produce MessageSet with ") {
-        parse_at(line, 6, c.i + b"Produce ".len())
+        parse_at_known(line, 6, c.i + b"Produce ".len(), known)
     } else if rest.starts_with(b"MessageSet with ") {
-        parse_at(line, 6, c.i)
+        parse_at_known(line, 6, c.i, known)
     } else {
         None
     }
@@ -641,7 +666,7 @@ fn parse_timed_out<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
 /// `<topic> [<partition>]` forward from the cursor.
 fn topic_partition<'a>(c: &mut Cur<'a>) -> Option<(&'a str, i32)> {
     let save = c.i;
-    let topic = c.take_while(is_topic_byte);
+    let topic = c.take_topic();
     if topic.is_empty() || c.lit(b" [").is_none() {
         c.i = save;
         return None;
@@ -704,7 +729,12 @@ fn reason_text<'a>(c: &mut Cur<'a>) -> &'a str {
     text.trim_end()
 }
 
-fn parse_fetch<'a>(c: &mut Cur<'a>, line: &'a [u8], at: usize) -> Option<(Event<'a>, usize)> {
+fn parse_fetch<'a>(
+    c: &mut Cur<'a>,
+    line: &'a [u8],
+    at: usize,
+    known: KnownPrefix<'a>,
+) -> Option<(Event<'a>, usize)> {
     if c.opt(b"backoff for ") {
         let backoff_ms = c.uint()?;
         c.lit(b"ms")?;
@@ -713,7 +743,8 @@ fn parse_fetch<'a>(c: &mut Cur<'a>, line: &'a [u8], at: usize) -> Option<(Event<
         } else {
             None
         };
-        if let Some((topic, partition, start)) = topic_partition_before(line, at) {
+        if let Some((topic, partition, start)) = known.or_else(|| topic_partition_before(line, at))
+        {
             return Some((
                 EventOf::PartitionFetchBackoff {
                     topic,
@@ -815,10 +846,18 @@ fn parse_topic<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
     })
 }
 
-fn parse_messageset<'a>(c: &mut Cur<'a>, line: &'a [u8], at: usize) -> Option<(Event<'a>, usize)> {
+fn parse_messageset<'a>(
+    c: &mut Cur<'a>,
+    line: &'a [u8],
+    at: usize,
+    known: KnownPrefix<'a>,
+) -> Option<(Event<'a>, usize)> {
     let produce = line[..at].ends_with(b"Produce ");
     let tp_end = if produce { at - b"Produce ".len() } else { at };
-    let (topic, partition, start) = topic_partition_before(line, tp_end)?;
+    let (topic, partition, start) = match known {
+        Some(k) => k,
+        None => topic_partition_before(line, tp_end)?,
+    };
     let messages = c.uint()?;
     c.lit(b" message(s) (")?;
     if produce {

@@ -417,3 +417,39 @@ fn json_slashes_are_unescaped() {
     ));
     assert_eq!(out, br"k:9092/1: Fetch 6/6/6 toppar(s) \\n".to_vec());
 }
+
+/// The raw path parses a `<topic> [<p>]: ` prefix forward and hands it to the body
+/// parser ([`event::parse_body`]); the anchor path finds it backward from the anchor.
+/// Both must give the same record, also for a partition of more than 10 digits (the
+/// backward reader's limit, where the forward one defers to it).
+#[test]
+fn a_topic_prefix_parsed_forward_is_the_one_found_backward() {
+    let bodies = [
+        ("kgap.t-1 [4]: Produce MessageSet with 15 message(s) (15556 bytes, ApiVersion 10, MsgVersion 2, MsgId 0, BaseSeq -1, PID{Invalid}, uncompressed)", "MessageSet with "),
+        ("kgap.t-1 [4]: MessageSet with 15 message(s) (MsgId 0, BaseSeq -1) delivered", "MessageSet with "),
+        ("kgap.t-1 [5]: MessageSet with 3 message(s) (MsgId 0, BaseSeq -1) encountered error: Broker: Not leader (actions Refresh)", "MessageSet with "),
+        ("t_x [-1]: Fetch backoff for 1000ms: fetch queue full", "Fetch "),
+        ("t [2147483647]: Fetch backoff for 5ms", "Fetch "),
+        ("t [00000000004]: Fetch backoff for 5ms", "Fetch "),
+        ("t [00000000004]: MessageSet with 1 message(s) (MsgId 0, BaseSeq -1) delivered", "MessageSet with "),
+    ];
+    for (body, anchor) in bodies {
+        for head in ["127.0.0.1:9092/1: ", ""] {
+            let line = format!("{head}{body}");
+            let at = head.len();
+            let pattern = event::ANCHORS.iter().position(|a| *a == anchor).unwrap();
+            let anchor_at = at + body.find(anchor).unwrap();
+            let forward = event::parse_body(line.as_bytes(), at)
+                .map(|p| format!("{:?} {} {}", p.event, p.start, p.end));
+            let backward = event::parse_at(line.as_bytes(), pattern, anchor_at)
+                .map(|p| format!("{:?} {} {}", p.event, p.start, p.end));
+            assert_eq!(forward, backward, "{line}");
+            // An 11-digit partition: no MessageSet record; a broker-level backoff.
+            let long = body.contains("[000");
+            assert_eq!(forward.is_none(), long && anchor != "Fetch ", "{line}");
+            if long && anchor == "Fetch " {
+                assert!(forward.unwrap().starts_with("BrokerFetchBackoff"), "{line}");
+            }
+        }
+    }
+}

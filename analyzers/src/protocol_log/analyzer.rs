@@ -1,24 +1,21 @@
 //! The streaming analyzer: every record of the log into the accounting, in order.
 
-use std::io::{Read, Write};
-
 use serde::Serialize;
 
 use super::diagnose::{diagnose_ceiling, diagnose_inflight, diagnose_timeouts};
 use super::model::{bump, produce_shapes, MessagesPerRequest, ProtocolLogReport, TimeoutSummary};
 use super::ProtocolLogOptions;
 use crate::error::AnalyzeError;
-use crate::fetch_log::shared_finder;
-use crate::input::{for_each_line, InputSummary, DEFAULT_MAX_LINE_BYTES};
-use crate::librdkafka::{Event, Record, RecordFinder};
-use crate::pipeline::{self, RecordSink};
+use crate::input::InputSummary;
+use crate::librdkafka::{Event, Record};
+use crate::pipeline::{self, LogAnalyzer, RecordSink, Timed};
 use crate::report::{round3, Dist, ExampleLine, Examples, Span, TimestampCounts, EXAMPLE_CHARS};
 use crate::requests::{Effect, RequestAccounting};
 use crate::timeline::{self, Collected, Timeline};
 
 /// One row of `--timeline`.
 #[derive(Debug, Default, Serialize)]
-struct ProtocolRow {
+pub(crate) struct ProtocolRow {
     second: i64,
     requests: u64,
     request_bytes: u64,
@@ -92,7 +89,6 @@ impl Slowest {
 /// The streaming analyzer behind [`analyze_protocol_log`].
 pub struct ProtocolLogAnalyzer<'w> {
     opts: ProtocolLogOptions,
-    finder: &'static RecordFinder,
     scratch: Vec<u8>,
     lines_read: u64,
     lines_skipped: u64,
@@ -118,7 +114,6 @@ impl<'w> ProtocolLogAnalyzer<'w> {
     pub fn new(opts: &ProtocolLogOptions) -> Self {
         ProtocolLogAnalyzer {
             opts: opts.clone(),
-            finder: shared_finder(),
             scratch: Vec::new(),
             lines_read: 0,
             lines_skipped: 0,
@@ -138,44 +133,6 @@ impl<'w> ProtocolLogAnalyzer<'w> {
             slowest_produce: Slowest::default(),
             timeline: Timeline::disabled(),
         }
-    }
-
-    /// Also write a per-second CSV timeline.
-    pub fn with_timeline(mut self, w: impl Write + 'w) -> Self {
-        self.timeline = Timeline::to_writer(w);
-        self
-    }
-
-    /// Keep `columns` of the per-second timeline in memory instead (gap-report's charts).
-    pub(crate) fn with_series(mut self, columns: &'static [&'static str]) -> Self {
-        self.timeline = Timeline::collecting(columns);
-        self
-    }
-
-    /// Read a whole input (gzip detected) into the analyzer.
-    pub fn read<R: Read>(&mut self, input: R) -> Result<InputSummary, AnalyzeError> {
-        let max = self.opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
-        for_each_line(input, max, |line| self.push_line(line.number, line.bytes))
-    }
-
-    /// [`read`](Self::read) through the block front end ([`crate::pipeline`]): a reader
-    /// thread and `workers` parser threads (0: all on this thread); the analysis itself
-    /// stays on this thread, in input order, so the report is the same as
-    /// [`read`](Self::read)'s, which stays the line-at-a-time reference.
-    pub fn read_parallel<R: Read + Send>(
-        &mut self,
-        input: R,
-        workers: usize,
-    ) -> Result<InputSummary, AnalyzeError> {
-        let max = self.opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
-        pipeline::drive(input, max, workers, self)
-    }
-
-    /// Analyse one line (without its newline).
-    pub fn push_line(&mut self, line_no: u64, line: &[u8]) {
-        let (finder, mut scratch) = (self.finder, std::mem::take(&mut self.scratch));
-        pipeline::feed_line(self, finder, &mut scratch, line_no, line);
-        self.scratch = scratch;
     }
 
     fn record_impl(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>) {
@@ -407,6 +364,22 @@ impl<'w> ProtocolLogAnalyzer<'w> {
             warnings,
         };
         Ok((report, collected))
+    }
+}
+
+impl LogAnalyzer for ProtocolLogAnalyzer<'_> {
+    fn max_line_bytes(&self) -> usize {
+        pipeline::max_line_or_default(self.opts.max_line_bytes)
+    }
+    fn scratch(&mut self) -> &mut Vec<u8> {
+        &mut self.scratch
+    }
+}
+
+impl<'w> Timed<'w> for ProtocolLogAnalyzer<'w> {
+    type Row = ProtocolRow;
+    fn timeline_mut(&mut self) -> &mut Timeline<'w, ProtocolRow> {
+        &mut self.timeline
     }
 }
 

@@ -28,7 +28,8 @@ mod render;
 use std::io::{Read, Write};
 
 use crate::error::AnalyzeError;
-use crate::pipeline;
+use crate::pipeline::{self, Timed};
+pub use crate::pipeline::{LogAnalyzer, RecordSink};
 
 pub use analyzer::ProtocolLogAnalyzer;
 pub use model::{

@@ -1,6 +1,7 @@
 //! The binaries read on several cores: their reports must equal the sequential ones.
 
 use kgap_analyzers::fetch_log::{FetchLogAnalyzer, FetchLogOptions};
+use kgap_analyzers::protocol_log::LogAnalyzer;
 use kgap_analyzers::protocol_log::{ProtocolLogAnalyzer, ProtocolLogOptions};
 
 use crate::common::*;
