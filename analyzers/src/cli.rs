@@ -142,7 +142,12 @@ pub fn unusable_message(
             ));
         }
     }
-    if lines == 0 {
+    if let Some(c) = &input.gzip_cut {
+        msg.push_str(&format!(
+            "\n{tool}: {name}: {}",
+            crate::input::gzip_cut_warning(c, input.bytes_read)
+        ));
+    } else if lines == 0 {
         msg.push_str(&format!("\n{tool}: {name}: the input is empty"));
     }
     msg.push_str(&format!("\n{tool}: hint: {hint}"));

@@ -5,6 +5,7 @@
 //! skipped up to the next newline, and counted).
 
 use std::io::{self, Cursor, Read};
+use std::sync::{Arc, OnceLock};
 
 use crate::error::AnalyzeError;
 
@@ -19,7 +20,22 @@ pub enum Input<R: Read> {
     /// Not gzip: the peeked bytes, then the rest.
     Plain(io::Chain<Cursor<Vec<u8>>, R>),
     /// gzip (one or more members, as `cat a.gz b.gz` makes).
-    Gzip(Box<flate2::read::MultiGzDecoder<io::Chain<Cursor<Vec<u8>>, R>>>),
+    Gzip(
+        Box<flate2::read::MultiGzDecoder<io::Chain<Cursor<Vec<u8>>, R>>>,
+        GzipCut,
+    ),
+}
+
+/// Set when a gzip stream ends before its end (a file copied while it was written, or
+/// truncated): the decoder's words. The input then reads as ended, so what inflated before
+/// the cut is analysed, and the reports say where it stopped.
+#[derive(Debug, Clone, Default)]
+pub struct GzipCut(Arc<OnceLock<String>>);
+
+impl GzipCut {
+    pub fn get(&self) -> Option<String> {
+        self.0.get().cloned()
+    }
 }
 
 impl<R: Read> Input<R> {
@@ -38,7 +54,10 @@ impl<R: Read> Input<R> {
         let gzip = magic == [0x1f, 0x8b];
         let chained = Cursor::new(magic).chain(inner);
         Ok(if gzip {
-            Input::Gzip(Box::new(flate2::read::MultiGzDecoder::new(chained)))
+            Input::Gzip(
+                Box::new(flate2::read::MultiGzDecoder::new(chained)),
+                GzipCut::default(),
+            )
         } else {
             Input::Plain(chained)
         })
@@ -46,7 +65,15 @@ impl<R: Read> Input<R> {
 
     /// True when the input was gzip.
     pub fn is_gzip(&self) -> bool {
-        matches!(self, Input::Gzip(_))
+        matches!(self, Input::Gzip(..))
+    }
+
+    /// The handle that says, once the input is read, whether a gzip stream was cut short.
+    pub fn gzip_cut(&self) -> GzipCut {
+        match self {
+            Input::Plain(_) => GzipCut::default(),
+            Input::Gzip(_, cut) => cut.clone(),
+        }
     }
 }
 
@@ -54,9 +81,24 @@ impl<R: Read> Read for Input<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Input::Plain(r) => r.read(buf),
-            Input::Gzip(r) => r.read(buf),
+            // A stream cut short ends here; a corrupt one (InvalidInput) stays an error.
+            Input::Gzip(r, cut) => match r.read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                    let _ = cut.0.set(e.to_string());
+                    Ok(0)
+                }
+                other => other,
+            },
         }
     }
+}
+
+/// The warning every report gives for a gzip stream cut short.
+pub fn gzip_cut_warning(decoder: &str, bytes_read: u64) -> String {
+    format!(
+        "the gzip stream ends early ({decoder}) after {bytes_read} decompressed bytes: the \
+         report covers the part before the cut"
+    )
 }
 
 /// One line handed out by [`LineReader`], without its `\n` (and `\r`).
@@ -241,6 +283,9 @@ pub struct InputSummary {
     pub binary_at_offset: Option<u64>,
     /// The last line had no newline (a log cut mid-write).
     pub unterminated_last_line: bool,
+    /// gzip: the stream ended early (the decoder's words); what came before was analysed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gzip_cut: Option<String>,
 }
 
 /// Read `input` line by line (gzip detected), calling `on_line` for each line.
@@ -251,6 +296,7 @@ pub(crate) fn for_each_line<R: Read>(
 ) -> Result<InputSummary, AnalyzeError> {
     let input = Input::detect(input).map_err(AnalyzeError::Read)?;
     let gzip = input.is_gzip();
+    let cut = input.gzip_cut();
     let mut reader = LineReader::with_limits(input, DEFAULT_BUFFER_BYTES, max_line);
     let mut truncated = 0;
     loop {
@@ -274,6 +320,7 @@ pub(crate) fn for_each_line<R: Read>(
         lines_truncated: truncated,
         binary_at_offset: reader.first_nul(),
         unterminated_last_line: reader.unterminated_last_line(),
+        gzip_cut: cut.get(),
     })
 }
 

@@ -222,10 +222,11 @@ struct BlockReader<R> {
     unterminated_last_line: bool,
     lines_truncated: u64,
     seq: u64,
+    cut: crate::input::GzipCut,
 }
 
 impl<R: Read> BlockReader<R> {
-    fn new(inner: R, gzip: bool, max_line: usize) -> Self {
+    fn new(inner: R, gzip: bool, cut: crate::input::GzipCut, max_line: usize) -> Self {
         let max_line = max_line.max(1);
         BlockReader {
             inner,
@@ -240,6 +241,7 @@ impl<R: Read> BlockReader<R> {
             unterminated_last_line: false,
             lines_truncated: 0,
             seq: 0,
+            cut,
         }
     }
 
@@ -356,6 +358,7 @@ impl<R: Read> BlockReader<R> {
             lines_truncated: self.lines_truncated,
             binary_at_offset: self.first_nul,
             unterminated_last_line: self.unterminated_last_line,
+            gzip_cut: self.cut.get(),
         }
     }
 }
@@ -372,7 +375,8 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
     let max_line = max_line.clamp(1, 1 << 30);
     let input = Input::detect(input).map_err(AnalyzeError::Read)?;
     let gzip = input.is_gzip();
-    let mut reader = BlockReader::new(input, gzip, max_line);
+    let cut = input.gzip_cut();
+    let mut reader = BlockReader::new(input, gzip, cut, max_line);
     if workers == 0 {
         let finder = RecordFinder::new();
         let mut scratch = Vec::new();

@@ -500,6 +500,9 @@ impl<'w> FetchLogAnalyzer<'w> {
                 input.lines_truncated
             ));
         }
+        if let Some(c) = &input.gzip_cut {
+            warnings.push(crate::input::gzip_cut_warning(c, input.bytes_read));
+        }
         let mut diagnoses = Vec::new();
         diagnose_queue_backoff(
             &mut diagnoses,

@@ -195,6 +195,12 @@ fn librdkafka_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
         Ok(s) => s,
         Err(e) => return unusable(e),
     };
+    o.cut = input.gzip_cut.as_ref().map(|c| {
+        format!(
+            "cut at byte {} of its gzip stream ({c}: a truncated copy)",
+            input.bytes_read
+        )
+    });
     let (records, lines);
     let protocol = pa
         .finish_with_series(input.clone())
@@ -347,12 +353,18 @@ fn gc_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
                 .map(|f| format!("{:.0}% in GC", f * 100.0))
                 .unwrap_or_else(|| "-".into())
         ),
-        cut: report.input.unterminated_last_line.then(|| {
-            format!(
-                "cut at byte {} (its last line has no newline: a running JVM, or a truncated copy)",
+        cut: match &report.input.gzip_cut {
+            Some(c) => Some(format!(
+                "cut at byte {} of its gzip stream ({c}: a truncated copy)",
                 report.input.bytes
-            )
-        }),
+            )),
+            None => report.input.unterminated_last_line.then(|| {
+                format!(
+                    "cut at byte {} (its last line has no newline: a running JVM, or a truncated copy)",
+                    report.input.bytes
+                )
+            }),
+        },
         ..Outcome::default()
     };
     for d in &report.diagnoses {

@@ -402,8 +402,14 @@ pub(crate) fn head(path: &Path) -> Result<(Vec<u8>, bool), String> {
     let f = fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
     let input = Input::detect(f).map_err(|e| format!("cannot read: {e}"))?;
     let gzip = input.is_gzip();
+    let cut = input.gzip_cut();
     let mut head = Vec::with_capacity(sniff::HEAD_BYTES);
     match input.take(sniff::HEAD_BYTES as u64).read_to_end(&mut head) {
+        // Cut before anything inflated: not an empty file, a broken gzip.
+        Ok(_) if head.is_empty() && cut.get().is_some() => Err(format!(
+            "looks like gzip but does not decompress: {}",
+            cut.get().unwrap_or_default()
+        )),
         Ok(_) => Ok((head, gzip)),
         // A gzip stream cut short still gives its head; the analyzer then says where it broke.
         Err(_) if gzip && !head.is_empty() => Ok((head, gzip)),

@@ -35,13 +35,19 @@ pub(crate) fn stats_file(path: &Path, rel: &str, opts: &Options) -> Outcome {
             report.clients.len(),
             report.headline
         ),
-        cut: (report.input.truncated_objects > 0).then(|| {
-            format!(
-                "cut short: {} statistics object(s) end mid-object (a log still being written, \
-                 or a truncated copy)",
-                report.input.truncated_objects
-            )
-        }),
+        cut: match &report.input.gzip_cut {
+            Some(c) => Some(format!(
+                "cut at byte {} of its gzip stream ({c}: a truncated copy)",
+                report.input.bytes_read
+            )),
+            None => (report.input.truncated_objects > 0).then(|| {
+                format!(
+                    "cut short: {} statistics object(s) end mid-object (a log still being \
+                     written, or a truncated copy)",
+                    report.input.truncated_objects
+                )
+            }),
+        },
         ..Outcome::default()
     };
     for d in &report.diagnoses {

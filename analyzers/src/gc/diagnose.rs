@@ -201,7 +201,10 @@ fn unsupported_reason(a: &Analyzer<'_, '_>, events: u64, no_collector: bool) -> 
     }
     let s = &a.summary;
     if s.bytes == 0 {
-        return Some("empty input".into());
+        return Some(match &s.gzip_cut {
+            Some(c) => crate::input::gzip_cut_warning(c, 0),
+            None => "empty input".into(),
+        });
     }
     if let Some(off) = s.binary_at_offset {
         let what = if a.jfr_magic {

@@ -108,6 +108,7 @@ pub fn analyze_gc_logs<'a, 'w>(
         a.files.push(input.name);
         let input = Input::detect(input.reader).map_err(AnalyzeError::Read)?;
         let gzip = input.is_gzip();
+        let cut = input.gzip_cut();
         a.summary.gzip |= gzip;
         a.first_line_of_file = true;
         let s = scan::scan(input, &ac, opts.buffer_bytes, &mut a).map_err(|source| {
@@ -121,6 +122,15 @@ pub fn analyze_gc_logs<'a, 'w>(
             }
         })?;
         a.end_of_file(&s);
+        if let Some(c) = cut.get() {
+            let w = format!(
+                "{}: {}",
+                a.files[index],
+                crate::input::gzip_cut_warning(&c, s.bytes)
+            );
+            a.warnings.push(w);
+            a.summary.gzip_cut.get_or_insert(c);
+        }
     }
     a.finish(with_timeline)
 }

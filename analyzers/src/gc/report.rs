@@ -96,6 +96,9 @@ pub struct GcInputSummary {
     pub lines_truncated: u64,
     pub binary_at_offset: Option<u64>,
     pub unterminated_last_line: bool,
+    /// A gzip file's stream ended early (the decoder's words); what came before was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gzip_cut: Option<String>,
 }
 
 /// The report: the documented JSON contract of `analyze-gc-log --json`.

@@ -22,8 +22,6 @@
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read};
 
-use flate2::read::MultiGzDecoder;
-
 pub mod analysis;
 mod binary;
 mod json;
@@ -52,9 +50,18 @@ pub fn analyze_jfr<R: Read>(
     let head = input.fill_buf().map_err(AnalyzeError::Read)?;
     // Recordings and exports are often passed around gzip'd (`.jfr.gz`, `.json.gz`).
     if head.starts_with(&[0x1f, 0x8b]) {
-        let gz = BufReader::with_capacity(BUF, MultiGzDecoder::new(input));
-        let mut report = analyze_buffered(gz, name, opts)?;
+        // A stream cut short reads as ended there: the recording is then cut, and said so.
+        let gz = crate::input::Input::detect(input).map_err(AnalyzeError::Read)?;
+        let cut = gz.gzip_cut();
+        let mut report = analyze_buffered(BufReader::with_capacity(BUF, gz), name, opts)?;
         report.input.format.push_str("+gzip");
+        if let Some(c) = cut.get() {
+            report.input.cut_at_byte.get_or_insert(report.input.bytes);
+            report
+                .input
+                .problems
+                .push(crate::input::gzip_cut_warning(&c, report.input.bytes));
+        }
         return Ok(report);
     }
     analyze_buffered(input, name, opts)

@@ -317,6 +317,9 @@ impl<'w> ProtocolLogAnalyzer<'w> {
                 input.lines_truncated
             ));
         }
+        if let Some(c) = &input.gzip_cut {
+            warnings.push(crate::input::gzip_cut_warning(c, input.bytes_read));
+        }
         let (_, late) = self.timeline.finish()?;
         let collected = self.timeline.collected.take();
         if late > 0 {

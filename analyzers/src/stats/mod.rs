@@ -357,6 +357,9 @@ impl<'o, 'w> Analysis<'o, 'w> {
             ));
         }
         let i = &self.input;
+        if let Some(c) = &i.gzip_cut {
+            warnings.push(crate::input::gzip_cut_warning(c, i.bytes_read));
+        }
         let bad = i.invalid_objects + i.truncated_objects + i.oversized_objects;
         if bad > 0 {
             warnings.push(format!(
@@ -400,6 +403,7 @@ pub fn analyze_stats_with_timeline<R: Read>(
 ) -> Result<StatsReport, AnalyzeError> {
     let input = Input::detect(input).map_err(AnalyzeError::Read)?;
     let gzip = input.is_gzip();
+    let cut = input.gzip_cut();
     let mut framer = Framer::new(input, opts.max_object_bytes);
     let cap = framer.max_object();
     let mut a = Analysis {
@@ -445,6 +449,7 @@ pub fn analyze_stats_with_timeline<R: Read>(
     a.input.bytes_read = framer.bytes_read();
     a.input.lines = framer.lines();
     a.input.binary_at_offset = framer.first_nul();
+    a.input.gzip_cut = cut.get();
     a.finish()
 }
 
@@ -460,28 +465,32 @@ impl StatsReport {
             return None;
         }
         let i = &self.input;
-        Some(if i.bytes_read == 0 {
-            "the input is empty".into()
-        } else if let Some(off) = i.binary_at_offset.filter(|_| i.invalid_objects == 0) {
-            format!(
+        Some(
+            if let Some(c) = i.gzip_cut.as_ref().filter(|_| i.bytes_read == 0) {
+                crate::input::gzip_cut_warning(c, 0)
+            } else if i.bytes_read == 0 {
+                "the input is empty".into()
+            } else if let Some(off) = i.binary_at_offset.filter(|_| i.invalid_objects == 0) {
+                format!(
                 "binary data, not statistics JSON (a NUL byte around offset {off}; {} bytes read)",
                 i.bytes_read
             )
-        } else if i.invalid_objects + i.truncated_objects + i.oversized_objects > 0 {
-            format!(
+            } else if i.invalid_objects + i.truncated_objects + i.oversized_objects > 0 {
+                format!(
                 "no readable statistics object: {} invalid, {} truncated, {} over the {} MiB cap",
                 i.invalid_objects,
                 i.truncated_objects,
                 i.oversized_objects,
                 i.max_object_bytes / (1024 * 1024)
             )
-        } else {
-            format!(
-                "no librdkafka statistics JSON in {} lines ({} other JSON or brace objects): \
+            } else {
+                format!(
+                    "no librdkafka statistics JSON in {} lines ({} other JSON or brace objects): \
                  set statistics.interval.ms and write what the stats callback receives",
-                i.lines, i.other_objects
-            )
-        })
+                    i.lines, i.other_objects
+                )
+            },
+        )
     }
 
     pub fn render_text(&self) -> String {

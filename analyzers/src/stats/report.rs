@@ -58,6 +58,9 @@ pub struct StatsInput {
     /// Offset of the first NUL byte: binary data.
     pub binary_at_offset: Option<u64>,
     pub max_object_bytes: u64,
+    /// gzip: the stream ended early (the decoder's words); what came before was analysed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gzip_cut: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

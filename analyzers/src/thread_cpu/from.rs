@@ -45,6 +45,27 @@ pub enum FromError {
     Paste(#[from] PasteError),
     #[error("cannot read input: {0}")]
     Read(#[source] io::Error),
+    /// What went wrong, in a gzip stream that ended early: the cut may be why.
+    #[error(
+        "{source} (the gzip stream ends early ({cut}): only the part before the cut was read)"
+    )]
+    GzipCut {
+        cut: String,
+        #[source]
+        source: Box<FromError>,
+    },
+}
+
+impl FromError {
+    fn after(self, cut: &crate::input::GzipCut) -> FromError {
+        match cut.get() {
+            Some(cut) => FromError::GzipCut {
+                cut,
+                source: Box::new(self),
+            },
+            None => self,
+        }
+    }
 }
 
 /// The first non-blank line decides: a recording starts with `{` (its header or a snapshot)
@@ -96,10 +117,12 @@ pub fn analyze_from<R: Read>(
 ) -> Result<FromReport, FromError> {
     let mut input = Input::detect(input).map_err(FromError::Read)?;
     let gzip = input.is_gzip();
+    let cut = input.gzip_cut();
     let head = peek(&mut input).map_err(FromError::Read)?;
     let whole = Cursor::new(head.clone()).chain(input);
     if is_recording(&head) {
-        let info = read_recording(BufReader::new(whole), &mut analyzer, default_ticks)?;
+        let info = read_recording(BufReader::new(whole), &mut analyzer, default_ticks)
+            .map_err(|e| FromError::from(e).after(&cut))?;
         let ticks = info
             .header
             .as_ref()
@@ -107,9 +130,23 @@ pub fn analyze_from<R: Read>(
         let mut r = analyzer.finish(Source::Recording(name.to_string()), ticks);
         r.ended = "end of recording".into();
         r.warnings = info.warnings;
+        if let Some(c) = cut.get() {
+            r.ended = "a gzip stream cut short".into();
+            r.warnings.push(format!(
+                "the gzip stream ends early ({c}) after {} samples: the report covers the \
+                 part before the cut",
+                info.samples
+            ));
+        }
         return Ok(FromReport::Recording(Box::new(r)));
     }
-    let mut report = read_paste(whole, name, paste)?;
+    let mut report = read_paste(whole, name, paste).map_err(|e| FromError::from(e).after(&cut))?;
     report.input.gzip |= gzip;
+    if let Some(c) = cut.get() {
+        report
+            .warnings
+            .push(crate::input::gzip_cut_warning(&c, report.input.bytes_read));
+        report.input.gzip_cut = Some(c);
+    }
     Ok(FromReport::Snapshot(Box::new(report)))
 }

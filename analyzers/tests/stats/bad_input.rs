@@ -172,7 +172,7 @@ fn crlf_endings_read_like_lf() {
 }
 
 #[test]
-fn truncated_gzip_is_a_clear_error() {
+fn truncated_gzip_keeps_what_it_read_and_corrupt_gzip_is_a_clear_error() {
     use flate2::write::GzEncoder;
     use std::io::Write;
     let mut enc = GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -180,8 +180,24 @@ fn truncated_gzip_is_a_clear_error() {
         enc.write_all(&two_emits()).unwrap();
     }
     let gz = enc.finish().unwrap();
-    match analyze_stats(&gz[..gz.len() / 2], &StatsOptions::default()) {
-        Err(AnalyzeError::Gzip { bytes_read, .. }) => assert!(bytes_read > 0),
+    // Cut short: the emits before the cut are analysed, and the report says where it ended.
+    let cut = analyze_stats(&gz[..gz.len() / 2], &StatsOptions::default()).unwrap();
+    assert!(cut.input.gzip_cut.is_some(), "{:?}", cut.input);
+    assert!(cut.input.statistics_objects > 0);
+    assert!(
+        cut.warnings
+            .iter()
+            .any(|w| w.contains("the gzip stream ends early")),
+        "{:?}",
+        cut.warnings
+    );
+    // Corrupt (the deflate data overwritten): still a gzip error, nothing made up.
+    let mut bad = gz.clone();
+    for b in &mut bad[20..60] {
+        *b = 0xff;
+    }
+    match analyze_stats(&bad[..], &StatsOptions::default()) {
+        Err(AnalyzeError::Gzip { .. }) => {}
         other => panic!("expected a gzip error, got {:?}", other.map(|r| r.headline)),
     }
     let whole = analyze(&gz);

@@ -147,15 +147,29 @@ fn lines_split_mid_word_lose_only_themselves() {
 }
 
 #[test]
-fn truncated_gzip_is_a_clear_error() {
+fn truncated_gzip_keeps_what_it_read_and_corrupt_gzip_is_a_clear_error() {
     use flate2::write::GzEncoder;
     use std::io::Write;
     let mut enc = GzEncoder::new(Vec::new(), flate2::Compression::default());
     enc.write_all(raw(&ceiling_log(2, 500, 15_621)).as_bytes())
         .unwrap();
     let gz = enc.finish().unwrap();
-    let cut = &gz[..gz.len() / 2];
-    match analyze_protocol_log(cut, &ProtocolLogOptions::default()) {
+    // Cut short: the lines before the cut are analysed, and a warning says where it ended.
+    let cut = analyze_protocol_log(&gz[..gz.len() / 2], &ProtocolLogOptions::default()).unwrap();
+    assert!(cut.input.gzip_cut.is_some());
+    assert!(cut.lines_read > 0);
+    assert!(
+        cut.warnings
+            .iter()
+            .any(|w| w.contains("the gzip stream ends early")),
+        "{:?}",
+        cut.warnings
+    );
+    let mut bad = gz.clone();
+    for b in &mut bad[20..60] {
+        *b = 0xff;
+    }
+    match analyze_protocol_log(&bad[..], &ProtocolLogOptions::default()) {
         Err(AnalyzeError::Gzip { .. }) => {}
         other => panic!(
             "expected a gzip error, got {:?}",
