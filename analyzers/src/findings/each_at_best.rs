@@ -95,7 +95,8 @@ fn med(r: &Reps) -> f64 {
     r.median().unwrap_or(0.0)
 }
 
-fn best(curve: &[CurvePoint]) -> Option<&CurvePoint> {
+/// The point of `curve` with the highest median rate (None when none was measured).
+pub fn best(curve: &[CurvePoint]) -> Option<&CurvePoint> {
     curve
         .iter()
         .filter(|p| !p.msgs_per_s.is_empty())

@@ -280,14 +280,7 @@ fn comparisons(sweep: &Sweep<RequestCeiling>) -> String {
         c.iter().find(|p| p.batch_size_bytes == size).cloned()
     };
     let best = |c: &[kgap_analyzers::findings::each_at_best::CurvePoint]| {
-        c.iter()
-            .max_by(|x, y| {
-                let m = |p: &kgap_analyzers::findings::each_at_best::CurvePoint| {
-                    p.msgs_per_s.median().unwrap_or(0.0)
-                };
-                m(x).total_cmp(&m(y))
-            })
-            .cloned()
+        kgap_analyzers::findings::each_at_best::best(c).cloned()
     };
     let mut t = Table::new([
         "comparison",
