@@ -2,7 +2,7 @@
 #
 #   analyzer_bin_dir analyze-gc-log gap-report     # prints the folder that holds them
 #
-# With KGAP_BIN_DIR set (scripts/test sets it to the binaries `cargo test --release
+# With KGAP_BIN_DIR set (scripts/test sets it to the binaries `cargo test --profile test-release
 # --workspace` has just built for the integration tests), those are used as they are: a
 # `cargo build -p kgap-analyzers` here resolves features without the dev-dependencies, so it
 # built every analyzer again with LTO (~5 of CI's 33 minutes). Without it, the named binaries
