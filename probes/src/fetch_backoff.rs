@@ -14,7 +14,7 @@ use crate::cli::{parse_duration, CommonArgs};
 use crate::consume::{self, ConsumeApi, ConsumeRun};
 use crate::consumer_figures::ConsumerFigures;
 use crate::consumer_topic::{self, PrefillChoice, PrefillPlan};
-use crate::error::{ProbeError, Result};
+use crate::error::Result;
 use crate::kit::{Context, Probe, Sweep, Table};
 use crate::payload::{PayloadKind, Pool};
 use crate::produce;
@@ -416,15 +416,10 @@ impl Probe for FetchBackoff {
         &self,
         cx: &Context,
         setup: &Setup<'_>,
-        client: Client,
+        _client: Client,
         p: &Point,
         dir: &Path,
     ) -> Result<Option<Figures>> {
-        if client != Client::Librdkafka {
-            return Err(ProbeError::Usage(
-                "probe-fetch-backoff runs librdkafka only".into(),
-            ));
-        }
         let run = ConsumeRun {
             api: ConsumeApi::Poll,
             settings: p.settings(

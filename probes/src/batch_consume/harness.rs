@@ -284,13 +284,10 @@ impl Probe for Harness {
         &self,
         cx: &Context,
         setup: &Setup<'_>,
-        client: Client,
+        _client: Client,
         p: &Point,
         dir: &Path,
     ) -> Result<Option<Figures>> {
-        if client != Client::Librdkafka {
-            return Err(ProbeError::Usage(format!("{NAME} runs librdkafka only")));
-        }
         match p.side {
             Side::ProbeLoop => subscribed::read(&cx.broker, &setup.topic, setup.measured, p),
             Side::RdkafkaPerformance => self.rdkafka_performance(cx, setup, p).map(Some),

@@ -233,13 +233,10 @@ impl Probe for Latency {
         &self,
         cx: &Context,
         setup: &Setup<'_>,
-        client: Client,
+        _client: Client,
         p: &Point,
         _dir: &Path,
     ) -> Result<Option<Figures>> {
-        if client != Client::Librdkafka {
-            return Err(ProbeError::Usage(format!("{NAME} runs librdkafka only")));
-        }
         let broker = &cx.broker;
         let (topic, pool, rate, api) = (&setup.topic, &setup.pool, p.rate_per_s, p.api.api);
         let ack = Arc::new(AckLatency::new(Instant::now()));

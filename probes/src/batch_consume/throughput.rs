@@ -10,7 +10,7 @@ use crate::cli::CommonArgs;
 use crate::consume::{self, ConsumeApi, ConsumeRun};
 use crate::consumer_figures::ConsumerFigures;
 use crate::consumer_topic::{self, PrefillPlan};
-use crate::error::{ProbeError, Result};
+use crate::error::Result;
 use crate::kit::{Context, Measured, Probe, Sweep, Table};
 use crate::measure::{self, ThreadFigure, APP_THREAD};
 use kgap_analyzers::findings::batch_consume::{self as rule, SATURATED_CORES};
@@ -236,13 +236,10 @@ impl Probe for Throughput {
         &self,
         cx: &Context,
         setup: &Setup<'_>,
-        client: Client,
+        _client: Client,
         p: &Point,
         dir: &Path,
     ) -> Result<Option<Figures>> {
-        if client != Client::Librdkafka {
-            return Err(ProbeError::Usage(format!("{NAME} runs librdkafka only")));
-        }
         let run = ConsumeRun {
             api: p.api.api,
             settings: settings(p.backoff_ms, cx.broker.is_mock()),

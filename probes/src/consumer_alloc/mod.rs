@@ -331,15 +331,10 @@ impl Probe for ConsumerAlloc {
         &self,
         cx: &Context,
         setup: &Setup<'_>,
-        client: Client,
+        _client: Client,
         p: &Point,
         dir: &Path,
     ) -> Result<Option<Figures>> {
-        if client != Client::Librdkafka {
-            return Err(ProbeError::Usage(
-                "probe-consumer-alloc runs librdkafka only".into(),
-            ));
-        }
         let spec = run::RunSpec {
             variant: p.variant,
             allocator: p.allocator,

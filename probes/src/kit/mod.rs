@@ -99,7 +99,9 @@ pub trait Probe: Sized {
     ) -> Result<Self::Setup<'c>>;
 
     /// One run at a point by one client, its captures in `dir`. `Ok(None)`: Ctrl-C came
-    /// before the run's window opened, nothing of it to report.
+    /// before the run's window opened, nothing of it to report. `client` is always one of
+    /// [`Probe::clients`] for which [`Probe::applies`] holds: a librdkafka-only probe need
+    /// not check it.
     fn run(
         &self,
         cx: &Context,
