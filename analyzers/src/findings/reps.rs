@@ -250,6 +250,24 @@ fn too_few(a: &Reps, b: &Reps) -> Option<String> {
     })
 }
 
+/// A ratio as the checks print it: two decimals, or as many more (up to five) as it takes
+/// for the printed value to fall on the same side of every `bound` as the value itself, so
+/// that a check never reads "1.30x … below the 1.3x the rule asks" (1.297x).
+pub fn ratio_text(value: f64, bounds: &[f64]) -> String {
+    let mut decimals = 2;
+    loop {
+        let text = format!("{value:.decimals$}x");
+        let shown: f64 = text[..text.len() - 1].parse().unwrap_or(value);
+        let same_side = bounds
+            .iter()
+            .all(|&b| (shown >= b) == (value >= b) && (shown <= b) == (value <= b));
+        if same_side || decimals == 5 || !value.is_finite() {
+            return text;
+        }
+        decimals += 1;
+    }
+}
+
 /// The check "`high` is at least `factor` × `low`, a real difference": passed when the
 /// ratio of medians reaches `factor` and the ranges are apart; failed when the ranges are
 /// apart but the ratio falls short (or goes the other way); undecided with too few reps, a
@@ -268,9 +286,12 @@ pub fn check_at_least(
         Err(why) => return Check::undecided(condition, format!("{shown}: {why}")),
     };
     if let Some(why) = too_few(high, low) {
-        return Check::undecided(condition, format!("{:.2}x, {shown}: {why}", r.value));
+        return Check::undecided(
+            condition,
+            format!("{}, {shown}: {why}", ratio_text(r.value, &[factor])),
+        );
     }
-    let detail = format!("{:.2}x ({shown})", r.value);
+    let detail = format!("{} ({shown})", ratio_text(r.value, &[factor]));
     match r.apart {
         Apart::Overlap => Check::undecided(
             condition,
@@ -304,9 +325,15 @@ pub fn check_within(
         Err(why) => return Check::undecided(condition, format!("{shown}: {why}")),
     };
     if let Some(why) = too_few(a, b) {
-        return Check::undecided(condition, format!("{:.2}x, {shown}: {why}", r.value));
+        return Check::undecided(
+            condition,
+            format!("{}, {shown}: {why}", ratio_text(r.value, &[lo, hi])),
+        );
     }
-    let detail = format!("{:.2}x ({shown}; the band is {lo}x–{hi}x)", r.value);
+    let detail = format!(
+        "{} ({shown}; the band is {lo}x–{hi}x)",
+        ratio_text(r.value, &[lo, hi])
+    );
     let inside = r.value >= lo && r.value <= hi;
     match (inside, r.apart) {
         (true, _) => Check::passed(condition, detail),
@@ -416,6 +443,26 @@ mod tests {
         let q = ratio(&r(&[4.0, 5.0, 6.0]), &r(&[1.0, 2.0, 3.0])).unwrap();
         assert_eq!(q.value, 2.5);
         assert_eq!(q.apart, Apart::Higher);
+    }
+
+    #[test]
+    fn a_ratio_is_printed_on_the_side_of_its_bound_it_is_on() {
+        assert_eq!(ratio_text(1.42, &[1.5]), "1.42x");
+        assert_eq!(ratio_text(1.297, &[1.3]), "1.297x");
+        assert_eq!(ratio_text(1.2999, &[1.3]), "1.2999x");
+        assert_eq!(ratio_text(1.3, &[1.3]), "1.30x");
+        assert_eq!(ratio_text(1.1504, &[0.87, 1.15]), "1.1504x");
+        assert_eq!(ratio_text(0.8696, &[0.87, 1.15]), "0.8696x");
+        // The real run that showed it: 1.31M against 1.01M msg/s, below 1.3x.
+        let c = check_at_least(
+            "raised ≥ 1.3x",
+            &r(&[1.29e6, 1.31e6, 1.36e6]),
+            &r(&[0.552e6, 1.0102e6, 1.23e6]),
+            1.3,
+            crate::units::msgs_per_s,
+        );
+        assert_eq!(c.state, CheckState::Failed);
+        assert!(c.detail.starts_with("1.297x ("), "{}", c.detail);
     }
 
     #[test]
