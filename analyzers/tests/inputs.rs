@@ -3,6 +3,10 @@
 //! `-` (stdin) and gzip give the report a plain file gives; a directory, a cut gzip stream,
 //! an empty file and binary garbage each exit 2 with a clear first line, never a panic.
 
+#[path = "common/gzip.rs"]
+mod gzip;
+
+use gzip::gzip;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -74,12 +78,6 @@ fn plain_bytes(t: &Tool) -> Vec<u8> {
     } else {
         raw
     }
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    gz.write_all(bytes).unwrap();
-    gz.finish().unwrap()
 }
 
 struct TempDir(PathBuf);
@@ -361,7 +359,7 @@ fn a_gzip_cut_short_is_analysed_up_to_the_cut_and_says_so() {
     for t in TOOLS {
         let gz = gzip(&plain_bytes(t));
         let cut = d.0.join(format!("{}.cut.gz", t.name));
-        std::fs::write(&cut, &gz[..gz.len() / 2]).unwrap();
+        std::fs::write(&cut, gzip::cut_in_half(&gz)).unwrap();
         let (code, out, err) = run(t, &cut, None);
         assert!(!err.contains("panicked"), "{}: {err}", t.name);
         // The 2 KB top -H paste's first half inflates to its header lines only: nothing to
@@ -388,7 +386,7 @@ fn a_gzip_cut_short_is_analysed_up_to_the_cut_and_says_so() {
     // A larger paste (top -H then gdb, 33 KB) cut in half still holds snapshots: read.
     let gz = gzip(&std::fs::read(fixture("threads/probe-top-then-gdb.txt")).unwrap());
     let cut = d.0.join("paste.cut.gz");
-    std::fs::write(&cut, &gz[..gz.len() / 2]).unwrap();
+    std::fs::write(&cut, gzip::cut_in_half(&gz)).unwrap();
     let (code, out, err) = run(&TOOLS[5], &cut, None);
     assert_eq!(code, 0, "{err}\n{out}");
     assert!(out.contains("the gzip stream ends early"), "{out}");

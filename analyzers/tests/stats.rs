@@ -14,3 +14,5 @@ mod connections;
 mod fixtures;
 #[path = "stats/forms.rs"]
 mod forms;
+#[path = "common/gzip.rs"]
+mod gzip;

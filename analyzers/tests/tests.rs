@@ -2,6 +2,8 @@
 //! shared log builders and wrapper styles under `common/`.
 
 mod common;
+#[path = "common/gzip.rs"]
+mod gzip;
 
 #[path = "suite/bad_input.rs"]
 mod bad_input;

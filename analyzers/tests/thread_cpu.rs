@@ -2,6 +2,9 @@
 //! --save/--from round trip, the command's exit status, a process that exits mid-run, and
 //! bad input (exit 2, never a panic).
 
+#[path = "common/gzip.rs"]
+mod gzip;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -862,9 +865,7 @@ fn from_stdin_and_gzip_read_the_same_as_the_file() {
     let bytes = std::fs::read(&path).unwrap();
     let (_, file, _) = snap(&path, &[]);
     let analysis = |v: &Value| serde_json::json!({"threads": v["threads"], "diagnoses": v["diagnoses"], "sections": v["sections"]});
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    gz.write_all(&bytes).unwrap();
-    let gz = gz.finish().unwrap();
+    let gz = gzip::gzip(&bytes);
     for (what, input) in [("plain", bytes.clone()), ("gzip", gz.clone())] {
         let mut child = bin()
             .args(["--from", "-", "--json"])
@@ -900,10 +901,8 @@ fn from_stdin_and_gzip_read_the_same_as_the_file() {
         .args(["--", "sh", "-c", "while :; do :; done"]));
     assert_eq!(code, 0, "{err}");
     let (_, plain, _) = run(bin().arg("--from").arg(&rec).arg("--json"));
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    gz.write_all(&std::fs::read(&rec).unwrap()).unwrap();
     let recgz = d.join("rec.jsonl.gz");
-    std::fs::write(&recgz, gz.finish().unwrap()).unwrap();
+    std::fs::write(&recgz, gzip::gzip(&std::fs::read(&rec).unwrap())).unwrap();
     let (code, zipped, err) = run(bin().arg("--from").arg(&recgz).arg("--json"));
     assert_eq!(code, 0, "{err}");
     assert_eq!(

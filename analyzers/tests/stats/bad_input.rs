@@ -173,15 +173,9 @@ fn crlf_endings_read_like_lf() {
 
 #[test]
 fn truncated_gzip_keeps_what_it_read_and_corrupt_gzip_is_a_clear_error() {
-    use flate2::write::GzEncoder;
-    use std::io::Write;
-    let mut enc = GzEncoder::new(Vec::new(), flate2::Compression::default());
-    for _ in 0..50 {
-        enc.write_all(&two_emits()).unwrap();
-    }
-    let gz = enc.finish().unwrap();
+    let gz = crate::gzip::gzip(&two_emits().repeat(50));
     // Cut short: the emits before the cut are analysed, and the report says where it ended.
-    let cut = analyze_stats(&gz[..gz.len() / 2], &StatsOptions::default()).unwrap();
+    let cut = analyze_stats(crate::gzip::cut_in_half(&gz), &StatsOptions::default()).unwrap();
     assert!(cut.input.gzip_cut.is_some(), "{:?}", cut.input);
     assert!(cut.input.statistics_objects > 0);
     assert!(
@@ -192,10 +186,7 @@ fn truncated_gzip_keeps_what_it_read_and_corrupt_gzip_is_a_clear_error() {
         cut.warnings
     );
     // Corrupt (the deflate data overwritten): still a gzip error, nothing made up.
-    let mut bad = gz.clone();
-    for b in &mut bad[20..60] {
-        *b = 0xff;
-    }
+    let bad = crate::gzip::corrupt(&gz);
     match analyze_stats(&bad[..], &StatsOptions::default()) {
         Err(AnalyzeError::Gzip { .. }) => {}
         other => panic!("expected a gzip error, got {:?}", other.map(|r| r.headline)),

@@ -148,14 +148,13 @@ fn lines_split_mid_word_lose_only_themselves() {
 
 #[test]
 fn truncated_gzip_keeps_what_it_read_and_corrupt_gzip_is_a_clear_error() {
-    use flate2::write::GzEncoder;
-    use std::io::Write;
-    let mut enc = GzEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(raw(&ceiling_log(2, 500, 15_621)).as_bytes())
-        .unwrap();
-    let gz = enc.finish().unwrap();
+    let gz = crate::gzip::gzip(raw(&ceiling_log(2, 500, 15_621)).as_bytes());
     // Cut short: the lines before the cut are analysed, and a warning says where it ended.
-    let cut = analyze_protocol_log(&gz[..gz.len() / 2], &ProtocolLogOptions::default()).unwrap();
+    let cut = analyze_protocol_log(
+        crate::gzip::cut_in_half(&gz),
+        &ProtocolLogOptions::default(),
+    )
+    .unwrap();
     assert!(cut.input.gzip_cut.is_some());
     assert!(cut.lines_read > 0);
     assert!(
@@ -165,10 +164,7 @@ fn truncated_gzip_keeps_what_it_read_and_corrupt_gzip_is_a_clear_error() {
         "{:?}",
         cut.warnings
     );
-    let mut bad = gz.clone();
-    for b in &mut bad[20..60] {
-        *b = 0xff;
-    }
+    let bad = crate::gzip::corrupt(&gz);
     match analyze_protocol_log(&bad[..], &ProtocolLogOptions::default()) {
         Err(AnalyzeError::Gzip { .. }) => {}
         other => panic!(

@@ -146,13 +146,10 @@ fn timeline_file_is_written() {
 
 #[test]
 fn gzip_file_is_read() {
-    use flate2::write::GzEncoder;
     let dir = temp_dir("gzip");
     let path = dir.join("log.gz");
-    let mut enc = GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    enc.write_all(raw(&ceiling_log(4, 2000, 15_621)).as_bytes())
-        .unwrap();
-    std::fs::write(&path, enc.finish().unwrap()).unwrap();
+    let gz = crate::gzip::gzip(raw(&ceiling_log(4, 2000, 15_621)).as_bytes());
+    std::fs::write(&path, gz).unwrap();
     let out = run(PROTOCOL, &["--json", path.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
