@@ -163,6 +163,8 @@ pub(crate) fn fast_decimal(b: &[u8]) -> Option<f64> {
     let mut frac: Option<u32> = None;
     for (i, &c) in b.iter().enumerate() {
         match c {
+            // A 16th digit is past the fast path's exactness (and a 20th overflows m).
+            b'0'..=b'9' if digits == 15 => return None,
             b'0'..=b'9' => {
                 m = m * 10 + u64::from(c - b'0');
                 digits += 1;
@@ -174,7 +176,7 @@ pub(crate) fn fast_decimal(b: &[u8]) -> Option<f64> {
             _ => return None,
         }
     }
-    if digits == 0 || digits > 15 {
+    if digits == 0 {
         return None;
     }
     let k = frac.unwrap_or(0) as usize;
@@ -277,6 +279,14 @@ mod tests {
         assert_eq!(parse_number("1,2,3"), None);
         assert_eq!(parse_number(",5"), None);
         assert_eq!(parse_number("1,5.0"), None);
+        // Past 15 digits the general parser decides; 25 digits used to overflow the fast
+        // path's integer (a panic with overflow checks on, found by the gc_log fuzz target).
+        assert_eq!(fast_decimal(b"1234567890123456789012345"), None);
+        assert_eq!(fast_decimal(b"123456789012345"), Some(123456789012345.0));
+        assert_eq!(
+            parse_number("1234567890123456789012345"),
+            Some(1234567890123456789012345.0)
+        );
         // The fast path gives what the general parser gives.
         for t in [
             "0",
