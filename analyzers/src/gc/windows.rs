@@ -14,6 +14,10 @@ use serde::Serialize;
 const LOOKBACK_S: f64 = 300.0;
 /// Longest run of empty windows written as zero rows between two busy ones.
 const MAX_GAP_ROWS: i64 = 3600;
+/// Windows a single pause may cover (11.6 days of 1 s windows): no JVM pauses that long, so
+/// only a garbage duration reaches it, and the cap keeps such a number from making the
+/// loop over its windows run for hours (found by the gc_log fuzz target).
+const MAX_PAUSE_WINDOWS: i64 = 1_000_000;
 /// Partial windows (the log's first and last) count as at least this share of a
 /// window, and logs shorter than it have no per-window GC time.
 const MIN_COVERAGE: f64 = 0.5;
@@ -183,8 +187,10 @@ impl<'w> Windows<'w> {
         let start = end - ms / 1000.0;
         self.observe(start.max(end - LOOKBACK_S));
         self.observe(end);
-        let first = self.index(start);
         let last = self.index(end);
+        let first = self
+            .index(start)
+            .max(last.saturating_sub(MAX_PAUSE_WINDOWS));
         for i in first..=last {
             let ws = i as f64 * self.width_s;
             let overlap = (end.min(ws + self.width_s) - start.max(ws)).max(0.0);
@@ -226,7 +232,8 @@ impl<'w> Windows<'w> {
         let Some((i, acc)) = self.open.pop_first() else {
             return;
         };
-        self.closed_below = Some(i + 1);
+        // Saturating: a garbage time stamp can put a window at i64::MAX.
+        self.closed_below = Some(i.saturating_add(1));
         self.closed += 1;
         let span = match (self.span_start, self.span_end) {
             (Some(s), Some(e)) => e - s,
@@ -293,7 +300,10 @@ impl<'w> Windows<'w> {
         let pct = |f: Option<f64>| f.map(|v| super::round2(v * 100.0));
         if let Some(last) = self.last_row {
             // Idle windows between two busy ones are rows too: a plot needs its zeros.
-            let gap = (i - last - 1).clamp(0, MAX_GAP_ROWS);
+            let gap = i
+                .saturating_sub(last)
+                .saturating_sub(1)
+                .clamp(0, MAX_GAP_ROWS);
             for g in 1..=gap {
                 let row = Row {
                     window_start_s: super::round3((last + g) as f64 * self.width_s),
@@ -358,6 +368,22 @@ mod tests {
         let worst = w.worst.unwrap();
         assert_eq!(worst.gc_fraction, 1.0);
         assert_eq!(w.busy_windows, 3); // windows 1, 2 full; 3 half (0.5 ≥ 0.2)
+    }
+
+    #[test]
+    fn garbage_times_and_durations_end_quickly_without_overflow() {
+        // Found by the gc_log fuzz target: a window index at i64::MAX overflowed `i + 1`,
+        // and a pause of 10^15 ms would have looped over 10^12 windows.
+        let started = std::time::Instant::now();
+        let mut w = Windows::new(1.0, Some(Box::new(Vec::new())));
+        w.observe(1e300);
+        w.pause(1e300, 1.0, false);
+        w.observe(0.0);
+        w.pause(5.0, 1e15, true);
+        w.pause(f64::MAX, f64::MAX, true);
+        w.observe(10.0);
+        w.finish().unwrap();
+        assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
     }
 
     #[test]
