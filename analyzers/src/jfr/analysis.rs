@@ -38,8 +38,12 @@ pub(crate) struct Aggregator {
     pub jvm: Option<Jvm>,
     pub hw_threads: Option<u64>,
     thread_cpu: HashMap<Rc<str>, CpuAcc>,
-    socket: BTreeMap<(SocketOp, Rc<str>), SocketAcc>,
-    socket_by_address: BTreeMap<(SocketOp, String), SocketAcc>,
+    /// Socket accumulators by (op, thread) and by (op, `address:port`): indices into
+    /// `socket_accs`, so a reader can keep the slots of the events it saw last
+    /// ([`SocketSlots`]) instead of looking both keys up again for every event.
+    socket: BTreeMap<(SocketOp, Rc<str>), usize>,
+    socket_by_address: BTreeMap<(SocketOp, String), usize>,
+    socket_accs: Vec<SocketAcc>,
     samples_total: u64,
     self_samples: HashMap<Rc<str>, u64>,
     total_samples: HashMap<Rc<str>, u64>,
@@ -88,6 +92,23 @@ struct SocketAcc {
     duration_ns: u128,
     first_ns: Option<i64>,
     last_ns: Option<i64>,
+}
+
+/// The two accumulators one socket event adds to (see [`Aggregator::socket_slots`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SocketSlots {
+    by_thread: usize,
+    by_address: usize,
+}
+
+#[cfg(test)]
+impl SocketSlots {
+    pub(crate) fn for_test(by_thread: usize, by_address: usize) -> Self {
+        SocketSlots {
+            by_thread,
+            by_address,
+        }
+    }
 }
 
 /// Where one thread's samples were.
@@ -201,6 +222,7 @@ impl Aggregator {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)]
     pub fn socket(
         &mut self,
         op: SocketOp,
@@ -211,15 +233,24 @@ impl Aggregator {
         t_ns: i64,
         duration_ns: i64,
     ) {
-        let b = bytes.max(0) as u64;
-        let add = |a: &mut SocketAcc| {
-            a.bytes.record(b);
-            a.total += b as u128;
-            a.duration_ns += duration_ns.max(0) as u128;
-            a.first_ns = Some(a.first_ns.map_or(t_ns, |f| f.min(t_ns)));
-            a.last_ns = Some(a.last_ns.map_or(t_ns, |l| l.max(t_ns)));
-        };
-        add(self.socket.entry((op, thread.clone())).or_default());
+        let slots = self.socket_slots(op, thread, address, port);
+        self.socket_at(slots, bytes, t_ns, duration_ns);
+    }
+
+    /// Where a socket event of `op` on `thread` to `address`:`port` is counted (made
+    /// on first use).
+    pub fn socket_slots(
+        &mut self,
+        op: SocketOp,
+        thread: &Rc<str>,
+        address: &str,
+        port: i64,
+    ) -> SocketSlots {
+        let next = self.socket_accs.len();
+        let by_thread = *self.socket.entry((op, thread.clone())).or_insert(next);
+        if by_thread == next {
+            self.socket_accs.push(SocketAcc::default());
+        }
         // The address key is built in a kept buffer: a new String per event was a
         // seventh of a socket recording's instructions.
         let mut key = (op, std::mem::take(&mut self.address_key));
@@ -228,11 +259,33 @@ impl Aggregator {
         if port > 0 {
             push_decimal(&mut key.1, port as u64);
         }
-        match self.socket_by_address.get_mut(&key) {
-            Some(a) => add(a),
-            None => add(self.socket_by_address.entry(key.clone()).or_default()),
-        }
+        let by_address = match self.socket_by_address.get(&key) {
+            Some(&i) => i,
+            None => {
+                let i = self.socket_accs.len();
+                self.socket_accs.push(SocketAcc::default());
+                self.socket_by_address.insert(key.clone(), i);
+                i
+            }
+        };
         self.address_key = key.1;
+        SocketSlots {
+            by_thread,
+            by_address,
+        }
+    }
+
+    /// One socket event counted where `slots` say.
+    pub fn socket_at(&mut self, slots: SocketSlots, bytes: i64, t_ns: i64, duration_ns: i64) {
+        let b = bytes.max(0) as u64;
+        for i in [slots.by_thread, slots.by_address] {
+            let a = &mut self.socket_accs[i];
+            a.bytes.record(b);
+            a.total += b as u128;
+            a.duration_ns += duration_ns.max(0) as u128;
+            a.first_ns = Some(a.first_ns.map_or(t_ns, |f| f.min(t_ns)));
+            a.last_ns = Some(a.last_ns.map_or(t_ns, |l| l.max(t_ns)));
+        }
     }
 
     /// `n` samples of `thread` with this stack (top frame first).
@@ -342,13 +395,13 @@ impl Aggregator {
         let mut socket: Vec<SocketRow> = self
             .socket
             .iter()
-            .map(|((op, t), a)| socket_row(*op, t.to_string(), a, true))
+            .map(|((op, t), &i)| socket_row(*op, t.to_string(), &self.socket_accs[i], true))
             .collect();
         socket.sort_by(|a, b| a.op.cmp(&b.op).then(b.bytes_total.cmp(&a.bytes_total)));
         let mut socket_by_address: Vec<SocketRow> = self
             .socket_by_address
             .iter()
-            .map(|((op, addr), a)| socket_row(*op, addr.clone(), a, false))
+            .map(|((op, addr), &i)| socket_row(*op, addr.clone(), &self.socket_accs[i], false))
             .collect();
         socket_by_address.sort_by(|a, b| a.op.cmp(&b.op).then(b.bytes_total.cmp(&a.bytes_total)));
 

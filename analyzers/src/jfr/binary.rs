@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use super::analysis::{frame_name, Aggregator, Jvm, SocketOp};
 use super::reader::{Chunk, Class, Decoder, Lite, LiteStep, Value, CHECKPOINT_TYPE, METADATA_TYPE};
+use super::socket_memo::{SocketKey, SocketMemo};
 
 /// The event types the report reads.
 #[derive(Debug, Clone, Copy)]
@@ -123,6 +124,15 @@ impl<'c> Names<'c> {
     }
 }
 
+/// One event type of a chunk, as [`feed_chunk`] meets it.
+struct TypeSlot<'m> {
+    id: i64,
+    count: u64,
+    bytes: u64,
+    handler: Option<(Handler, &'m Class)>,
+    socket: Option<SocketFields>,
+}
+
 /// Where a socket event class keeps the fields the report reads.
 struct SocketFields {
     thread: Option<usize>,
@@ -178,6 +188,7 @@ fn lite_str<'c>(chunk: &'c Chunk, l: Lite<'c>) -> Option<&'c str> {
 fn socket_lite<'c>(
     chunk: &'c Chunk,
     names: &mut Names<'c>,
+    memo: &mut SocketMemo<'c>,
     agg: &mut Aggregator,
     op: SocketOp,
     sf: &SocketFields,
@@ -200,7 +211,25 @@ fn socket_lite<'c>(
         return false;
     }
     let h = &chunk.header;
-    let t = names.thread(&thread.value());
+    let key = SocketKey {
+        op,
+        thread,
+        address: addr,
+        host,
+        port,
+    };
+    let slots = match memo.get(&key) {
+        Some(s) => s,
+        None => {
+            let t = names.thread(&thread.value());
+            let addr = lite_str(chunk, addr).unwrap_or("");
+            let host = lite_str(chunk, host).unwrap_or("");
+            let shown = if addr.is_empty() { host } else { addr };
+            let s = agg.socket_slots(op, &t, shown, lite_i64(chunk, port).unwrap_or(0));
+            memo.put(key, s);
+            s
+        }
+    };
     let bytes = lite_i64(chunk, bytes).unwrap_or(0);
     let start = lite_i64(chunk, start)
         .map(|t| h.ticks_to_nanos(t))
@@ -208,18 +237,7 @@ fn socket_lite<'c>(
     let dur = lite_i64(chunk, dur)
         .map(|d| h.ticks_to_duration(d))
         .unwrap_or(0);
-    let addr = lite_str(chunk, addr).unwrap_or("");
-    let host = lite_str(chunk, host).unwrap_or("");
-    let shown = if addr.is_empty() { host } else { addr };
-    agg.socket(
-        op,
-        &t,
-        shown,
-        lite_i64(chunk, port).unwrap_or(0),
-        bytes,
-        start,
-        dur,
-    );
+    agg.socket_at(slots, bytes, start, dur);
     true
 }
 
@@ -248,27 +266,47 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
         }
     }
     let mut lite = Vec::new();
-    // Counts per type id first (cheap), names at the end.
-    let mut counts: FastMap<i64, (u64, u64)> = FastMap::default();
+    let mut memo = SocketMemo::default();
+    // Per type id: its count and size (names at the end), and what reads it. One
+    // lookup an event (it was three maps), and none for a run of the same type.
+    let mut types: FastMap<i64, usize> = FastMap::default();
+    let mut slots: Vec<TypeSlot> = Vec::new();
+    let mut last: Option<(i64, usize)> = None;
     let mut sample_counts: FastMap<(i64, i64), u64> = FastMap::default();
     let mut names = Names::new(chunk);
     for ev in &chunk.events {
-        let c = counts.entry(ev.type_id).or_default();
-        c.0 += 1;
-        c.1 += ev.size as u64;
-        let Some(&(hd, class)) = handlers.get(&ev.type_id) else {
+        let at = match last {
+            Some((id, at)) if id == ev.type_id => at,
+            _ => {
+                let at = *types.entry(ev.type_id).or_insert_with(|| {
+                    slots.push(TypeSlot {
+                        id: ev.type_id,
+                        count: 0,
+                        bytes: 0,
+                        handler: handlers.get(&ev.type_id).copied(),
+                        socket: socket_fields.remove(&ev.type_id),
+                    });
+                    slots.len() - 1
+                });
+                last = Some((ev.type_id, at));
+                at
+            }
+        };
+        let slot = &mut slots[at];
+        slot.count += 1;
+        slot.bytes += ev.size as u64;
+        let Some((hd, class)) = slot.handler else {
             continue;
         };
-        if let Handler::Socket(op) = hd {
+        if let (Handler::Socket(op), Some(sf)) = (hd, &slot.socket) {
             // Nearly every event of a socket recording: its fields read in place,
             // nothing allocated; the full decoding below only when a field is not
             // one that reads so (an inline object, a string not in UTF-8).
             let mut cur = chunk.cursor(ev);
-            let sf = &socket_fields[&ev.type_id];
             if dec
                 .event_lite_planned(&mut cur, class, &sf.plan, &mut lite)
                 .is_ok()
-                && socket_lite(chunk, &mut names, agg, op, sf, &lite)
+                && socket_lite(chunk, &mut names, &mut memo, agg, op, sf, &lite)
             {
                 continue;
             }
@@ -417,7 +455,13 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
         });
         agg.samples(&thread, frames, n);
     }
-    for (id, (n, bytes)) in counts {
+    for TypeSlot {
+        id,
+        count: n,
+        bytes,
+        ..
+    } in slots
+    {
         let name = match id {
             METADATA_TYPE => "jdk.Metadata".to_string(),
             CHECKPOINT_TYPE => "jdk.CheckPoint".to_string(),

@@ -26,6 +26,7 @@ pub mod analysis;
 mod binary;
 mod json;
 pub mod reader;
+mod socket_memo;
 
 pub use analysis::{JfrReport, ReportOptions, SocketOp};
 
