@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use crate::error::AnalyzeError;
 use crate::input::{for_each_line, Input, InputSummary, DEFAULT_MAX_LINE_BYTES};
 use crate::librdkafka::{
-    raw_stderr_record, unescape_json_slashes, EventOf, Record, RecordFinder, Timestamp,
+    raw_stderr_record, unescape_json_slashes, EventOf, HeadCache, Record, RecordFinder, Timestamp,
 };
 use crate::timeline::{Row, Timeline};
 
@@ -379,6 +379,7 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
     let mut reader = BlockReader::new(input, gzip, cut, max_line);
     if workers == 0 {
         let finder = RecordFinder::new();
+        let mut cache = HeadCache::new();
         let mut scratch = Vec::new();
         let mut spare = Vec::new();
         let mut lines = 0u64;
@@ -388,7 +389,7 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
                 Ok(None) => break,
                 Err(e) => return Err(reader.error(e)),
             };
-            let parsed = parse_block(block, &finder, &mut scratch, Vec::new());
+            let parsed = parse_block(block, &finder, &mut cache, &mut scratch, Vec::new());
             feed(&parsed, lines, sink);
             lines += parsed.lines;
             spare = parsed.block.buf;
@@ -459,6 +460,7 @@ fn to_spans(buf: &[u8], line: u32, start: usize, end: usize, rec: Record<'_>) ->
 
 fn parse_blocks(rx: Arc<Mutex<Receiver<Block>>>, tx: SyncSender<Parsed>) {
     let finder = RecordFinder::new();
+    let mut cache = HeadCache::new();
     let mut scratch = Vec::new();
     let mut records = Vec::new();
     loop {
@@ -467,7 +469,13 @@ fn parse_blocks(rx: Arc<Mutex<Receiver<Block>>>, tx: SyncSender<Parsed>) {
             .expect("no worker panics holding the queue")
             .recv();
         let Ok(block) = next else { return };
-        let parsed = parse_block(block, &finder, &mut scratch, std::mem::take(&mut records));
+        let parsed = parse_block(
+            block,
+            &finder,
+            &mut cache,
+            &mut scratch,
+            std::mem::take(&mut records),
+        );
         if tx.send(parsed).is_err() {
             return;
         }
@@ -476,17 +484,20 @@ fn parse_blocks(rx: Arc<Mutex<Receiver<Block>>>, tx: SyncSender<Parsed>) {
 }
 
 /// The records of one line `buf[start..end]` (already cut and `\r`-trimmed), in the
-/// analyzers' order: librdkafka's own format first, then any wrapper.
+/// analyzers' order: librdkafka's own format first (through `cache`: the block's
+/// lines come in order), then any wrapper.
+#[allow(clippy::too_many_arguments)]
 fn parse_line(
     buf: &mut [u8],
     index: u32,
     start: usize,
     mut end: usize,
     finder: &RecordFinder,
+    cache: &mut HeadCache,
     scratch: &mut Vec<u8>,
     out: &mut Vec<SpanRecord>,
 ) {
-    if let Some(found) = raw_stderr_record(&buf[start..end]) {
+    if let Some(found) = cache.record(&buf[start..end]) {
         if let Some(rec) = found {
             out.push(to_spans(buf, index, start, end, rec));
         }
@@ -520,6 +531,7 @@ fn trim_cr(buf: &[u8], start: usize, end: usize) -> usize {
 fn parse_block(
     mut block: Block,
     finder: &RecordFinder,
+    cache: &mut HeadCache,
     scratch: &mut Vec<u8>,
     mut records: Vec<SpanRecord>,
 ) -> Parsed {
@@ -528,7 +540,7 @@ fn parse_block(
     let buf = &mut block.buf[..];
     if block.long_head {
         // The head of a too-long line, as it is (no `\r` trimming: its end was cut).
-        parse_line(buf, 0, 0, len, finder, scratch, &mut records);
+        parse_line(buf, 0, 0, len, finder, cache, scratch, &mut records);
         return Parsed {
             block,
             lines: 1,
@@ -548,7 +560,16 @@ fn parse_block(
             // cheaper than searching the line for anchors.
             let line_end = memchr::memchr(b'\n', &buf[pos..len]).map_or(len, |i| pos + i);
             let end = trim_cr(buf, pos, line_end);
-            parse_line(buf, index as u32, pos, end, finder, scratch, &mut records);
+            parse_line(
+                buf,
+                index as u32,
+                pos,
+                end,
+                finder,
+                cache,
+                scratch,
+                &mut records,
+            );
             index += 1;
             pos = line_end + 1;
             continue;
@@ -567,6 +588,7 @@ fn parse_block(
             line_start,
             end,
             finder,
+            cache,
             scratch,
             &mut records,
         );
