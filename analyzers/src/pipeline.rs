@@ -174,6 +174,8 @@ struct Block {
     long_head: bool,
     /// The last line has no newline (the input ended).
     unterminated: bool,
+    /// A spare (empty) vector for the block's records, reused like the buffer.
+    records: Vec<SpanRecord>,
 }
 
 struct SpanRecord {
@@ -190,6 +192,13 @@ struct SpanRecord {
     broker: Option<Span>,
     body: (u32, u32),
 }
+
+/// A fed block's buffer and records vector, back to the reader for another block.
+type Spare = (Vec<u8>, Vec<SpanRecord>);
+
+/// Most records a spare vector keeps room for (~2 MiB; a block of ordinary lines needs
+/// four or five thousand).
+const MAX_SPARE_RECORDS: usize = (2 << 20) / std::mem::size_of::<SpanRecord>();
 
 struct Parsed {
     block: Block,
@@ -305,6 +314,7 @@ impl<R: Read> BlockReader<R> {
                     len: i + 1,
                     long_head: false,
                     unterminated: false,
+                    records: Vec::new(),
                 }));
             }
             if len >= self.max_line {
@@ -319,6 +329,7 @@ impl<R: Read> BlockReader<R> {
                     len: self.max_line,
                     long_head: true,
                     unterminated: false,
+                    records: Vec::new(),
                 }));
             }
             if self.eof {
@@ -330,6 +341,7 @@ impl<R: Read> BlockReader<R> {
                     len,
                     long_head: false,
                     unterminated: true,
+                    records: Vec::new(),
                 }));
             }
             // One line longer than the buffer: grow it, up to the line cap.
@@ -382,6 +394,7 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
         let mut cache = HeadCache::new();
         let mut scratch = Vec::new();
         let mut spare = Vec::new();
+        let mut spare_records = Vec::new();
         let mut lines = 0u64;
         loop {
             let block = match reader.next_block(std::mem::take(&mut spare)) {
@@ -389,25 +402,34 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
                 Ok(None) => break,
                 Err(e) => return Err(reader.error(e)),
             };
-            let parsed = parse_block(block, &finder, &mut cache, &mut scratch, Vec::new());
+            let records = std::mem::take(&mut spare_records);
+            let parsed = parse_block(block, &finder, &mut cache, &mut scratch, records);
             feed(&parsed, lines, sink);
             lines += parsed.lines;
             spare = parsed.block.buf;
+            spare_records = parsed.records;
         }
         return Ok(reader.summary());
     }
     std::thread::scope(|scope| {
         let (block_tx, block_rx) = sync_channel::<Block>(workers * 2);
         let (parsed_tx, parsed_rx) = sync_channel::<Parsed>(workers * 2 + 2);
-        // Fed blocks go back to the reader: fresh buffers would cost the kernel a page
-        // fault and a zeroed page every 4 KiB.
-        let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(workers * 4 + 4);
+        // Fed blocks go back to the reader, with their records' vector: fresh ones
+        // would cost the kernel a page fault and a zeroed page every 4 KiB (and the
+        // analyzer's thread an munmap of each records vector). The pool holds every
+        // block that can be in flight (both queues, one per worker parsing and one
+        // waiting for its turn, the one fed, the one read): one that drops blocks when
+        // full had the reader allocate anew whenever it ran ahead, ~100 k page faults
+        // a GiB.
+        let in_flight = workers * 2 + (workers * 2 + 2) + workers * 2 + 2;
+        let (spare_tx, spare_rx) = sync_channel::<Spare>(in_flight);
         let block_rx = Arc::new(Mutex::new(block_rx));
         let reader = scope.spawn(move || {
             let result = loop {
-                let buf = spare_rx.try_recv().unwrap_or_default();
+                let (buf, records) = spare_rx.try_recv().unwrap_or_default();
                 match reader.next_block(buf) {
-                    Ok(Some(b)) => {
+                    Ok(Some(mut b)) => {
+                        b.records = records;
                         if block_tx.send(b).is_err() {
                             break Ok(()); // the consumer stopped
                         }
@@ -462,24 +484,17 @@ fn parse_blocks(rx: Arc<Mutex<Receiver<Block>>>, tx: SyncSender<Parsed>) {
     let finder = RecordFinder::new();
     let mut cache = HeadCache::new();
     let mut scratch = Vec::new();
-    let mut records = Vec::new();
     loop {
         let next = rx
             .lock()
             .expect("no worker panics holding the queue")
             .recv();
-        let Ok(block) = next else { return };
-        let parsed = parse_block(
-            block,
-            &finder,
-            &mut cache,
-            &mut scratch,
-            std::mem::take(&mut records),
-        );
+        let Ok(mut block) = next else { return };
+        let records = std::mem::take(&mut block.records);
+        let parsed = parse_block(block, &finder, &mut cache, &mut scratch, records);
         if tx.send(parsed).is_err() {
             return;
         }
-        records = Vec::new();
     }
 }
 
@@ -602,7 +617,7 @@ fn parse_block(
     }
 }
 
-fn feed_in_order<S: RecordSink>(rx: Receiver<Parsed>, sink: &mut S, spare: SyncSender<Vec<u8>>) {
+fn feed_in_order<S: RecordSink>(rx: Receiver<Parsed>, sink: &mut S, spare: SyncSender<Spare>) {
     let mut pending: BTreeMap<u64, Parsed> = BTreeMap::new();
     let mut next = 0u64;
     let mut lines = 0u64;
@@ -612,7 +627,11 @@ fn feed_in_order<S: RecordSink>(rx: Receiver<Parsed>, sink: &mut S, spare: SyncS
             feed(&p, lines, sink);
             lines += p.lines;
             next += 1;
-            let _ = spare.try_send(p.block.buf); // a full pool just drops it
+            let mut records = p.records;
+            if records.capacity() > MAX_SPARE_RECORDS {
+                records = Vec::new(); // a block of tiny records: do not keep its room
+            }
+            let _ = spare.try_send((p.block.buf, records)); // a full pool just drops them
         }
     }
 }
