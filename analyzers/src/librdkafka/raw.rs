@@ -218,11 +218,23 @@ impl HeadCache {
     }
 }
 
-/// First index of `b` in a short slice (a plain loop beats memchr's setup on the
-/// few bytes of a log line's fields).
+/// First index of `b` in a short slice (memchr's setup costs more than the few bytes
+/// of a log line's fields): eight bytes a step, then byte by byte.
 #[inline]
 fn position(s: &[u8], b: u8) -> Option<usize> {
-    s.iter().position(|&x| x == b)
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let mut i = 0;
+    while let Some(chunk) = s.get(i..i + 8) {
+        let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ (b as u64 * ONES);
+        // The lowest high bit set marks the first zero byte of `x` exactly (a borrow
+        // can only mark bytes above it).
+        let zero = x.wrapping_sub(ONES) & !x & (0x80 * ONES);
+        if zero != 0 {
+            return Some(i + zero.trailing_zeros() as usize / 8);
+        }
+        i += 8;
+    }
+    s[i..].iter().position(|&x| x == b).map(|p| i + p)
 }
 
 #[cfg(test)]
@@ -259,6 +271,26 @@ mod tests {
         "%7|1700000000.007|||| [thrd:k:9092/1]: k:9092/1: Sent ProduceRequest (v10, 1 bytes @ 0, CorrId 7)",
         "%7|1700000000.007|SEND|| [thrd:]: : Sent ProduceRequest (v10, 1 bytes @ 0, CorrId 7)",
     ];
+
+    #[test]
+    fn position_finds_what_a_byte_loop_finds() {
+        for len in 0..40 {
+            for at in 0..=len {
+                for other in [0u8, b'|' ^ 0x80, b'|' - 1, b'|' + 1, 0xff] {
+                    let mut s = vec![other; len];
+                    if at < len {
+                        s[at] = b'|';
+                    }
+                    // A second one after the first.
+                    if at + 3 < len {
+                        s[at + 3] = b'|';
+                    }
+                    let want = s.iter().position(|&x| x == b'|');
+                    assert_eq!(position(&s, b'|'), want, "{s:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn the_cache_gives_the_plain_records_in_any_order() {
