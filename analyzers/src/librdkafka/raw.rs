@@ -165,24 +165,30 @@ impl HeadCache {
         let facility = fac_start..fac_start + fac_len;
         // What precedes the facility is `%<digit>|<digits>.<digits>|`: ASCII.
         let fac_ascii = line[facility.clone()].is_ascii();
-        if self.pre > 0 && fac_ascii && line[client_start..].starts_with(&self.tail[..self.pre]) {
-            // Every decision of `client_and_thread` looked only at these bytes.
+        let rest = &line[client_start..];
+        let hit = if self.pre == 0 || !fac_ascii {
+            None
+        } else if self.tail.len() > self.pre && rest.starts_with(&self.tail) {
+            // The whole tail at once (one `memcmp`), its broker part included: the same
+            // first word through its `: `, so the same broker.
             let p = client_start + self.pre;
-            let cached_broker = &self.tail[self.pre..];
-            let (broker, body_at, broker_ascii) =
-                if !cached_broker.is_empty() && line[p..].starts_with(cached_broker) {
-                    // The same first word through its `: `: the same broker.
-                    let end = p + cached_broker.len();
-                    (Some(p..end - 2), end, true)
-                } else {
-                    let (broker, body_at) = broker_at(line, p);
-                    let ascii = line[p..body_at].is_ascii();
-                    if ascii {
-                        self.tail.truncate(self.pre);
-                        self.tail.extend_from_slice(&line[p..body_at]);
-                    }
-                    (broker, body_at, ascii)
-                };
+            let end = client_start + self.tail.len();
+            Some((Some(p..end - 2), end, true))
+        } else if rest.starts_with(&self.tail[..self.pre]) {
+            // The same client and thread; the broker looked at anew.
+            let p = client_start + self.pre;
+            let (broker, body_at) = broker_at(line, p);
+            let ascii = line[p..body_at].is_ascii();
+            if ascii {
+                self.tail.truncate(self.pre);
+                self.tail.extend_from_slice(&line[p..body_at]);
+            }
+            Some((broker, body_at, ascii))
+        } else {
+            None
+        };
+        if let Some((broker, body_at, broker_ascii)) = hit {
+            // Every decision of `client_and_thread` looked only at the cached bytes.
             let h = Head {
                 secs,
                 facility,
@@ -254,6 +260,8 @@ mod tests {
     const LINES: &[&str] = &[
         "%7|1700000000.000|SEND|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: Sent ProduceRequest (v10, 15621 bytes @ 0, CorrId 4)",
         "%7|1700000000.001|RECV|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: Received ProduceResponse (v10, 62 bytes, CorrId 4, rtt 0.39ms)",
+        "%7|1700000000.001|RECV|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/12: Received ProduceResponse (v10, 62 bytes, CorrId 4, rtt 0.39ms)",
+        "%7|1700000000.001|RECV|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/: Received ProduceResponse (v10, 62 bytes, CorrId 4, rtt 0.39ms)",
         "%7|1700000000.001|PRODUCE|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: t.x [4]: Produce MessageSet with 15 message(s) (15556 bytes, ApiVersion 10)",
         "%7|1700000000.002|FETCH|rdkafka#consumer-2| [thrd:main]: t.x [0]: Fetch backoff for 500ms: Local: no offset",
         "%7|1700000000.002|FETCH|rdkafka#consumer-2| [thrd:main]: k:9092/1: Fetch backoff for 500ms",
