@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use crate::error::AnalyzeError;
 use crate::input::{for_each_line, Input, InputSummary, DEFAULT_MAX_LINE_BYTES};
 use crate::librdkafka::{
-    raw_stderr_record, unescape_json_slashes, EventOf, Record, RecordFinder, Timestamp,
+    raw_stderr_record, unescape_json_slashes, EventOf, HeadCache, Record, RecordFinder, Timestamp,
 };
 use crate::timeline::{Row, Timeline};
 
@@ -174,6 +174,8 @@ struct Block {
     long_head: bool,
     /// The last line has no newline (the input ended).
     unterminated: bool,
+    /// A spare (empty) vector for the block's records, reused like the buffer.
+    records: Vec<SpanRecord>,
 }
 
 struct SpanRecord {
@@ -190,6 +192,13 @@ struct SpanRecord {
     broker: Option<Span>,
     body: (u32, u32),
 }
+
+/// A fed block's buffer and records vector, back to the reader for another block.
+type Spare = (Vec<u8>, Vec<SpanRecord>);
+
+/// Most records a spare vector keeps room for (~2 MiB; a block of ordinary lines needs
+/// four or five thousand).
+const MAX_SPARE_RECORDS: usize = (2 << 20) / std::mem::size_of::<SpanRecord>();
 
 struct Parsed {
     block: Block,
@@ -305,6 +314,7 @@ impl<R: Read> BlockReader<R> {
                     len: i + 1,
                     long_head: false,
                     unterminated: false,
+                    records: Vec::new(),
                 }));
             }
             if len >= self.max_line {
@@ -319,6 +329,7 @@ impl<R: Read> BlockReader<R> {
                     len: self.max_line,
                     long_head: true,
                     unterminated: false,
+                    records: Vec::new(),
                 }));
             }
             if self.eof {
@@ -330,6 +341,7 @@ impl<R: Read> BlockReader<R> {
                     len,
                     long_head: false,
                     unterminated: true,
+                    records: Vec::new(),
                 }));
             }
             // One line longer than the buffer: grow it, up to the line cap.
@@ -379,8 +391,10 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
     let mut reader = BlockReader::new(input, gzip, cut, max_line);
     if workers == 0 {
         let finder = RecordFinder::new();
+        let mut cache = HeadCache::new();
         let mut scratch = Vec::new();
         let mut spare = Vec::new();
+        let mut spare_records = Vec::new();
         let mut lines = 0u64;
         loop {
             let block = match reader.next_block(std::mem::take(&mut spare)) {
@@ -388,25 +402,34 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
                 Ok(None) => break,
                 Err(e) => return Err(reader.error(e)),
             };
-            let parsed = parse_block(block, &finder, &mut scratch, Vec::new());
+            let records = std::mem::take(&mut spare_records);
+            let parsed = parse_block(block, &finder, &mut cache, &mut scratch, records);
             feed(&parsed, lines, sink);
             lines += parsed.lines;
             spare = parsed.block.buf;
+            spare_records = parsed.records;
         }
         return Ok(reader.summary());
     }
     std::thread::scope(|scope| {
         let (block_tx, block_rx) = sync_channel::<Block>(workers * 2);
         let (parsed_tx, parsed_rx) = sync_channel::<Parsed>(workers * 2 + 2);
-        // Fed blocks go back to the reader: fresh buffers would cost the kernel a page
-        // fault and a zeroed page every 4 KiB.
-        let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(workers * 4 + 4);
+        // Fed blocks go back to the reader, with their records' vector: fresh ones
+        // would cost the kernel a page fault and a zeroed page every 4 KiB (and the
+        // analyzer's thread an munmap of each records vector). The pool holds every
+        // block that can be in flight (both queues, one per worker parsing and one
+        // waiting for its turn, the one fed, the one read): one that drops blocks when
+        // full had the reader allocate anew whenever it ran ahead, ~100 k page faults
+        // a GiB.
+        let in_flight = workers * 2 + (workers * 2 + 2) + workers * 2 + 2;
+        let (spare_tx, spare_rx) = sync_channel::<Spare>(in_flight);
         let block_rx = Arc::new(Mutex::new(block_rx));
         let reader = scope.spawn(move || {
             let result = loop {
-                let buf = spare_rx.try_recv().unwrap_or_default();
+                let (buf, records) = spare_rx.try_recv().unwrap_or_default();
                 match reader.next_block(buf) {
-                    Ok(Some(b)) => {
+                    Ok(Some(mut b)) => {
+                        b.records = records;
                         if block_tx.send(b).is_err() {
                             break Ok(()); // the consumer stopped
                         }
@@ -429,6 +452,8 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
     })
 }
 
+/// Where `s` lies in `buf`. The only maker of spans: so every span's bytes are a
+/// `&str`'s, which [`feed`] relies on.
 fn span_of(buf: &[u8], s: &str) -> Span {
     let base = buf.as_ptr() as usize;
     let p = s.as_ptr() as usize;
@@ -459,34 +484,37 @@ fn to_spans(buf: &[u8], line: u32, start: usize, end: usize, rec: Record<'_>) ->
 
 fn parse_blocks(rx: Arc<Mutex<Receiver<Block>>>, tx: SyncSender<Parsed>) {
     let finder = RecordFinder::new();
+    let mut cache = HeadCache::new();
     let mut scratch = Vec::new();
-    let mut records = Vec::new();
     loop {
         let next = rx
             .lock()
             .expect("no worker panics holding the queue")
             .recv();
-        let Ok(block) = next else { return };
-        let parsed = parse_block(block, &finder, &mut scratch, std::mem::take(&mut records));
+        let Ok(mut block) = next else { return };
+        let records = std::mem::take(&mut block.records);
+        let parsed = parse_block(block, &finder, &mut cache, &mut scratch, records);
         if tx.send(parsed).is_err() {
             return;
         }
-        records = Vec::new();
     }
 }
 
 /// The records of one line `buf[start..end]` (already cut and `\r`-trimmed), in the
-/// analyzers' order: librdkafka's own format first, then any wrapper.
+/// analyzers' order: librdkafka's own format first (through `cache`: the block's
+/// lines come in order), then any wrapper.
+#[allow(clippy::too_many_arguments)]
 fn parse_line(
     buf: &mut [u8],
     index: u32,
     start: usize,
     mut end: usize,
     finder: &RecordFinder,
+    cache: &mut HeadCache,
     scratch: &mut Vec<u8>,
     out: &mut Vec<SpanRecord>,
 ) {
-    if let Some(found) = raw_stderr_record(&buf[start..end]) {
+    if let Some(found) = cache.record(&buf[start..end]) {
         if let Some(rec) = found {
             out.push(to_spans(buf, index, start, end, rec));
         }
@@ -520,6 +548,7 @@ fn trim_cr(buf: &[u8], start: usize, end: usize) -> usize {
 fn parse_block(
     mut block: Block,
     finder: &RecordFinder,
+    cache: &mut HeadCache,
     scratch: &mut Vec<u8>,
     mut records: Vec<SpanRecord>,
 ) -> Parsed {
@@ -528,7 +557,7 @@ fn parse_block(
     let buf = &mut block.buf[..];
     if block.long_head {
         // The head of a too-long line, as it is (no `\r` trimming: its end was cut).
-        parse_line(buf, 0, 0, len, finder, scratch, &mut records);
+        parse_line(buf, 0, 0, len, finder, cache, scratch, &mut records);
         return Parsed {
             block,
             lines: 1,
@@ -548,7 +577,16 @@ fn parse_block(
             // cheaper than searching the line for anchors.
             let line_end = memchr::memchr(b'\n', &buf[pos..len]).map_or(len, |i| pos + i);
             let end = trim_cr(buf, pos, line_end);
-            parse_line(buf, index as u32, pos, end, finder, scratch, &mut records);
+            parse_line(
+                buf,
+                index as u32,
+                pos,
+                end,
+                finder,
+                cache,
+                scratch,
+                &mut records,
+            );
             index += 1;
             pos = line_end + 1;
             continue;
@@ -567,6 +605,7 @@ fn parse_block(
             line_start,
             end,
             finder,
+            cache,
             scratch,
             &mut records,
         );
@@ -580,7 +619,7 @@ fn parse_block(
     }
 }
 
-fn feed_in_order<S: RecordSink>(rx: Receiver<Parsed>, sink: &mut S, spare: SyncSender<Vec<u8>>) {
+fn feed_in_order<S: RecordSink>(rx: Receiver<Parsed>, sink: &mut S, spare: SyncSender<Spare>) {
     let mut pending: BTreeMap<u64, Parsed> = BTreeMap::new();
     let mut next = 0u64;
     let mut lines = 0u64;
@@ -590,7 +629,11 @@ fn feed_in_order<S: RecordSink>(rx: Receiver<Parsed>, sink: &mut S, spare: SyncS
             feed(&p, lines, sink);
             lines += p.lines;
             next += 1;
-            let _ = spare.try_send(p.block.buf); // a full pool just drops it
+            let mut records = p.records;
+            if records.capacity() > MAX_SPARE_RECORDS {
+                records = Vec::new(); // a block of tiny records: do not keep its room
+            }
+            let _ = spare.try_send((p.block.buf, records)); // a full pool just drops them
         }
     }
 }
@@ -605,17 +648,16 @@ fn feed<S: RecordSink>(p: &Parsed, base: u64, sink: &mut S) {
         sink.lines_skipped(i - next_line);
         let (ls, le) = (first.line_start as usize, first.line_end as usize);
         let line = &buf[ls..le];
-        // The worker took every string from a `&str`, so each span is valid UTF-8;
-        // the few short spans (nearly always ASCII) are checked, not the whole line.
+        // Checking the spans again here was a seventh of this thread's work (issue 19).
         let text = |s: Span| {
             let (a, b) = (s.0 as usize, (s.0 + s.1) as usize);
             let bytes = &buf[a..b];
-            if bytes.is_ascii() {
-                // SAFETY: ASCII bytes are valid UTF-8.
-                unsafe { std::str::from_utf8_unchecked(bytes) }
-            } else {
-                std::str::from_utf8(bytes).unwrap_or("")
-            }
+            debug_assert!(std::str::from_utf8(bytes).is_ok());
+            // SAFETY: every span is made by `span_of` from a `&str` the worker's parser
+            // took from these very bytes (or is empty), and nothing writes a block's
+            // buffer after its worker parsed it (the one rewrite, `\/` unescaping, is
+            // of a line before that line is parsed, inside that line).
+            unsafe { std::str::from_utf8_unchecked(bytes) }
         };
         while let Some(r) = recs.next_if(|r| r.line as u64 == i) {
             let rec = Record {

@@ -4,7 +4,7 @@
 #![no_main]
 
 use kgap_analyzers::fetch_log::{analyze_fetch_log, FetchLogOptions};
-use kgap_analyzers::librdkafka::{raw_stderr_record, RecordFinder};
+use kgap_analyzers::librdkafka::{raw_stderr_record, HeadCache, RecordFinder};
 use kgap_analyzers::protocol_log::{analyze_protocol_log, ProtocolLogOptions};
 use libfuzzer_sys::fuzz_target;
 
@@ -20,6 +20,11 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Some(Some(rec)) = raw_stderr_record(data) {
         assert!(rec.body.end <= data.len());
+    }
+    // The head cache on the bytes as lines: line for line what the plain parse gives.
+    let mut cache = HeadCache::new();
+    for line in data.split(|&b| b == b'\n') {
+        assert_eq!(cache.record(line), raw_stderr_record(line));
     }
     // The whole analyzers on the bytes as a log (small line cap to reach the
     // long-line path too): a report or an error, never a panic.

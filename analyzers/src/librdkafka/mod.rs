@@ -23,6 +23,7 @@
 //! ```
 
 mod event;
+mod raw;
 mod scan;
 mod timestamp;
 
@@ -31,6 +32,7 @@ use std::sync::OnceLock;
 use aho_corasick::{AhoCorasick, MatchKind};
 
 pub use event::{Event, EventOf};
+pub use raw::{raw_stderr_record, HeadCache};
 pub use timestamp::{librdkafka_stamp, wrapper_stamp, Timestamp, TimestampSource};
 
 /// One librdkafka record found in a line.
@@ -186,78 +188,6 @@ impl RecordFinder {
             body: parsed.start..parsed.end,
         }
     }
-}
-
-/// The fast path for librdkafka's own stderr format (what [`RecordFinder`] tries
-/// first on every line),
-/// `%<level>|<secs>.<ms>|<FAC>|<client>| [thrd:<thread>]: [<broker>: ]<body>`, where
-/// every field is where the format puts it. `Some(None)`: a raw line whose body is
-/// not one the analyzers know; `None`: not the raw format (use the general finder).
-pub fn raw_stderr_record(line: &[u8]) -> Option<Option<Record<'_>>> {
-    if line.len() < 4 || line[0] != b'%' || !line[1].is_ascii_digit() || line[2] != b'|' {
-        return None;
-    }
-    let (secs, fac_start) = timestamp::stamp_end(line, 3)?;
-    let fac_len = position(&line[fac_start..line.len().min(fac_start + 40)], b'|')?;
-    let client_start = fac_start + fac_len + 1;
-    let client_len = position(
-        &line[client_start..line.len().min(client_start + 300)],
-        b'|',
-    )?;
-    let mut p = client_start + client_len + 1;
-    if line.get(p) != Some(&b' ') {
-        return None;
-    }
-    p += 1;
-    let mut thread = None;
-    if line[p..].starts_with(b"[thrd:") {
-        let name_start = p + b"[thrd:".len();
-        let close = thread_end(&line[name_start..line.len().min(name_start + 512)])?;
-        thread = Some(name_start..name_start + close);
-        p = name_start + close + 3;
-    }
-    // `<broker>: ` when the first word ends in `: ` and looks like a broker name.
-    let mut broker = None;
-    let word_len = position(&line[p..line.len().min(p + 320)], b' ').unwrap_or(0);
-    if word_len > 1 && line[p + word_len - 1] == b':' && is_broker_name(&line[p..p + word_len - 1])
-    {
-        broker = Some(p..p + word_len - 1);
-        p += word_len + 1;
-    }
-    let Some(parsed) = event::parse_body(line, p) else {
-        return Some(None);
-    };
-    // One UTF-8 check for the whole head; every field is an ASCII-delimited slice
-    // of it. The head is nearly always ASCII, which is checked a word at a time.
-    let head = if line[..p].is_ascii() {
-        // SAFETY: ASCII bytes are valid UTF-8.
-        unsafe { std::str::from_utf8_unchecked(&line[..p]) }
-    } else {
-        match std::str::from_utf8(&line[..p]) {
-            Ok(h) => h,
-            Err(e) => std::str::from_utf8(&line[..e.valid_up_to()]).unwrap_or(""),
-        }
-    };
-    let field = |r: std::ops::Range<usize>| head.get(r).filter(|f| !f.is_empty());
-    Some(Some(Record {
-        event: parsed.event,
-        timestamp: Some(Timestamp {
-            secs,
-            source: TimestampSource::Librdkafka,
-        }),
-        facility: field(fac_start..fac_start + fac_len),
-        client: field(client_start..client_start + client_len),
-        thread: thread.and_then(field),
-        broker: broker.and_then(field),
-        body: parsed.start..parsed.end,
-    }))
-}
-
-/// First index of `b` in a short slice (a plain loop beats memchr's setup on the
-/// few bytes of a log line's fields).
-#[inline]
-fn position(s: &[u8], b: u8) -> Option<usize> {
-    s.iter().position(|&x| x == b)
 }
 
 /// Index of the `]: ` that closes a `[thrd:` name (names may hold `]`, as in

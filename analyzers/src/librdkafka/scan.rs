@@ -41,8 +41,10 @@ impl<'a> Cur<'a> {
         self.lit(lit).is_some()
     }
 
-    /// An unsigned decimal (at most 19 digits, so it cannot overflow).
-    #[inline]
+    /// An unsigned decimal (at most 19 digits, so it cannot overflow). Always inlined:
+    /// the body parsers call it for every number, and the call cost as much as the
+    /// few digits.
+    #[inline(always)]
     pub fn uint(&mut self) -> Option<u64> {
         let rest = self.rest();
         let mut v: u64 = 0;
