@@ -397,18 +397,36 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         ms: f64,
         evacuation_failure: bool,
     ) {
+        let at = self.pause_kind_slot(
+            kind.as_bytes(),
+            subkind.map(str::as_bytes),
+            cause.map(str::as_bytes),
+        );
+        self.pause_of_kind(t, line_no, raw, at, class, heap, ms, evacuation_failure);
+    }
+
+    /// Where in [`Self::last_pauses`] a pause kind's resolution is (resolved now if it
+    /// is not among them). The words are bytes of UTF-8 text (a `&str`'s, or ASCII).
+    pub(super) fn pause_kind_slot(
+        &mut self,
+        kind: &[u8],
+        subkind: Option<&[u8]>,
+        cause: Option<&[u8]>,
+    ) -> usize {
         // The last few kinds, not only the last one: a G1 log alternates Normal and
         // Concurrent Start pauses, and resolving again each time (strings copied, a
         // cause searched for `Humongous`) was ~5 % of a dense log. Resolving is a pure
         // find-or-add, so a kind resolves to the same entries however often it is asked.
-        let at = match self
+        match self
             .last_pauses
             .iter()
             .position(|p| p.is(kind, subkind, cause))
         {
             Some(i) => i,
             None => {
-                let r = self.resolve_pause_kind(kind, subkind, cause);
+                let text = String::from_utf8_lossy;
+                let (kind, subkind, cause) = (text(kind), subkind.map(text), cause.map(text));
+                let r = self.resolve_pause_kind(&kind, subkind.as_deref(), cause.as_deref());
                 if self.last_pauses.len() < PAUSE_KINDS_KEPT {
                     self.last_pauses.push(r);
                     self.last_pauses.len() - 1
@@ -419,7 +437,22 @@ impl<'o, 'w> Analyzer<'o, 'w> {
                     i
                 }
             }
-        };
+        }
+    }
+
+    /// A pause whose kind resolved to `last_pauses[at]`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn pause_of_kind(
+        &mut self,
+        t: Option<f64>,
+        line_no: u64,
+        raw: &[u8],
+        at: usize,
+        class: PauseClass,
+        heap: Option<HeapChange>,
+        ms: f64,
+        evacuation_failure: bool,
+    ) {
         let lp = &self.last_pauses[at];
         let (hint, idx, cause_idx, humongous) = (lp.hint, lp.type_idx, lp.cause_idx, lp.humongous);
         if let Some(c) = hint {
