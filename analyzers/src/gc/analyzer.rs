@@ -209,13 +209,11 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         Some(t)
     }
 
-    pub(super) fn example_text(&self, line: &[u8]) -> Vec<u8> {
-        if self.files.len() > 1 {
-            let mut v = format!("{}: ", self.files[self.file]).into_bytes();
-            v.extend_from_slice(line);
-            v
-        } else {
-            line.to_vec()
+    /// Offer `raw` as an example (with its file's name when there are several): the text
+    /// is made only while the examples are not full (a dense log offers on every line).
+    fn offer(files: &[String], file: usize, ex: &mut Examples, line_no: u64, raw: &[u8]) {
+        if ex.lines.len() < Examples::CAP {
+            ex.offer(line_no, &example_text_of(files, file, raw));
         }
     }
 
@@ -280,8 +278,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
                 self.stalls.count += 1;
                 self.stalls.total_ms += ms;
                 self.stalls.max_ms = self.stalls.max_ms.max(ms);
-                let text = self.example_text(raw);
-                self.ex_stall.offer(line_no, &text);
+                Self::offer(&self.files, self.file, &mut self.ex_stall, line_no, raw);
                 if let Some(t) = t {
                     self.windows.stall(t, ms);
                 }
@@ -289,8 +286,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             Event::AllocationStallsCounted(n) => self.stalls.counted_by_gc += n,
             Event::ConcurrentFailure(what) => {
                 bump(&mut self.concurrent_failures, what);
-                let text = self.example_text(raw);
-                self.ex_failure.offer(line_no, &text);
+                Self::offer(&self.files, self.file, &mut self.ex_failure, line_no, raw);
             }
             Event::OldGen { before, after } => self.old_change = Some((before, after, true)),
             Event::OldRegions { before, after } => {
@@ -330,8 +326,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         }
         self.last_failure_gc = self.gc_id;
         self.evacuation_failures += 1;
-        let text = self.example_text(raw);
-        self.ex_collapse.offer(line_no, &text);
+        Self::offer(&self.files, self.file, &mut self.ex_collapse, line_no, raw);
     }
 
     /// The collector hint, pause type and cause entry of a pause kind not seen just before.
@@ -471,8 +466,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             self.causes[i].count += 1;
             if humongous {
                 self.humongous.gcs_caused += 1;
-                let text = self.example_text(raw);
-                self.ex_humongous.offer(line_no, &text);
+                Self::offer(&self.files, self.file, &mut self.ex_humongous, line_no, raw);
             }
         }
         if evacuation_failure {
@@ -483,8 +477,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         if full {
             self.full_gcs += 1;
             self.full_gc_ms += ms;
-            let text = self.example_text(raw);
-            self.ex_collapse.offer(line_no, &text);
+            Self::offer(&self.files, self.file, &mut self.ex_collapse, line_no, raw);
         }
         if class == PauseClass::Degenerated {
             self.degenerated += 1;
@@ -492,14 +485,12 @@ impl<'o, 'w> Analyzer<'o, 'w> {
                 &mut self.concurrent_failures,
                 "Shenandoah degenerated to a stop-the-world cycle",
             );
-            let text = self.example_text(raw);
-            self.ex_failure.offer(line_no, &text);
+            Self::offer(&self.files, self.file, &mut self.ex_failure, line_no, raw);
         }
         if ms >= self.opts.long_pause_ms {
             self.long_pauses += 1;
             self.long_full += u64::from(full);
-            let text = self.example_text(raw);
-            self.ex_long.offer(line_no, &text);
+            Self::offer(&self.files, self.file, &mut self.ex_long, line_no, raw);
         }
         let old = self.old_change.take();
         if let Some(h) = heap {
@@ -616,5 +607,17 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             return Some(c);
         }
         list.first().copied()
+    }
+}
+
+/// An example line as the report shows it: prefixed with its file's name when there are
+/// several files.
+fn example_text_of(files: &[String], file: usize, line: &[u8]) -> Vec<u8> {
+    if files.len() > 1 {
+        let mut v = format!("{}: ", files[file]).into_bytes();
+        v.extend_from_slice(line);
+        v
+    } else {
+        line.to_vec()
     }
 }

@@ -11,7 +11,14 @@ use aho_corasick::{AhoCorasick, Input};
 use super::blocks::{Block, Parsed};
 use super::event::{Event, HeapChange, PauseClass};
 use super::pause_line::pause_line;
-use super::scan::{count_lines, trim_cr};
+use super::scan::{count_lines, trim_cr, ANCHORS};
+
+/// The index of `Pause ` among the anchors.
+const PAUSE_ANCHOR: usize = 0;
+const _: () = {
+    let a = ANCHORS[PAUSE_ANCHOR].as_bytes();
+    assert!(a.len() == 6 && a[0] == b'P' && a[4] == b'e' && a[5] == b' ');
+};
 use super::unified;
 
 /// A byte range in a block: `start..end`.
@@ -204,12 +211,12 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
     let len = region.len();
     let mut pos = 0;
     let mut index = 0u64;
-    // The line after an anchored one is tried as a pause line first: in a dense log it
-    // is one, and the pause parser tells so for less than the anchor search costs. A
-    // line it takes holds `Pause `, an anchor, so the lines found are the same.
-    let mut after_anchored = false;
+    // The line after a pause line is tried as one first: in a dense log it is one, and
+    // the pause parser tells so for less than the anchor search costs. A line it takes
+    // holds `Pause `, an anchor, so the lines found are the same.
+    let mut after_pause = false;
     while pos < len {
-        if after_anchored {
+        if after_pause {
             let le = memchr::memchr(b'\n', &region[pos..]).map_or(len, |i| pos + i);
             let end = pos + trim_cr(&region[pos..le]).len();
             if let Some(p @ Pre::Unified { .. }) = pause_line(region, pos, end) {
@@ -233,16 +240,23 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
         index += memchr::memchr_iter(b'\n', &region[pos..ls]).count() as u64;
         let le = memchr::memchr(b'\n', &region[m.end()..]).map_or(len, |i| m.end() + i);
         let end = ls + trim_cr(&region[ls..le]).len();
+        // A line the pause parser takes has `Pause ` as its first anchor (decorations
+        // hold none): other lines go to the general path directly.
+        let fast = if m.pattern().as_usize() == PAUSE_ANCHOR {
+            pause_line(region, ls, end)
+        } else {
+            None
+        };
+        after_pause = matches!(fast, Some(Pre::Unified { .. }));
         pre.push(PreLine {
             index,
             start: ls,
             end,
             next: le + 1,
-            pre: pause_line(region, ls, end).unwrap_or_else(|| preparse_line(region, ls, end)),
+            pre: fast.unwrap_or_else(|| preparse_line(region, ls, end)),
         });
         index += 1;
         pos = le + 1;
-        after_anchored = true;
     }
     Parsed {
         block,

@@ -478,21 +478,22 @@ fn paren_group_spans(b: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
         i += b[i.min(b.len())..].iter().position(|&c| c == b'(')?;
         let start = i + 1;
         let mut depth = 0;
-        while i < b.len() {
-            match b[i] {
-                b'(' => depth += 1,
-                b')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        let g = (start, i);
-                        i += 1;
-                        return Some(g);
-                    }
+        // From parenthesis to parenthesis (a tight loop: the text between is skipped).
+        while let Some(j) = b[i..].iter().position(|&c| c == b'(' || c == b')') {
+            i += j;
+            if b[i] == b'(' {
+                depth += 1;
+            } else {
+                depth -= 1;
+                if depth == 0 {
+                    let g = (start, i);
+                    i += 1;
+                    return Some(g);
                 }
-                _ => {}
             }
             i += 1;
         }
+        i = b.len();
         None
     })
 }
