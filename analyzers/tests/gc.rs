@@ -1004,8 +1004,21 @@ fn the_block_front_end_matches_the_line_scan_on_edges_and_mixed_logs() {
         b"[123456789012345678ns][info][gc] GC(12) Pause Cleanup 24M->3M(256M) 0.2ms\n",
     );
     clocks.extend_from_slice(pause);
+    // More anchored lines in a block than a worker pre-parses: the rest of the block is
+    // read on the analyzer's thread; near the end a JDK 8 record turns every-line mode on.
+    let mut short_lines = head(&unified, 5000);
+    for i in 0..40_000 {
+        short_lines.extend_from_slice(
+            format!("[{}.0s] GC({i}) Pause Full {}ms\n", i / 100, i % 7).as_bytes(),
+        );
+        if i == 35_000 {
+            short_lines
+                .extend_from_slice(b"noise\n[GC (Allocation Failure) 1K->1K(2K), 0.001 secs]\n");
+        }
+    }
     let cases: Vec<(&str, Vec<u8>)> = vec![
         ("empty", Vec::new()),
+        ("many short anchored lines", short_lines),
         ("newlines", b"\n\n\n".to_vec()),
         ("one pause, no newline", pause.to_vec()),
         ("one pause", [&pause[..], b"\n"].concat()),

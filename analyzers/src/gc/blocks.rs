@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 use std::io::{self, Read};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, Input};
 
 use super::analyzer::Analyzer;
 use super::preparse::{preparse_block, PreLine};
@@ -35,9 +35,11 @@ pub(crate) struct Block {
 /// A block and what the worker found in it.
 pub(crate) struct Parsed {
     pub(crate) block: Block,
-    /// Lines in the block.
-    pub(crate) lines: u64,
-    /// Its anchored lines, in order.
+    /// The worker read `buf[..covered]` (a line start, or the block's end): a block of
+    /// very many anchored lines is read by the analyzer's thread past that, so the
+    /// results in flight stay bounded ([`MAX_PRE_LINES`](super::preparse::MAX_PRE_LINES)).
+    pub(crate) covered: usize,
+    /// Its anchored lines up to `covered`, in order.
     pub(crate) pre: Vec<PreLine>,
 }
 
@@ -158,7 +160,7 @@ pub(crate) fn drive(
         let mut pre = Vec::new();
         while let Some(block) = reader.next_block(std::mem::take(&mut spare))? {
             let parsed = preparse_block(block, ac, std::mem::take(&mut pre));
-            feed(&parsed, &mut lines, a);
+            feed(&parsed, ac, &mut lines, a);
             spare = parsed.block.buf;
             pre = parsed.pre;
         }
@@ -208,7 +210,7 @@ pub(crate) fn drive(
                 let parsed = from_workers[w]
                     .recv()
                     .expect("a parser thread answers every block");
-                feed(&parsed, &mut lines, a);
+                feed(&parsed, ac, &mut lines, a);
                 spares.push((parsed.block.buf, parsed.pre));
             }
             // Dropping the queues ends the workers.
@@ -222,7 +224,7 @@ pub(crate) fn drive(
 
 /// Feed one parsed block to the analyzer: the lines the line scan would hand out, with
 /// the same numbers. `lines` counts the lines before the block, and after it on return.
-fn feed(p: &Parsed, lines: &mut u64, a: &mut Analyzer<'_, '_>) {
+fn feed(p: &Parsed, ac: &AhoCorasick, lines: &mut u64, a: &mut Analyzer<'_, '_>) {
     let buf = &p.block.buf[..p.block.len];
     let base = *lines;
     if p.block.head {
@@ -242,18 +244,33 @@ fn feed(p: &Parsed, lines: &mut u64, a: &mut Analyzer<'_, '_>) {
             pos = le + 1;
             continue;
         }
+        if pos >= p.covered {
+            // Past what the worker read: the line scan's anchored mode, here.
+            let Some(m) = ac.find(Input::new(buf).span(pos..len)) else {
+                *lines += count_lines(&buf[pos..]);
+                break;
+            };
+            let ls = memchr::memrchr(b'\n', &buf[pos..m.start()]).map_or(pos, |i| pos + i + 1);
+            *lines += memchr::memchr_iter(b'\n', &buf[pos..ls]).count() as u64;
+            let le = memchr::memchr(b'\n', &buf[m.end()..]).map_or(len, |i| m.end() + i);
+            *lines += 1;
+            a.line(*lines, trim_cr(&buf[ls..le]), false);
+            pos = le + 1;
+            continue;
+        }
         // Anchored mode: the next anchored line at or after `pos`.
         while next < p.pre.len() && p.pre[next].start < pos {
             next += 1;
         }
         let Some(l) = p.pre.get(next) else {
-            *lines += count_lines(&buf[pos..]);
-            break;
+            // No anchored line before `covered`: a line start, or the block's end.
+            *lines += count_lines(&buf[pos..p.covered]);
+            pos = p.covered;
+            continue;
         };
         *lines = base + l.index + 1;
         a.preparsed_line(*lines, buf, l);
         pos = l.next;
         next += 1;
     }
-    debug_assert_eq!(*lines, base + p.lines);
 }

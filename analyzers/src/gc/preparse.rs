@@ -11,7 +11,12 @@ use aho_corasick::{AhoCorasick, Input};
 use super::blocks::{Block, Parsed};
 use super::event::{Event, HeapChange, PauseClass};
 use super::pause_line::pause_line;
-use super::scan::{count_lines, trim_cr, ANCHORS};
+use super::scan::{trim_cr, ANCHORS};
+
+/// Anchored lines pre-parsed per block, at most: a block of 1 MiB holds ~10,000 lines of
+/// a dense `-Xlog:gc` log, but up to 260,000 of a text made of short anchored lines, whose
+/// results (~230 bytes a line) would make memory grow with the blocks in flight.
+pub(crate) const MAX_PRE_LINES: usize = 16_384;
 
 /// The index of `Pause ` among the anchors.
 const PAUSE_ANCHOR: usize = 0;
@@ -201,9 +206,10 @@ pub(crate) fn preparse_line(buf: &[u8], start: usize, end: usize) -> Pre {
 pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLine>) -> Parsed {
     pre.clear();
     if block.head {
+        let covered = block.len;
         return Parsed {
             block,
-            lines: 1,
+            covered,
             pre,
         };
     }
@@ -216,6 +222,9 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
     // holds `Pause `, an anchor, so the lines found are the same.
     let mut after_pause = false;
     while pos < len {
+        if pre.len() >= MAX_PRE_LINES {
+            break;
+        }
         if after_pause {
             let le = memchr::memchr(b'\n', &region[pos..]).map_or(len, |i| pos + i);
             let end = pos + trim_cr(&region[pos..le]).len();
@@ -233,7 +242,7 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
             }
         }
         let Some(m) = ac.find(Input::new(region).span(pos..len)) else {
-            index += count_lines(&region[pos..]);
+            pos = len;
             break;
         };
         let ls = memchr::memrchr(b'\n', &region[pos..m.start()]).map_or(pos, |i| pos + i + 1);
@@ -259,8 +268,8 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
         pos = le + 1;
     }
     Parsed {
+        covered: pos.min(len),
         block,
-        lines: index,
         pre,
     }
 }
