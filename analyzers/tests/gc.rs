@@ -800,6 +800,12 @@ fn jdk8_records_in_a_decimal_comma_locale_read_the_same() {
 fn report_json(bytes: &[u8], name: &str, every_line: bool) -> serde_json::Value {
     let opts = GcLogOptions {
         every_line,
+        // The reference reads line by line on one thread; the fast scan as users run it.
+        threads: if every_line {
+            None
+        } else {
+            GcLogOptions::default().threads
+        },
         ..GcLogOptions::default()
     };
     let r = analyze_gc_logs(
@@ -852,6 +858,198 @@ fn the_fast_scan_reports_what_parsing_every_line_reports() {
             "{}: the fast scan and the every-line reference differ",
             p.display()
         );
+    }
+}
+
+/// The report (JSON, lines parsed included) and the timeline of `parts` read together.
+fn report_with(parts: &[(&str, &[u8])], threads: Option<usize>, buffer: usize) -> String {
+    let opts = GcLogOptions {
+        threads,
+        buffer_bytes: buffer,
+        ..GcLogOptions::default()
+    };
+    let inputs = parts
+        .iter()
+        .map(|(n, b)| GcInput {
+            name: n.to_string(),
+            reader: Box::new(std::io::Cursor::new(b.to_vec())),
+        })
+        .collect();
+    let mut timeline = Vec::new();
+    let r = analyze_gc_logs(inputs, &opts, Some(Box::new(&mut timeline))).unwrap();
+    format!(
+        "{}\n{}\n{}",
+        serde_json::to_string_pretty(&r).unwrap(),
+        r.render_text(),
+        String::from_utf8_lossy(&timeline)
+    )
+}
+
+/// The block front end (blocks parsed on 0, 1 or 3 threads) against the line scan.
+fn assert_blocks_match_line_scan(parts: &[(&str, &[u8])], buffers: &[usize], what: &str) {
+    for &buffer in buffers {
+        let reference = report_with(parts, None, buffer);
+        for threads in [0, 1, 3] {
+            let got = report_with(parts, Some(threads), buffer);
+            assert!(
+                got == reference,
+                "{what}: {threads} threads, buffer {buffer}: the block front end differs\n{}",
+                first_difference(&reference, &got)
+            );
+        }
+    }
+}
+
+fn first_difference(a: &str, b: &str) -> String {
+    for (i, (x, y)) in a.lines().zip(b.lines()).enumerate() {
+        if x != y {
+            return format!("line {}: {x:?}\n  vs {y:?}", i + 1);
+        }
+    }
+    format!("lengths {} and {}", a.len(), b.len())
+}
+
+fn gc_logs() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in [
+        fixture(""),
+        fixture("companion"),
+        fixture("forms"),
+        fixture("shipped"),
+    ] {
+        for e in std::fs::read_dir(dir).unwrap() {
+            files.push(e.unwrap().path());
+        }
+    }
+    if let Some(dir) = corpus_dir() {
+        for e in std::fs::read_dir(dir).unwrap() {
+            files.push(e.unwrap().path());
+        }
+    }
+    files.retain(|p| p.extension().and_then(|x| x.to_str()) == Some("log"));
+    files.sort();
+    files
+}
+
+#[test]
+fn the_block_front_end_reports_what_the_line_scan_reports() {
+    let files = gc_logs();
+    assert!(files.len() >= 28, "{}", files.len());
+    for p in &files {
+        let bytes = std::fs::read(p).unwrap();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        // The default buffer, and buffers that cut the log into many blocks and cut its
+        // longer lines.
+        assert_blocks_match_line_scan(&[(&name, &bytes)], &[1 << 20, 4096, 150], &name);
+    }
+}
+
+#[test]
+fn the_block_front_end_matches_the_line_scan_on_edges_and_mixed_logs() {
+    let read = |p: &str| std::fs::read(fixture(p)).unwrap();
+    let unified = read("g1-jdk17-unbounded.log");
+    let xlog_gc = read("g1-jdk17-unbounded-xlog-gc.log");
+    let docker = read("shipped/g1-jdk17-docker-json.log");
+    let cri = read("shipped/shenandoah-jdk17-de-cri.log");
+    let german = read("forms/g1-jdk17-de.log");
+    let legacy: Vec<u8> = corpus_dir()
+        .and_then(|d| std::fs::read(d.join("gc-26-g1-jdk8-legacy.log")).ok())
+        .unwrap_or_else(|| {
+            b"2026-01-01T00:00:00.000+0000: 0.100: [GC pause (G1 Evacuation Pause) (young), 0.0050000 secs]\n   [Eden: 10.0M(10.0M)->0.0B(9.0M) Survivors: 0.0B->1024.0K Heap: 10.0M(256.0M)->2.0M(256.0M)]\n [Times: user=0.01 sys=0.00, real=0.01 secs]\n".to_vec()
+        });
+    let head = |b: &[u8], n: usize| b[..b.len().min(n)].to_vec();
+    let pause = b"[1.000s][info][gc] GC(1) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(256M) 2.345ms";
+    let mut crlf = Vec::new();
+    for l in xlog_gc.split(|&c| c == b'\n').take(400) {
+        crlf.extend_from_slice(l);
+        crlf.extend_from_slice(b"\r\n");
+    }
+    let mut long_line = head(&xlog_gc, 20_000);
+    long_line.extend_from_slice(&[b'x'; 5000]);
+    long_line.extend_from_slice(b" Pause Young 1.0ms\n");
+    long_line.extend_from_slice(&head(&xlog_gc, 20_000));
+    let mut nul = head(&unified, 30_000);
+    nul.extend_from_slice(b"\0\0binary\n");
+    nul.extend_from_slice(&head(&unified, 30_000));
+    let mut legacy_then_unified = head(&legacy, 60_000);
+    legacy_then_unified.extend_from_slice(&head(&unified, 60_000));
+    let mut unified_then_legacy = head(&unified, 60_000);
+    unified_then_legacy.extend_from_slice(&head(&legacy, 60_000));
+    let mut clocks = Vec::new();
+    // Wall clock first (no uptime), then lines that have both: the clock stays wall.
+    clocks.extend_from_slice(b"[2026-01-01T00:00:01.000+0000][info][gc] Using G1\n");
+    clocks.extend_from_slice(b"[2026-01-01T00:00:02.000+0000][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(256M) 2.345ms\n");
+    clocks.extend_from_slice(b"[2026-01-01T00:00:03.000+0000][5.000s][info][gc] GC(1) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(256M) 2.345ms\n");
+    clocks.extend_from_slice(
+        b"[1796021927326ms][2475ms] GC(2) Pause Full (System.gc()) 24M->3M(256M) 30.5ms\n",
+    );
+    clocks.extend_from_slice(b"[4.000s][safepoint] Pause Young is not ours 1.0ms\n");
+    clocks.extend_from_slice(b"[4.500s][info][gc] GC(3) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(256M) 2,345ms\n");
+    clocks.extend_from_slice(
+        b"[4.600s][info][gc] GC(4) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(256M)\n",
+    );
+    clocks.extend_from_slice(b"[4.700s][info][gc] GC(5) Pause Young (Normal) (G1 Evacuation Pause) 24M(30M)->3M(256M) 1ms\n");
+    clocks.extend_from_slice(
+        b"[4.800s][info][gc] GC(6) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M 1ms\n",
+    );
+    clocks.extend_from_slice(
+        b"[4.900s][info][gc] GC(7) Pause Young (Normal) (G1 Humongous Allocation) \xc3\xa9 1ms\n",
+    );
+    clocks.extend_from_slice(b"[5.000s][info][gc] GC(8) Pause Young (Normal) (G1 Evacuation Pause) (Evacuation Failure: Pinned) 24M->24M(256M) 9ms\n");
+    clocks.extend_from_slice(b"[5.100s][info][gc] GC(x) Pause Young (Normal) 24M->24M(256M) 9ms\n");
+    clocks.extend_from_slice(b"[5.200s] [info][gc] GC(9) Pause Remark 24M->24M(256M) 0.9ms\n");
+    clocks.extend_from_slice(b"[5.300s][info][gc] GC(10) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(256M) 2.345ms   \n");
+    clocks.extend_from_slice(b"[5.400s][info][gc] GC(11) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(256M) 0.002s\n");
+    clocks.extend_from_slice(
+        b"[123456789012345678ns][info][gc] GC(12) Pause Cleanup 24M->3M(256M) 0.2ms\n",
+    );
+    clocks.extend_from_slice(pause);
+    // More anchored lines in a block than a worker pre-parses: the rest of the block is
+    // read on the analyzer's thread; near the end a JDK 8 record turns every-line mode on.
+    let mut short_lines = head(&unified, 5000);
+    for i in 0..40_000 {
+        short_lines.extend_from_slice(
+            format!("[{}.0s] GC({i}) Pause Full {}ms\n", i / 100, i % 7).as_bytes(),
+        );
+        if i == 35_000 {
+            short_lines
+                .extend_from_slice(b"noise\n[GC (Allocation Failure) 1K->1K(2K), 0.001 secs]\n");
+        }
+    }
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("many short anchored lines", short_lines),
+        ("newlines", b"\n\n\n".to_vec()),
+        ("one pause, no newline", pause.to_vec()),
+        ("one pause", [&pause[..], b"\n"].concat()),
+        ("a tiny head", head(&unified, 3000)),
+        ("cut mid-line", head(&xlog_gc, 12_345)),
+        ("crlf", crlf),
+        ("a line longer than the buffer", long_line),
+        ("nul", nul),
+        ("jdk 8", legacy.clone()),
+        ("jdk 8 then unified", legacy_then_unified),
+        ("unified then jdk 8", unified_then_legacy),
+        ("docker json", docker.clone()),
+        ("cri", cri),
+        ("a german locale", german),
+        ("clocks and odd pause lines", clocks),
+    ];
+    for (what, bytes) in &cases {
+        assert_blocks_match_line_scan(&[("gc.log", bytes)], &[1 << 20, 4096, 64, 97], what);
+    }
+    // Several files read together: the analyzer's state goes on from one to the next.
+    let sets: Vec<Vec<(&str, &[u8])>> = vec![
+        vec![("a.log", &legacy[..]), ("b.log", &unified[..])],
+        vec![("a.log", &unified[..]), ("b.log", &legacy[..])],
+        vec![
+            ("a.log", &xlog_gc[..]),
+            ("b.log", &docker[..]),
+            ("c.log", &unified[..]),
+        ],
+    ];
+    for set in &sets {
+        assert_blocks_match_line_scan(set, &[1 << 20, 4096], "files read together");
     }
 }
 

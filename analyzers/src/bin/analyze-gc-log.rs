@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use kgap_analyzers::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
-use kgap_analyzers::gc::{analyze_gc_logs, files, GcInput, GcLogOptions};
+use kgap_analyzers::gc::{self, analyze_gc_logs, files, GcInput, GcLogOptions};
 
 const EXAMPLES: &str = "\
 examples:
@@ -55,6 +55,10 @@ struct Args {
     /// states itself wins, and the report says the option was not used.
     #[arg(long, value_name = "MB", value_parser = positive_mb)]
     max_heap_mb: Option<f64>,
+    /// Parser threads beside the reading and analysing one (default: one per core;
+    /// 0 reads, parses and analyses on one thread).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
     #[command(flatten)]
     common: kgap_analyzers::cli::CommonArgs,
 }
@@ -126,6 +130,7 @@ fn run(args: &Args) -> i32 {
         window_s: args.window,
         long_pause_ms: args.long_pause_ms,
         max_heap_bytes: args.max_heap_mb.map(|mb| mb * 1048576.0),
+        threads: Some(args.threads.unwrap_or_else(gc::default_threads)),
         ..GcLogOptions::default()
     };
     let timeline: Option<Box<dyn Write>> = match &args.timeline {

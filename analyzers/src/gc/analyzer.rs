@@ -209,13 +209,11 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         Some(t)
     }
 
-    pub(super) fn example_text(&self, line: &[u8]) -> Vec<u8> {
-        if self.files.len() > 1 {
-            let mut v = format!("{}: ", self.files[self.file]).into_bytes();
-            v.extend_from_slice(line);
-            v
-        } else {
-            line.to_vec()
+    /// Offer `raw` as an example (with its file's name when there are several): the text
+    /// is made only while the examples are not full (a dense log offers on every line).
+    fn offer(files: &[String], file: usize, ex: &mut Examples, line_no: u64, raw: &[u8]) {
+        if ex.lines.len() < Examples::CAP {
+            ex.offer(line_no, &example_text_of(files, file, raw));
         }
     }
 
@@ -280,8 +278,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
                 self.stalls.count += 1;
                 self.stalls.total_ms += ms;
                 self.stalls.max_ms = self.stalls.max_ms.max(ms);
-                let text = self.example_text(raw);
-                self.ex_stall.offer(line_no, &text);
+                Self::offer(&self.files, self.file, &mut self.ex_stall, line_no, raw);
                 if let Some(t) = t {
                     self.windows.stall(t, ms);
                 }
@@ -289,8 +286,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             Event::AllocationStallsCounted(n) => self.stalls.counted_by_gc += n,
             Event::ConcurrentFailure(what) => {
                 bump(&mut self.concurrent_failures, what);
-                let text = self.example_text(raw);
-                self.ex_failure.offer(line_no, &text);
+                Self::offer(&self.files, self.file, &mut self.ex_failure, line_no, raw);
             }
             Event::OldGen { before, after } => self.old_change = Some((before, after, true)),
             Event::OldRegions { before, after } => {
@@ -330,8 +326,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         }
         self.last_failure_gc = self.gc_id;
         self.evacuation_failures += 1;
-        let text = self.example_text(raw);
-        self.ex_collapse.offer(line_no, &text);
+        Self::offer(&self.files, self.file, &mut self.ex_collapse, line_no, raw);
     }
 
     /// The collector hint, pause type and cause entry of a pause kind not seen just before.
@@ -397,18 +392,36 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         ms: f64,
         evacuation_failure: bool,
     ) {
+        let at = self.pause_kind_slot(
+            kind.as_bytes(),
+            subkind.map(str::as_bytes),
+            cause.map(str::as_bytes),
+        );
+        self.pause_of_kind(t, line_no, raw, at, class, heap, ms, evacuation_failure);
+    }
+
+    /// Where in [`Self::last_pauses`] a pause kind's resolution is (resolved now if it
+    /// is not among them). The words are bytes of UTF-8 text (a `&str`'s, or ASCII).
+    pub(super) fn pause_kind_slot(
+        &mut self,
+        kind: &[u8],
+        subkind: Option<&[u8]>,
+        cause: Option<&[u8]>,
+    ) -> usize {
         // The last few kinds, not only the last one: a G1 log alternates Normal and
         // Concurrent Start pauses, and resolving again each time (strings copied, a
         // cause searched for `Humongous`) was ~5 % of a dense log. Resolving is a pure
         // find-or-add, so a kind resolves to the same entries however often it is asked.
-        let at = match self
+        match self
             .last_pauses
             .iter()
             .position(|p| p.is(kind, subkind, cause))
         {
             Some(i) => i,
             None => {
-                let r = self.resolve_pause_kind(kind, subkind, cause);
+                let text = String::from_utf8_lossy;
+                let (kind, subkind, cause) = (text(kind), subkind.map(text), cause.map(text));
+                let r = self.resolve_pause_kind(&kind, subkind.as_deref(), cause.as_deref());
                 if self.last_pauses.len() < PAUSE_KINDS_KEPT {
                     self.last_pauses.push(r);
                     self.last_pauses.len() - 1
@@ -419,7 +432,22 @@ impl<'o, 'w> Analyzer<'o, 'w> {
                     i
                 }
             }
-        };
+        }
+    }
+
+    /// A pause whose kind resolved to `last_pauses[at]`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn pause_of_kind(
+        &mut self,
+        t: Option<f64>,
+        line_no: u64,
+        raw: &[u8],
+        at: usize,
+        class: PauseClass,
+        heap: Option<HeapChange>,
+        ms: f64,
+        evacuation_failure: bool,
+    ) {
         let lp = &self.last_pauses[at];
         let (hint, idx, cause_idx, humongous) = (lp.hint, lp.type_idx, lp.cause_idx, lp.humongous);
         if let Some(c) = hint {
@@ -438,8 +466,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             self.causes[i].count += 1;
             if humongous {
                 self.humongous.gcs_caused += 1;
-                let text = self.example_text(raw);
-                self.ex_humongous.offer(line_no, &text);
+                Self::offer(&self.files, self.file, &mut self.ex_humongous, line_no, raw);
             }
         }
         if evacuation_failure {
@@ -450,8 +477,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         if full {
             self.full_gcs += 1;
             self.full_gc_ms += ms;
-            let text = self.example_text(raw);
-            self.ex_collapse.offer(line_no, &text);
+            Self::offer(&self.files, self.file, &mut self.ex_collapse, line_no, raw);
         }
         if class == PauseClass::Degenerated {
             self.degenerated += 1;
@@ -459,14 +485,12 @@ impl<'o, 'w> Analyzer<'o, 'w> {
                 &mut self.concurrent_failures,
                 "Shenandoah degenerated to a stop-the-world cycle",
             );
-            let text = self.example_text(raw);
-            self.ex_failure.offer(line_no, &text);
+            Self::offer(&self.files, self.file, &mut self.ex_failure, line_no, raw);
         }
         if ms >= self.opts.long_pause_ms {
             self.long_pauses += 1;
             self.long_full += u64::from(full);
-            let text = self.example_text(raw);
-            self.ex_long.offer(line_no, &text);
+            Self::offer(&self.files, self.file, &mut self.ex_long, line_no, raw);
         }
         let old = self.old_change.take();
         if let Some(h) = heap {
@@ -583,5 +607,17 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             return Some(c);
         }
         list.first().copied()
+    }
+}
+
+/// An example line as the report shows it: prefixed with its file's name when there are
+/// several files.
+fn example_text_of(files: &[String], file: usize, line: &[u8]) -> Vec<u8> {
+    if files.len() > 1 {
+        let mut v = format!("{}: ", files[file]).into_bytes();
+        v.extend_from_slice(line);
+        v
+    } else {
+        line.to_vec()
     }
 }

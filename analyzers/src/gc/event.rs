@@ -158,28 +158,39 @@ const POW10: [f64; 23] = [
 /// gives. Anything else (exponents, signs, long numbers) is `None`: the caller falls back.
 #[inline]
 pub(crate) fn fast_decimal(b: &[u8]) -> Option<f64> {
-    let mut m: u64 = 0;
-    let mut digits = 0u32;
-    let mut frac: Option<u32> = None;
-    for (i, &c) in b.iter().enumerate() {
-        match c {
-            // A 16th digit is past the fast path's exactness (and a 20th overflows m).
-            b'0'..=b'9' if digits == 15 => return None,
-            b'0'..=b'9' => {
-                m = m * 10 + u64::from(c - b'0');
-                digits += 1;
-                if let Some(f) = frac.as_mut() {
-                    *f += 1;
-                }
-            }
-            b'.' | b',' if frac.is_none() && i > 0 && i + 1 < b.len() => frac = Some(0),
-            _ => return None,
-        }
-    }
-    if digits == 0 {
+    // At most 15 digits and one separator: longer is not taken (and cannot overflow m).
+    if b.len() > 16 {
         return None;
     }
-    let k = frac.unwrap_or(0) as usize;
+    let (mut m, mut i) = (0u64, 0);
+    while i < b.len() && b[i].is_ascii_digit() {
+        m = m * 10 + u64::from(b[i] - b'0');
+        i += 1;
+    }
+    let int_digits = i;
+    if int_digits == 0 {
+        return None;
+    }
+    let mut k = 0;
+    if i < b.len() {
+        // One separator between digits, then digits to the end.
+        if !matches!(b[i], b'.' | b',') || i + 1 == b.len() {
+            return None;
+        }
+        i += 1;
+        let frac_start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            m = m * 10 + u64::from(b[i] - b'0');
+            i += 1;
+        }
+        if i < b.len() {
+            return None;
+        }
+        k = i - frac_start;
+    }
+    if int_digits + k > 15 {
+        return None;
+    }
     Some(m as f64 / POW10[k])
 }
 
@@ -307,6 +318,73 @@ mod tests {
         }
         for t in ["", ".5", "5.", "1e5", "+1", "1234567890123456", "1.2.3"] {
             assert_eq!(fast_decimal(t.as_bytes()), None, "{t}");
+        }
+    }
+
+    /// The fast decimal path as it was first written (a per-byte state machine): the
+    /// loop that replaced it must take and give exactly what it did.
+    fn fast_decimal_as_first_written(b: &[u8]) -> Option<f64> {
+        let mut m: u64 = 0;
+        let mut digits = 0u32;
+        let mut frac: Option<u32> = None;
+        for (i, &c) in b.iter().enumerate() {
+            match c {
+                b'0'..=b'9' if digits == 15 => return None,
+                b'0'..=b'9' => {
+                    m = m * 10 + u64::from(c - b'0');
+                    digits += 1;
+                    if let Some(f) = frac.as_mut() {
+                        *f += 1;
+                    }
+                }
+                b'.' | b',' if frac.is_none() && i > 0 && i + 1 < b.len() => frac = Some(0),
+                _ => return None,
+            }
+        }
+        if digits == 0 {
+            return None;
+        }
+        Some(m as f64 / POW10[frac.unwrap_or(0) as usize])
+    }
+
+    #[test]
+    fn the_fast_decimal_takes_and_gives_what_it_always_did() {
+        // Every string of up to 5 bytes over a small alphabet, and long ones around the
+        // 15-digit edge.
+        let alphabet = [b'0', b'1', b'9', b'.', b',', b'x', b'-'];
+        let mut cases: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut last = vec![Vec::new()];
+        for _ in 0..5 {
+            let mut next = Vec::new();
+            for s in &last {
+                for &c in &alphabet {
+                    let mut t = s.clone();
+                    t.push(c);
+                    next.push(t);
+                }
+            }
+            cases.extend(next.iter().cloned());
+            last = next;
+        }
+        for n in 12..20 {
+            for sep in 0..=n {
+                let mut t: Vec<u8> = (0..n).map(|i| b'1' + (i % 9) as u8).collect();
+                cases.push(t.clone());
+                if sep < n {
+                    t.insert(sep, b'.');
+                    cases.push(t.clone());
+                    t.push(b'7');
+                    cases.push(t);
+                }
+            }
+        }
+        for c in &cases {
+            assert_eq!(
+                fast_decimal(c).map(f64::to_bits),
+                fast_decimal_as_first_written(c).map(f64::to_bits),
+                "{:?}",
+                String::from_utf8_lossy(c)
+            );
         }
     }
 }

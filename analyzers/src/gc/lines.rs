@@ -4,6 +4,7 @@
 use super::analyzer::{Analyzer, Clock};
 use super::legacy::LegacyStamp;
 use super::legacy_event::OwnedEvent;
+use super::preparse::{Pre, PreLine, Span, SpanEvent};
 use super::{scan, shipper, unified};
 
 impl Analyzer<'_, '_> {
@@ -39,6 +40,23 @@ impl Analyzer<'_, '_> {
             }
             return;
         };
+        // Parse only the clock in use (ISO dates cost more than the rest of the line).
+        let t = self.unified_time(id, |clock| match clock {
+            Some(Clock::Uptime) => (d.uptime_s(), None),
+            Some(Clock::Wall) => (None, d.wall_s()),
+            None => (d.uptime_s(), d.wall_s()),
+        });
+        self.event(t, line_no, raw, &event);
+    }
+
+    /// What a unified line with an event counts before its event: the line, its `GC(N)`
+    /// id, and its time on the clock in use (`times` gives the line's uptime and wall
+    /// time for that clock).
+    fn unified_time(
+        &mut self,
+        id: Option<u64>,
+        times: impl FnOnce(Option<Clock>) -> (Option<f64>, Option<f64>),
+    ) -> Option<f64> {
         self.note_unified();
         if let Some(id) = id {
             if self.gc_id_first.is_none() {
@@ -50,14 +68,69 @@ impl Analyzer<'_, '_> {
             self.gc_id_last = Some(self.gc_id_last.map_or(id, |l| l.max(id)));
             self.gc_id = Some(id);
         }
-        // Parse only the clock in use (ISO dates cost more than the rest of the line).
-        let (up, wall) = match self.clock {
-            Some(Clock::Uptime) => (d.uptime_s(), None),
-            Some(Clock::Wall) => (None, d.wall_s()),
-            None => (d.uptime_s(), d.wall_s()),
+        let (up, wall) = times(self.clock);
+        self.time(up, wall)
+    }
+
+    /// An anchored line of `buf` that a worker pre-parsed ([`super::preparse`]): what
+    /// [`scan::LineSink::line`] does with it, the line's own part done already.
+    pub(super) fn preparsed_line(&mut self, number: u64, buf: &[u8], l: &PreLine) {
+        let bytes = &buf[l.start..l.end];
+        let Pre::Unified {
+            id,
+            event,
+            uptime,
+            wall,
+        } = &l.pre
+        else {
+            if l.pre == Pre::Serial || self.legacy_mode || !self.format_known {
+                return scan::LineSink::line(self, number, bytes, false);
+            }
+            // Other tags: only counted.
+            self.summary.lines_parsed += 1;
+            self.first_line_of_file = false;
+            return;
         };
-        let t = self.time(up, wall);
-        self.event(t, line_no, raw, &event);
+        if self.legacy_mode || !self.format_known {
+            // Not reached in anchored mode; the worker assumed it.
+            return scan::LineSink::line(self, number, bytes, false);
+        }
+        self.summary.lines_parsed += 1;
+        // The line starts with `[`: no JFR magic, no shipper's prefix.
+        self.first_line_of_file = false;
+        let Some(event) = event else {
+            self.note_unified();
+            return;
+        };
+        let (uptime, wall) = (*uptime, *wall);
+        let t = self.unified_time(*id, |clock| match clock {
+            Some(Clock::Uptime) => (uptime, None),
+            // The worker parsed the wall time only for a line without uptime.
+            Some(Clock::Wall) if uptime.is_some() => (None, wall_of(bytes)),
+            Some(Clock::Wall) => (None, wall),
+            // With an uptime the clock becomes uptime, and the wall time is not read.
+            None => (uptime, wall),
+        });
+        match *event {
+            // A pause's words are looked up as bytes: no UTF-8 check per line.
+            SpanEvent::Pause {
+                kind,
+                subkind,
+                cause,
+                class,
+                heap,
+                ms,
+                evacuation_failure,
+            } => {
+                let text = |s: Span| &buf[s.start..s.end];
+                let at = self.pause_kind_slot(text(kind), subkind.map(text), cause.map(text));
+                self.pause_of_kind(t, number, bytes, at, class, heap, ms, evacuation_failure);
+            }
+            ref other => {
+                let e = other.event(buf);
+                self.event(t, number, bytes, &e);
+            }
+        }
     }
 
     pub(super) fn note_unified(&mut self) {
@@ -140,6 +213,12 @@ impl Analyzer<'_, '_> {
         }
         self.unified_message(number, bytes, d, message);
     }
+}
+
+/// The wall time of a unified line's decorations.
+fn wall_of(bytes: &[u8]) -> Option<f64> {
+    let line = std::str::from_utf8(bytes).ok()?;
+    unified::split_decorations(line).0.wall_s()
 }
 
 /// The first line that says "JDK 8 log" (the line has no unified decoration): a record

@@ -21,12 +21,15 @@
 //! ```
 
 mod analyzer;
+mod blocks;
 mod diagnose;
 pub(crate) mod event;
 pub mod files;
 mod legacy;
 mod legacy_event;
 mod lines;
+mod pause_line;
+mod preparse;
 mod render;
 mod report;
 pub(crate) mod scan;
@@ -71,6 +74,10 @@ pub struct GcLogOptions {
     /// Parse every line, not only those holding an anchor word: the slow reference path
     /// that tests hold the fast scan to (the same report, but `input.lines_parsed`).
     pub every_line: bool,
+    /// Parser threads beside the one reading and analysing: `Some(0)` parses the blocks
+    /// on that thread too, `None` reads line by line there (the reference the block
+    /// front end is held to; the same report). Default: one per core.
+    pub threads: Option<usize>,
 }
 
 impl Default for GcLogOptions {
@@ -83,8 +90,15 @@ impl Default for GcLogOptions {
             max_heap_bytes: None,
             buffer_bytes: scan::BUFFER_BYTES,
             every_line: false,
+            threads: Some(default_threads()),
         }
     }
+}
+
+/// Parser threads by default: one per core (the reading and analysing thread waits on
+/// them while the log is dense in anchored lines).
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// One input: a name for messages and a reader (plain or gzip).
@@ -111,7 +125,11 @@ pub fn analyze_gc_logs<'a, 'w>(
         let cut = input.gzip_cut();
         a.summary.gzip |= gzip;
         a.first_line_of_file = true;
-        let s = scan::scan(input, &ac, opts.buffer_bytes, &mut a).map_err(|source| {
+        let read = match opts.threads {
+            None => scan::scan(input, &ac, opts.buffer_bytes, &mut a),
+            Some(workers) => blocks::drive(input, &ac, opts.buffer_bytes, workers, &mut a),
+        };
+        let s = read.map_err(|source| {
             if gzip {
                 AnalyzeError::Gzip {
                     bytes_read: 0,

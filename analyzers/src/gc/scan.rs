@@ -188,12 +188,12 @@ fn scan_region(region: &[u8], ac: &AhoCorasick, sink: &mut dyn LineSink, lines: 
 }
 
 /// Lines in `s`: its newlines, plus one for an unterminated tail.
-fn count_lines(s: &[u8]) -> u64 {
+pub(crate) fn count_lines(s: &[u8]) -> u64 {
     let n = memchr::memchr_iter(b'\n', s).count() as u64;
     n + u64::from(s.last().is_some_and(|&b| b != b'\n'))
 }
 
-fn trim_cr(line: &[u8]) -> &[u8] {
+pub(crate) fn trim_cr(line: &[u8]) -> &[u8] {
     match line.last() {
         Some(b'\r') => &line[..line.len() - 1],
         _ => line,

@@ -55,10 +55,10 @@ pub(super) struct LastPauseKind {
 }
 
 impl LastPauseKind {
-    pub(super) fn is(&self, kind: &str, sub: Option<&str>, cause: Option<&str>) -> bool {
+    pub(super) fn is(&self, kind: &[u8], sub: Option<&[u8]>, cause: Option<&[u8]>) -> bool {
         self.valid
-            && self.kind == kind
-            && self.sub.as_deref() == sub
-            && self.cause.as_deref() == cause
+            && self.kind.as_bytes() == kind
+            && self.sub.as_deref().map(str::as_bytes) == sub
+            && self.cause.as_deref().map(str::as_bytes) == cause
     }
 }

@@ -366,7 +366,7 @@ fn parse_zgc_cycle(rest: &str, young: bool) -> Option<Event<'_>> {
 }
 
 /// G1's young sub-kinds, kept in the pause type's name.
-const G1_YOUNG_SUBKINDS: [&str; 4] = ["Normal", "Concurrent Start", "Prepare Mixed", "Mixed"];
+const G1_YOUNG_SUBKINDS: [&[u8]; 4] = [b"Normal", b"Concurrent Start", b"Prepare Mixed", b"Mixed"];
 
 /// `Pause Young (Normal) (G1 Evacuation Pause) [(Evacuation Failure…)] 1913M->1846M(2048M) 12.345ms`
 fn parse_pause(m: &str) -> Option<Event<'_>> {
@@ -381,74 +381,119 @@ fn parse_pause(m: &str) -> Option<Event<'_>> {
             head = h.trim_ascii_end();
         }
     }
-    let name_end = find2(head.as_bytes(), b" (").unwrap_or(head.len());
+    Some(pause_event(head, heap, ms))
+}
+
+/// The pause whose line reads `head` (up to its heap change and duration), `heap`, `ms`:
+/// kind, class, sub-kind, cause and evacuation failure from its words.
+pub(crate) fn pause_event(head: &str, heap: Option<HeapChange>, ms: f64) -> Event<'_> {
+    let p = pause_parts(head.as_bytes());
+    Event::Pause {
+        kind: &head[..p.kind_end],
+        subkind: p.subkind.map(|(a, b)| &head[a..b]),
+        cause: p.cause.map(|(a, b)| &head[a..b]),
+        class: p.class,
+        heap,
+        ms,
+        evacuation_failure: p.evacuation_failure,
+    }
+}
+
+/// What a pause's words say, as offsets into them (every one next to an ASCII byte, so
+/// a char boundary of the text they were taken from).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct PauseParts {
+    /// The kind is `head[..kind_end]`.
+    pub kind_end: usize,
+    pub subkind: Option<(usize, usize)>,
+    pub cause: Option<(usize, usize)>,
+    pub class: PauseClass,
+    pub evacuation_failure: bool,
+}
+
+/// [`pause_event`]'s reading of `head`, on its bytes.
+pub(crate) fn pause_parts(head: &[u8]) -> PauseParts {
+    let name_end = find_space_paren(head).unwrap_or(head.len());
     let kind = &head[..name_end];
     let base = kind
-        .strip_prefix("Y: ")
-        .or_else(|| kind.strip_prefix("O: "))
+        .strip_prefix(b"Y: ")
+        .or_else(|| kind.strip_prefix(b"O: "))
         .unwrap_or(kind);
     let class = match base {
         // JDK 9's G1 named its young pauses `Pause Initial Mark` and `Pause Mixed`.
-        "Pause Young" | "Pause Initial Mark" | "Pause Mixed" => PauseClass::Young,
-        "Pause Full" => PauseClass::Full,
-        "Pause Degenerated GC" => PauseClass::Degenerated,
+        b"Pause Young" | b"Pause Initial Mark" | b"Pause Mixed" => PauseClass::Young,
+        b"Pause Full" => PauseClass::Full,
+        b"Pause Degenerated GC" => PauseClass::Degenerated,
         _ => PauseClass::Other,
     };
     let mut subkind = None;
     let mut cause = None;
     let mut evacuation_failure = false;
-    for group in paren_groups(&head[name_end..]) {
-        if group.starts_with("Evacuation Failure") {
+    for (a, b) in paren_group_spans(&head[name_end..]) {
+        let (a, b) = (name_end + a, name_end + b);
+        let group = &head[a..b];
+        if group.starts_with(b"Evacuation Failure") {
             evacuation_failure = true;
         } else if subkind.is_none()
             && ((cause.is_none() && G1_YOUNG_SUBKINDS.contains(&group))
                 || class == PauseClass::Degenerated)
         {
             // G1's young sub-kind, or the phase a Shenandoah cycle degenerated at.
-            subkind = Some(group);
+            subkind = Some((a, b));
         } else if cause.is_none() && class != PauseClass::Other {
-            cause = Some(group);
+            cause = Some((a, b));
         }
     }
-    Some(Event::Pause {
-        kind,
+    PauseParts {
+        kind_end: name_end,
         subkind,
         cause,
         class,
-        heap,
-        ms,
         evacuation_failure,
-    })
+    }
+}
+
+/// Where ` (` first starts: [`find2`] by its rarer second byte.
+fn find_space_paren(h: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(j) = h[from..].iter().position(|&c| c == b'(') {
+        let i = from + j;
+        if i > 0 && h[i - 1] == b' ' {
+            return Some(i - 1);
+        }
+        from = i + 1;
+    }
+    None
 }
 
 /// Top-level `(…)` groups, nested parentheses kept: `(System.gc())`.
 pub(crate) fn paren_groups(s: &str) -> impl Iterator<Item = &str> {
-    let b = s.as_bytes();
+    paren_group_spans(s.as_bytes()).map(move |(a, b)| &s[a..b])
+}
+
+/// [`paren_groups`] as offsets: each group is `s[a..b]`, between its parentheses.
+fn paren_group_spans(b: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut i = 0;
     std::iter::from_fn(move || {
-        while i < b.len() && b[i] != b'(' {
-            i += 1;
-        }
-        if i >= b.len() {
-            return None;
-        }
+        i += b[i.min(b.len())..].iter().position(|&c| c == b'(')?;
         let start = i + 1;
         let mut depth = 0;
-        while i < b.len() {
-            match b[i] {
-                b'(' => depth += 1,
-                b')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        let g = &s[start..i];
-                        i += 1;
-                        return Some(g);
-                    }
+        // From parenthesis to parenthesis (a tight loop: the text between is skipped).
+        while let Some(j) = b[i..].iter().position(|&c| c == b'(' || c == b')') {
+            i += j;
+            if b[i] == b'(' {
+                depth += 1;
+            } else {
+                depth -= 1;
+                if depth == 0 {
+                    let g = (start, i);
+                    i += 1;
+                    return Some(g);
                 }
-                _ => {}
             }
             i += 1;
         }
+        i = b.len();
         None
     })
 }

@@ -1,0 +1,360 @@
+//! The common unified line read in one pass over its bytes: decorations, `GC(N)`, and a
+//! `Pause …` message (`[0.123s][info][gc] GC(12) Pause Young (Normal) (G1 Evacuation
+//! Pause) 24M->3M(256M) 2.345ms`), or the same pause's `gc,start` line without a
+//! duration. A dense `-Xlog:gc` log is nothing else, and the general path
+//! ([`unified::split_decorations`], [`unified::parse_message`]) spent ~2,300
+//! instructions on each. Only what this parser can decide exactly as the general one does
+//! is taken (the test `the_pause_line_parser_agrees_with_the_general_one` holds it to
+//! that on every fixture line); anything else (other numbers' forms, a heap change of
+//! another shape, a line without uptime, …) is `None`, and the general path reads it.
+
+use super::event::{fast_decimal, HeapChange};
+use super::preparse::{Pre, Span, SpanEvent};
+use super::unified;
+
+/// `buf[start..end]` (one line, `\r` trimmed) read as the general path would, or `None`
+/// when this parser does not take its form.
+pub(crate) fn pause_line(buf: &[u8], start: usize, end: usize) -> Option<Pre> {
+    let bytes = &buf[start..end];
+    if bytes.first() != Some(&b'[') {
+        return None;
+    }
+    // ASCII: valid UTF-8 (the general path's check), and every offset a char boundary.
+    if !is_ascii(bytes) {
+        return None;
+    }
+    let b = bytes;
+    // Decorations, as `split_decorations` classifies them.
+    let mut at = 0;
+    let mut numeric: [Option<(f64, bool)>; 2] = [None, None];
+    let mut numeric_seen = 0;
+    let mut tags: Option<&[u8]> = None;
+    while b.get(at) == Some(&b'[') {
+        // Short searches: a byte loop (memchr's set-up costs more on a few bytes).
+        let close = b[at + 1..].iter().position(|&c| c == b']')?;
+        let token = b[at + 1..at + 1 + close].trim_ascii();
+        let &first = token.first()?;
+        if first.is_ascii_digit() {
+            if token.len() >= 11 && token[4] == b'-' && token[10] == b'T' {
+                // An ISO time: needed only without an uptime, when this parser gives up.
+            } else if token[token.len() - 1] == b's' {
+                let slot = usize::from(numeric_seen > 0);
+                numeric[slot] = Some(numeric_time(token)?);
+                numeric_seen += 1;
+            } else if !token.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+        } else if matches!(
+            token,
+            b"info" | b"debug" | b"trace" | b"warning" | b"error" | b"develop"
+        ) {
+        } else if token
+            .iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b',' || *c == b'_')
+        {
+            tags = Some(token);
+        } else {
+            return None;
+        }
+        at += close + 2;
+    }
+    if at == 0 {
+        return None;
+    }
+    if tags.is_some_and(|t| !t.starts_with(b"gc")) {
+        return Some(Pre::OtherTags);
+    }
+    if b.get(at) == Some(&b' ') {
+        at += 1;
+    }
+    // `GC(N)`, as `split_gc_id` reads it (digits only here).
+    let mut id = None;
+    if b[at..].starts_with(b"GC(") {
+        let digits = b[at + 3..].iter().position(|&c| c == b')')?;
+        let n = &b[at + 3..at + 3 + digits];
+        if n.is_empty() || n.len() > 19 || !n.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        id = Some(n.iter().fold(0u64, |v, &c| v * 10 + u64::from(c - b'0')));
+        at += 3 + digits + 1;
+        while b.get(at).is_some_and(u8::is_ascii_whitespace) {
+            at += 1;
+        }
+    }
+    // The message, as `parse_message` trims it; a pause from its first word.
+    let m_end = at + b[at..].trim_ascii_end().len();
+    if !b[at..m_end].starts_with(b"Pause ") {
+        return None;
+    }
+    // `parse_pause`: the duration last (a `gc,start` line ends in `)`: no duration, so
+    // no event), then the heap change.
+    let sp = at + b[at..m_end].iter().rposition(|&c| c == b' ')?;
+    let last = &b[sp + 1..m_end];
+    if last.last() == Some(&b')') {
+        return Some(Pre::Unified {
+            id,
+            event: None,
+            uptime: None,
+            wall: None,
+        });
+    }
+    let ms = fast_decimal(last.strip_suffix(b"ms")?)?;
+    let mut head_end = at + b[at..sp].trim_ascii_end().len();
+    let mut heap = None;
+    if let Some(tsp) = b[at..head_end].iter().rposition(|&c| c == b' ') {
+        let tok = &b[at + tsp + 1..head_end];
+        if tok.windows(2).any(|w| w == b"->") {
+            heap = Some(heap_change(tok)?);
+            head_end = at + b[at..at + tsp].trim_ascii_end().len();
+        }
+    }
+    // The uptime, as `Decorations::uptime_s` picks it; without one the wall clock may be
+    // in use, and the general path reads it.
+    let uptime = numeric
+        .iter()
+        .flatten()
+        .find_map(|&(v, epoch)| (!epoch).then_some(v))?;
+    let p = unified::pause_parts(&b[at..head_end]);
+    let span = |(a, b): (usize, usize)| Span {
+        start: start + at + a,
+        end: start + at + b,
+    };
+    Some(Pre::Unified {
+        id,
+        event: Some(SpanEvent::Pause {
+            kind: span((0, p.kind_end)),
+            subkind: p.subkind.map(span),
+            cause: p.cause.map(span),
+            class: p.class,
+            heap,
+            ms,
+            evacuation_failure: p.evacuation_failure,
+        }),
+        uptime: Some(uptime),
+        wall: None,
+    })
+}
+
+/// A numeric time decoration as `unified::numeric_time` reads it (`…s`, `…ms`, `…ns`),
+/// for the forms the exact fast decimal takes; `None` gives the line up.
+fn numeric_time(t: &[u8]) -> Option<(f64, bool)> {
+    if let Some(n) = t.strip_suffix(b"ns") {
+        let v = fast_decimal(n)?;
+        // The general path parses this form with `str::parse`: integers only here.
+        if n.contains(&b'.') || n.contains(&b',') {
+            return None;
+        }
+        Some((v / 1e9, v > 1e17))
+    } else if let Some(n) = t.strip_suffix(b"ms") {
+        let v = fast_decimal(n)?;
+        Some((v / 1e3, v > 1e11))
+    } else {
+        let v = fast_decimal(t.strip_suffix(b"s")?)?;
+        Some((v, false))
+    }
+}
+
+/// `A->B(C)`, as `parse_heap_change` reads it, for sizes the exact fast decimal takes.
+fn heap_change(tok: &[u8]) -> Option<HeapChange> {
+    let arrow = tok.windows(2).position(|w| w == b"->")?;
+    let (left, right) = (&tok[..arrow], &tok[arrow + 2..]);
+    if left.contains(&b'(') {
+        return None;
+    }
+    let paren = right.iter().position(|&c| c == b'(')?;
+    let capacity = right[paren + 1..].strip_suffix(b")")?;
+    Some(HeapChange {
+        before: size(left)?,
+        after: size(&right[..paren])?,
+        capacity: Some(size(capacity)?),
+        after_pct_of_max: None,
+    })
+}
+
+/// A JVM size as `parse_size` reads it (`1913M`, `1024.0K`, `0B`, unit-less bytes).
+fn size(s: &[u8]) -> Option<f64> {
+    let (num, mult) = match *s.last()? {
+        b'B' => (&s[..s.len() - 1], 1.0),
+        b'K' | b'k' => (&s[..s.len() - 1], 1024.0),
+        b'M' => (&s[..s.len() - 1], 1024.0 * 1024.0),
+        b'G' => (&s[..s.len() - 1], 1024.0 * 1024.0 * 1024.0),
+        b'T' => (&s[..s.len() - 1], 1024f64.powi(4)),
+        _ => (s, 1.0),
+    };
+    Some(fast_decimal(num)? * mult)
+}
+
+/// `b.is_ascii()` eight bytes at a time (the slice method is a byte loop here, ~4
+/// instructions a byte over the whole line).
+fn is_ascii(b: &[u8]) -> bool {
+    let mut words = b.chunks_exact(8);
+    let mut any = 0u64;
+    for w in &mut words {
+        any |= u64::from_le_bytes(w.try_into().expect("chunks of 8"));
+    }
+    for &c in words.remainder() {
+        any |= u64::from(c);
+    }
+    any & 0x8080_8080_8080_8080 == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gc::preparse::preparse_line;
+    use std::path::{Path, PathBuf};
+
+    fn logs(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                logs(&p, out);
+            } else if p.extension().is_some_and(|x| x == "log") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// Every line of every GC fixture (and of the corpus when it is here), and lines
+    /// made to sit on this parser's edges: where it takes a line, it says what the
+    /// general path says.
+    #[test]
+    fn the_pause_line_parser_agrees_with_the_general_one() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        logs(&root.join("fixtures/gc"), &mut files);
+        let corpus = std::env::var_os("KGAP_CORPUS")
+            .map_or_else(|| root.join("../shared/corpus"), PathBuf::from)
+            .join("gc");
+        logs(&corpus, &mut files);
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        for f in &files {
+            let bytes = std::fs::read(f).unwrap();
+            lines.extend(bytes.split(|&c| c == b'\n').map(trim_cr_owned));
+        }
+        let pause = "[1.000s][info][gc] GC(1) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(256M) 2.345ms";
+        let edges = [
+            pause.to_string(),
+            pause.replace("2.345ms", "2,345ms"),
+            pause.replace("2.345ms", "0.002s"),
+            pause.replace("2.345ms", "1234567890123456ms"),
+            pause.replace("2.345ms", "ms"),
+            pause.replace("24M->", "24M(30M)->"),
+            pause.replace("(256M)", ""),
+            pause.replace("(256M)", "(256)"),
+            pause.replace("3M(", "3.5K("),
+            pause.replace("3M(", "1e3M("),
+            pause.replace("3M(", "M("),
+            pause.replace("GC(1)", "GC(x)"),
+            pause.replace("GC(1)", "GC()"),
+            pause.replace("GC(1)", "GC(+1)"),
+            pause.replace("GC(1)", "GC(12345678901234567890123)"),
+            pause.replace("GC(1) ", ""),
+            pause.replace("GC(1) ", "GC(1)\t"),
+            pause.replace("[1.000s]", "[1,000s]"),
+            pause.replace("[1.000s]", "[1.0.0s]"),
+            pause.replace("[1.000s]", "[1000ms][1796021929339ms]"),
+            pause.replace("[1.000s]", "[1796021929339ms]"),
+            pause.replace("[1.000s]", "[1796021929339ms][2475ms][3ms]"),
+            pause.replace("[1.000s]", "[123456789012345678ns]"),
+            pause.replace("[1.000s]", "[1.5ns]"),
+            pause.replace("[1.000s]", "[2026-01-01T00:00:00.000+0000]"),
+            pause.replace("[1.000s]", "[2026-01-01T00:00:00.000+0000][1.000s][1234]"),
+            pause.replace("[1.000s]", "[ 1.000s ]"),
+            pause.replace("[1.000s]", "[1.000s\t]"),
+            pause.replace("[1.000s]", "[]"),
+            pause.replace("[1.000s]", "[1.000s"),
+            pause.replace("[gc]", "[safepoint]"),
+            pause.replace("[gc]", "[gc,start     ]"),
+            pause.replace("[gc]", "[Gc]"),
+            pause.replace("[info]", "[warning]"),
+            pause.replace("[info]", "[inf0]"),
+            pause.replace("] GC", "]GC"),
+            pause.replace("] GC", "]  GC"),
+            pause.replace("Young (Normal)", "Young(Normal)"),
+            pause.replace("Young (Normal)", "Full"),
+            pause.replace("Young (Normal)", "Degenerated GC (Mark)"),
+            pause.replace("Young (Normal)", "Remark"),
+            pause.replace("Pause Young", "Y: Pause Young"),
+            pause.replace("(G1 Evacuation Pause)", "(G1 (nested) Pause)"),
+            pause.replace(
+                "(G1 Evacuation Pause)",
+                "(G1 Evacuation Pause) (Evacuation Failure: Pinned)",
+            ),
+            pause.replace("(G1 Evacuation Pause)", "(unclosed"),
+            pause.replace("(G1 Evacuation Pause)", "(G1 Évacuation)"),
+            pause.replace(" 24M->3M(256M)", ""),
+            pause.replace(" 24M->3M(256M)", " (G1 Evacuation Pause)"),
+            pause.replace(" 2.345ms", ""),
+            pause.replace(" 2.345ms", "  2.345ms"),
+            pause.replace("2.345ms", "2.345ms "),
+            format!("{pause}\t"),
+            "[1.000s][info][gc] GC(1) Pause Young (Normal) (G1 Evacuation Pause)".into(),
+            "[1.000s][info][gc] Pause".into(),
+            "[1.000s][info][gc] Pause ".into(),
+            "[1.000s][info][gc] Pause x".into(),
+            "[".into(),
+        ];
+        lines.extend(edges.iter().map(|e| e.as_bytes().to_vec()));
+        let (mut taken, mut pauses) = (0, 0);
+        for l in &lines {
+            // As a worker sees it: inside a block, after other bytes.
+            let mut buf = b"noise\n".to_vec();
+            buf.extend_from_slice(l);
+            let (start, end) = (6, buf.len());
+            if let Some(fast) = pause_line(&buf, start, end) {
+                let general = preparse_line(&buf, start, end);
+                assert_eq!(fast, general, "{:?}", String::from_utf8_lossy(l));
+                taken += 1;
+                pauses += usize::from(matches!(
+                    fast,
+                    Pre::Unified {
+                        event: Some(SpanEvent::Pause { .. }),
+                        ..
+                    }
+                ));
+            }
+        }
+        assert!(
+            taken > 1000 && pauses > 1000,
+            "{taken} lines taken, {pauses} pauses"
+        );
+    }
+
+    fn trim_cr_owned(l: &[u8]) -> Vec<u8> {
+        l.strip_suffix(b"\r").unwrap_or(l).to_vec()
+    }
+
+    #[test]
+    fn ascii_eight_bytes_at_a_time() {
+        for n in 0..40 {
+            let mut b = vec![b'a'; n];
+            assert!(is_ascii(&b));
+            for i in 0..n {
+                b[i] = 0x80;
+                assert!(!is_ascii(&b), "{n} {i}");
+                b[i] = b'a';
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod cost {
+    /// Not a check: `valgrind --tool=callgrind <test binary> --ignored --exact
+    /// gc::pause_line::cost::one_line_many_times` counts what one line costs.
+    #[test]
+    #[ignore]
+    fn one_line_many_times() {
+        let line = b"[1796021927326ms][462ms] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 12M->11M(256M) 69.637ms";
+        let mut n = 0;
+        for _ in 0..100_000 {
+            n +=
+                usize::from(super::pause_line(std::hint::black_box(line), 0, line.len()).is_some());
+        }
+        assert_eq!(n, 100_000);
+    }
+}
