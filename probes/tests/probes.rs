@@ -595,9 +595,10 @@ fn num(v: &Value, k: &str) -> f64 {
 /// sees the message, give or take the race between the two: the broker answers the
 /// ProduceRequest and completes the waiting FetchRequest for the same append, and each
 /// answer then crosses its own broker thread and queue (seen: ack p50 0.416 ms against an
-/// end-to-end p50 of 0.413 ms). With the probe's own wait for delivery reports in it, the
-/// old clock gave a p50 of 4 ms on the mock and 12–19 ms on Kafka against an end-to-end
-/// p50 of 0.45 ms: ten times and more, which the 1.2x margin still catches.
+/// end-to-end p50 of 0.413 ms; with builds beside it, 0.359 against 0.294 ms). With the
+/// probe's own wait for delivery reports in it, the old clock gave a p50 of 4 ms on the mock
+/// and 12–19 ms on Kafka against an end-to-end p50 of 0.45 ms: ten times and more, 3.5 ms
+/// and more above it, which a margin of 1.5x plus 0.5 ms (under 1.2 ms there) still catches.
 fn check_ack_clock(r: &Value) {
     let mut n = 0;
     for (params, client, run) in inflight_runs(r) {
@@ -611,8 +612,8 @@ fn check_ack_clock(r: &Value) {
         assert!(num(&run, "ack_count") >= 500.0, "{run}");
         assert!(num(&run, "ack_ms_p50") > 0.0, "{run}");
         assert!(
-            num(&run, "ack_ms_p50") <= 1.2 * num(&run, "e2e_ms_p50"),
-            "send-to-ack p50 above 1.2x the end-to-end p50 at {params}: {run}"
+            num(&run, "ack_ms_p50") <= 1.5 * num(&run, "e2e_ms_p50") + 0.5,
+            "send-to-ack p50 above 1.5x the end-to-end p50 + 0.5 ms at {params}: {run}"
         );
         // The serving loop measured its own promptness.
         assert!(num(&run, "delivery_serve_ms_p50") < 1.0, "{run}");
