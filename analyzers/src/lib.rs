@@ -17,6 +17,7 @@
 //! Everything here is pure: no Kafka client, no network.
 
 pub mod args;
+mod bytes_eq;
 pub mod cli;
 pub mod error;
 pub mod fast_hash;

@@ -8,6 +8,7 @@ use std::collections::{HashMap, VecDeque};
 
 use serde::Serialize;
 
+use crate::bytes_eq::same_bytes;
 use crate::librdkafka::{Event, Record};
 use crate::report::{round3, us_to_ms, Dist, PerSecond, RateSummary};
 
@@ -287,7 +288,13 @@ pub(crate) struct ConnAcc {
 
 impl ConnAcc {
     pub fn api_index(&mut self, name: &str) -> usize {
-        if let Some(i) = self.apis.iter().position(|a| a.name == name) {
+        // Inline compares (`same_bytes`): libc's memcmp call per API name and record
+        // showed in perf.
+        if let Some(i) = self
+            .apis
+            .iter()
+            .position(|a| same_bytes(a.name.as_bytes(), name.as_bytes()))
+        {
             return i;
         }
         if self.apis.len() >= MAX_APIS_PER_CONNECTION {
@@ -298,6 +305,9 @@ impl ConnAcc {
         self.apis.len() - 1
     }
 }
+
+/// Up to this many connections, a record's is found by a linear search.
+const FEW_CONNECTIONS: usize = 16;
 
 /// Requests of every connection in the log.
 #[derive(Debug, Default)]
@@ -332,7 +342,20 @@ impl RequestAccounting {
         let b = broker.unwrap_or("").as_bytes();
         if let Some(i) = self.last {
             let k = &self.conns[i];
-            if k.raw_client == c && k.raw_broker == b {
+            if same_bytes(&k.raw_client, c) && same_bytes(&k.raw_broker, b) {
+                return i;
+            }
+        }
+        // A producer's records alternate between its brokers, so the last connection
+        // misses often: a few connections are searched in place, without building the
+        // map's key (two allocations) for every record.
+        if self.conns.len() <= FEW_CONNECTIONS {
+            if let Some(i) = self
+                .conns
+                .iter()
+                .position(|k| same_bytes(&k.raw_client, c) && same_bytes(&k.raw_broker, b))
+            {
+                self.last = Some(i);
                 return i;
             }
         }

@@ -9,6 +9,7 @@
 
 use super::analysis::{SocketOp, SocketSlots};
 use super::reader::Lite;
+use crate::bytes_eq::same_bytes;
 
 /// Entries kept: a consumer or producer recording has a handful of socket threads.
 const KEPT: usize = 8;
@@ -41,7 +42,7 @@ fn same(a: &Lite<'_>, b: &Lite<'_>) -> bool {
         (Lite::Bool(x), Lite::Bool(y)) => x == y,
         (Lite::Int(x), Lite::Int(y)) => x == y,
         (Lite::Float(x), Lite::Float(y)) => x.to_bits() == y.to_bits(),
-        (Lite::Str(x), Lite::Str(y)) => x == y,
+        (Lite::Str(x), Lite::Str(y)) => same_bytes(x.as_bytes(), y.as_bytes()),
         (Lite::Ref(c, k), Lite::Ref(d, l)) => c == d && k == l,
         // `Other` is never memoised: such an event is decoded the full way.
         _ => false,

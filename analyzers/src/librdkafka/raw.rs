@@ -7,7 +7,7 @@
 //! facility (client, thread, broker: ~70 bytes) repeats from the line before (99.98 %
 //! of a `debug=protocol` log's lines, 98.5 % of a `debug=fetch` one's). Scanning those
 //! bytes field by field and checking them for ASCII was two thirds of the head's cost;
-//! [`HeadCache`] compares them with the previous line's in one `memcmp` and reuses its
+//! [`HeadCache`] compares them with the previous line's in one inline compare and reuses its
 //! fields.
 
 use std::ops::Range;
@@ -15,6 +15,7 @@ use std::ops::Range;
 use super::event;
 use super::timestamp::{stamp_end, Timestamp, TimestampSource};
 use super::{is_broker_name, thread_end, Record};
+use crate::bytes_eq::starts_with_bytes;
 
 /// Where a raw line's fields are (byte ranges in the line).
 struct Head {
@@ -168,13 +169,13 @@ impl HeadCache {
         let rest = &line[client_start..];
         let hit = if self.pre == 0 || !fac_ascii {
             None
-        } else if self.tail.len() > self.pre && rest.starts_with(&self.tail) {
-            // The whole tail at once (one `memcmp`), its broker part included: the same
+        } else if self.tail.len() > self.pre && starts_with_bytes(rest, &self.tail) {
+            // The whole tail at once (one compare), its broker part included: the same
             // first word through its `: `, so the same broker.
             let p = client_start + self.pre;
             let end = client_start + self.tail.len();
             Some((Some(p..end - 2), end, true))
-        } else if rest.starts_with(&self.tail[..self.pre]) {
+        } else if starts_with_bytes(rest, &self.tail[..self.pre]) {
             // The same client and thread; the broker looked at anew.
             let p = client_start + self.pre;
             let (broker, body_at) = broker_at(line, p);
