@@ -1,6 +1,7 @@
 //! Build a large raw-stderr librdkafka log for the analyzers' benchmark
-//! (scripts/bench-log-analyzers) by repeating a seed log, renumbering its CorrIds and
-//! shifting its timestamps on every repetition so the result reads as one long run.
+//! (scripts/bench-log-analyzers) by repeating a seed log, renumbering its CorrIds,
+//! moving its offsets on and shifting its timestamps on every repetition so the result
+//! reads as one long run.
 //!
 //! usage: make-bench-log <protocol|fetch> <bytes> <out> [seed.log]
 //! Without a seed, a built-in one is used: a producer at the post's per-request
@@ -60,6 +61,29 @@ fn stamp_span(line: &str) -> Option<(usize, usize)> {
         .then_some((start, start + len))
 }
 
+/// The words librdkafka's fetch lines put before an offset.
+const OFFSET_WORDS: &[&str] = &["at offset ", "MaxOffset ", "LSO ", "last_offset "];
+
+/// `text` into `out` with the number after each of `words` passed through `f`.
+fn renumber(mut text: &str, words: &[&str], f: impl Fn(i64) -> i64, out: &mut String) {
+    while let Some((i, w)) = words
+        .iter()
+        .filter_map(|w| text.find(w).map(|i| (i, w.len())))
+        .min()
+    {
+        out.push_str(&text[..i + w]);
+        let digits = text[i + w..].bytes().take_while(u8::is_ascii_digit).count();
+        match text[i + w..i + w + digits].parse::<i64>() {
+            Ok(n) => {
+                let _ = write!(out, "{}", f(n));
+            }
+            Err(_) => out.push_str(&text[i + w..i + w + digits]),
+        }
+        text = &text[i + w + digits..];
+    }
+    out.push_str(text);
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 4 {
@@ -91,6 +115,19 @@ fn main() {
         .filter_map(|r| r.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
         .max()
         .unwrap_or(0);
+    // A consumer's offsets move on: each repetition's start where the last one's ended, so
+    // its lines do not repeat byte for byte where a real log's would not (the analyzers
+    // remember repeated raw lines; a repeated seed must not hand them hits).
+    let max_offset: i64 = lines
+        .iter()
+        .flat_map(|l| {
+            OFFSET_WORDS
+                .iter()
+                .filter_map(move |w| l.find(w).map(|i| &l[i + w.len()..]))
+        })
+        .filter_map(|r| r.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
+        .max()
+        .unwrap_or(0);
     let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(&args[3]).expect("out"));
     let mut written = 0u64;
     let mut rep = 0u64;
@@ -98,6 +135,7 @@ fn main() {
     while written < target {
         let dt = rep as f64 * span;
         let dc = rep as i64 * max_corr;
+        let doff = rep as i64 * (max_offset + 1);
         for l in &lines {
             buf.clear();
             let mut rest: &str = l;
@@ -109,15 +147,15 @@ fn main() {
                     rest = &l[b..];
                 }
             }
-            // Renumber every `CorrId N` (Sent, Received, prev CorrId).
-            while let Some(i) = rest.find("CorrId ") {
-                buf.push_str(&rest[..i + 7]);
-                let digits = rest[i + 7..].bytes().take_while(u8::is_ascii_digit).count();
-                let n: i64 = rest[i + 7..i + 7 + digits].parse().unwrap_or(0);
-                let _ = write!(buf, "{}", (n + dc) % i32::MAX as i64);
-                rest = &rest[i + 7 + digits..];
-            }
-            buf.push_str(rest);
+            // Renumber every `CorrId N` (Sent, Received, prev CorrId) and every offset.
+            let mut tail = String::new();
+            renumber(
+                rest,
+                &["CorrId "],
+                |n| (n + dc) % i32::MAX as i64,
+                &mut tail,
+            );
+            renumber(&tail, OFFSET_WORDS, |n| n + doff, &mut buf);
             buf.push('\n');
             out.write_all(buf.as_bytes()).expect("write");
             written += buf.len() as u64;

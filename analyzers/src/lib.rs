@@ -29,6 +29,7 @@ pub mod input;
 pub mod jfr;
 pub mod json_doc;
 pub mod librdkafka;
+mod line_memo;
 mod pipeline;
 pub mod probe_result;
 pub mod progress;

@@ -27,6 +27,7 @@ use crate::input::{for_each_line, Input, InputSummary, DEFAULT_MAX_LINE_BYTES};
 use crate::librdkafka::{
     raw_stderr_record, unescape_json_slashes, EventOf, HeadCache, Record, RecordFinder, Timestamp,
 };
+use crate::line_memo::{LineMemo, Lookup};
 use crate::timeline::{Row, Timeline};
 
 /// What the analyzers implement to be driven line by line.
@@ -164,6 +165,23 @@ const BLOCK_BYTES: usize = 1 << 20;
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Span(u32, u32);
 
+impl Span {
+    /// The span moved `by` bytes later (an empty one stays empty).
+    fn moved(self, by: u32) -> Span {
+        Span(self.0 + by, self.1)
+    }
+
+    /// The span `by` bytes earlier, when it starts no earlier than `by` (an empty one
+    /// becomes `Span(0, 0)`: it reads as "" wherever it is).
+    fn back(self, by: u32) -> Option<Span> {
+        if self.1 == 0 {
+            Some(Span(0, 0))
+        } else {
+            Some(Span(self.0.checked_sub(by)?, self.1))
+        }
+    }
+}
+
 /// Whole lines read in one go.
 struct Block {
     seq: u64,
@@ -178,6 +196,7 @@ struct Block {
     records: Vec<SpanRecord>,
 }
 
+#[derive(Clone)]
 struct SpanRecord {
     /// Index of the line in its block.
     line: u32,
@@ -191,6 +210,15 @@ struct SpanRecord {
     thread: Option<Span>,
     broker: Option<Span>,
     body: (u32, u32),
+}
+
+/// What a parsing thread keeps from line to line: the raw head of the last line, the
+/// results of repeated raw lines, a buffer for unescaping.
+#[derive(Default)]
+struct LineParser {
+    cache: HeadCache,
+    memo: LineMemo<SpanRecord>,
+    scratch: Vec<u8>,
 }
 
 /// A fed block's buffer and records vector, back to the reader for another block.
@@ -391,8 +419,7 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
     let mut reader = BlockReader::new(input, gzip, cut, max_line);
     if workers == 0 {
         let finder = RecordFinder::new();
-        let mut cache = HeadCache::new();
-        let mut scratch = Vec::new();
+        let mut parser = LineParser::default();
         let mut spare = Vec::new();
         let mut spare_records = Vec::new();
         let mut lines = 0u64;
@@ -403,7 +430,7 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
                 Err(e) => return Err(reader.error(e)),
             };
             let records = std::mem::take(&mut spare_records);
-            let parsed = parse_block(block, &finder, &mut cache, &mut scratch, records);
+            let parsed = parse_block(block, &finder, &mut parser, records);
             feed(&parsed, lines, sink);
             lines += parsed.lines;
             spare = parsed.block.buf;
@@ -482,10 +509,65 @@ fn to_spans(buf: &[u8], line: u32, start: usize, end: usize, rec: Record<'_>) ->
     }
 }
 
+/// A raw line's record with its spans counted from `base` (the line's rest, in the
+/// block): what the memo keeps. `None` when a span starts before the rest (no raw
+/// record does; such a record is just not kept).
+fn relative(r: &SpanRecord, base: u32) -> Option<SpanRecord> {
+    let back = |s: Option<Span>| match s {
+        Some(s) => s.back(base).map(Some),
+        None => Some(None),
+    };
+    let mut bad = false;
+    let event = r.event.clone().map(|s| {
+        s.back(base).unwrap_or_else(|| {
+            bad = true;
+            Span(0, 0)
+        })
+    });
+    let out = SpanRecord {
+        line: 0,
+        line_start: 0,
+        line_end: 0,
+        event,
+        timestamp: r.timestamp,
+        facility: back(r.facility)?,
+        client: back(r.client)?,
+        thread: back(r.thread)?,
+        broker: back(r.broker)?,
+        body: (r.body.0.checked_sub(base)?, r.body.1.checked_sub(base)?),
+    };
+    (!bad).then_some(out)
+}
+
+/// A kept record placed on the line `buf[start..end]` (index `line`) whose rest starts
+/// at `key_at`, with that line's time.
+fn placed(
+    t: &SpanRecord,
+    line: u32,
+    start: usize,
+    end: usize,
+    key_at: usize,
+    secs: f64,
+) -> SpanRecord {
+    let base = (start + key_at) as u32;
+    let moved = |s: Option<Span>| s.map(|s| s.moved(base));
+    SpanRecord {
+        line,
+        line_start: start as u32,
+        line_end: end as u32,
+        event: t.event.clone().map(|s| s.moved(base)),
+        timestamp: t.timestamp.map(|ts| Timestamp { secs, ..ts }),
+        facility: moved(t.facility),
+        client: moved(t.client),
+        thread: moved(t.thread),
+        broker: moved(t.broker),
+        body: (t.body.0 + base, t.body.1 + base),
+    }
+}
+
 fn parse_blocks(rx: Arc<Mutex<Receiver<Block>>>, tx: SyncSender<Parsed>) {
     let finder = RecordFinder::new();
-    let mut cache = HeadCache::new();
-    let mut scratch = Vec::new();
+    let mut parser = LineParser::default();
     loop {
         let next = rx
             .lock()
@@ -493,7 +575,7 @@ fn parse_blocks(rx: Arc<Mutex<Receiver<Block>>>, tx: SyncSender<Parsed>) {
             .recv();
         let Ok(mut block) = next else { return };
         let records = std::mem::take(&mut block.records);
-        let parsed = parse_block(block, &finder, &mut cache, &mut scratch, records);
+        let parsed = parse_block(block, &finder, &mut parser, records);
         if tx.send(parsed).is_err() {
             return;
         }
@@ -501,25 +583,57 @@ fn parse_blocks(rx: Arc<Mutex<Receiver<Block>>>, tx: SyncSender<Parsed>) {
 }
 
 /// The records of one line `buf[start..end]` (already cut and `\r`-trimmed), in the
-/// analyzers' order: librdkafka's own format first (through `cache`: the block's
-/// lines come in order), then any wrapper.
-#[allow(clippy::too_many_arguments)]
+/// analyzers' order: librdkafka's own format first (a repeat of a recent raw line
+/// through the memo, else through `cache`: the block's lines come in order), then any
+/// wrapper.
 fn parse_line(
     buf: &mut [u8],
     index: u32,
     start: usize,
     mut end: usize,
     finder: &RecordFinder,
-    cache: &mut HeadCache,
-    scratch: &mut Vec<u8>,
+    parser: &mut LineParser,
     out: &mut Vec<SpanRecord>,
 ) {
-    if let Some(found) = cache.record(&buf[start..end]) {
-        if let Some(rec) = found {
-            out.push(to_spans(buf, index, start, end, rec));
+    let line = &buf[start..end];
+    let (probe, stamp) = match parser.memo.lookup(line) {
+        Lookup::Hit {
+            secs,
+            key_at,
+            value,
+        } => {
+            if let Some(t) = value {
+                out.push(placed(t, index, start, end, key_at, secs));
+            }
+            return;
         }
+        Lookup::Miss(probe) => {
+            let stamp = probe.stamp;
+            (Some(probe), Some(stamp))
+        }
+        Lookup::Pass(stamp) => (None, stamp),
+    };
+    let found = match stamp {
+        Some(stamp) => parser.cache.record_stamped(line, stamp),
+        None => parser.cache.record(line),
+    };
+    if let Some(found) = found {
+        let rec = found.map(|rec| to_spans(buf, index, start, end, rec));
+        if let Some(probe) = probe {
+            // The raw parser took the line: its result depends on the rest alone.
+            let base = (start + probe.key_at()) as u32;
+            let kept = match &rec {
+                None => Some(None),
+                Some(r) => relative(r, base).map(Some),
+            };
+            if let Some(kept) = kept {
+                parser.memo.insert(&buf[start..end], probe, kept);
+            }
+        }
+        out.extend(rec);
         return;
     }
+    let scratch = &mut parser.scratch;
     if unescape_json_slashes(&buf[start..end], scratch) {
         // Unescaping only shortens: rewrite the line in place.
         buf[start..start + scratch.len()].copy_from_slice(scratch);
@@ -548,8 +662,7 @@ fn trim_cr(buf: &[u8], start: usize, end: usize) -> usize {
 fn parse_block(
     mut block: Block,
     finder: &RecordFinder,
-    cache: &mut HeadCache,
-    scratch: &mut Vec<u8>,
+    parser: &mut LineParser,
     mut records: Vec<SpanRecord>,
 ) -> Parsed {
     records.clear();
@@ -557,7 +670,7 @@ fn parse_block(
     let buf = &mut block.buf[..];
     if block.long_head {
         // The head of a too-long line, as it is (no `\r` trimming: its end was cut).
-        parse_line(buf, 0, 0, len, finder, cache, scratch, &mut records);
+        parse_line(buf, 0, 0, len, finder, parser, &mut records);
         return Parsed {
             block,
             lines: 1,
@@ -577,16 +690,7 @@ fn parse_block(
             // cheaper than searching the line for anchors.
             let line_end = memchr::memchr(b'\n', &buf[pos..len]).map_or(len, |i| pos + i);
             let end = trim_cr(buf, pos, line_end);
-            parse_line(
-                buf,
-                index as u32,
-                pos,
-                end,
-                finder,
-                cache,
-                scratch,
-                &mut records,
-            );
+            parse_line(buf, index as u32, pos, end, finder, parser, &mut records);
             index += 1;
             pos = line_end + 1;
             continue;
@@ -605,8 +709,7 @@ fn parse_block(
             line_start,
             end,
             finder,
-            cache,
-            scratch,
+            parser,
             &mut records,
         );
         index += 1;
@@ -798,6 +901,12 @@ mod tests {
         let sent = "%7|1700000000.000|SEND|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: \
                     Sent ProduceRequest (v10, 15621 bytes @ 0, CorrId 4)";
         let json = r#"{"message":"[thrd:k:9092\/1]: k:9092\/1: Fetch 6\/6\/6 toppar(s)"}"#;
+        let msgset =
+            "%7|1700000000.000|PRODUCE|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: t.x [4]: \
+                      Produce MessageSet with 15 message(s) (15556 bytes, ApiVersion 10)";
+        let none =
+            "%7|1700000000.000|PRODUCE|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: t.x [4]: \
+                    No more space in current MessageSet (15 message(s), 15645 bytes)";
         let cases: Vec<String> = vec![
             String::new(),
             "\n\n\n".into(),
@@ -809,6 +918,20 @@ mod tests {
             format!("{sent}\n\0binary\n{sent}\n"),
             format!("%7|\n%7\n{sent}\n%"),
             format!("{json}\n{json}\r\n{sent}{sent}\n"),
+            // Repeated rests (the memo's hits): other stamps, nine digits, no record, a
+            // rest after a stamp that is not one.
+            [
+                msgset.replace("1700000000.000", "1700000000.001"),
+                none.to_string(),
+                msgset.to_string(),
+                msgset.replace("1700000000.000", "170000000.000"),
+                none.replace("1700000000.000", "1700000009.999"),
+                msgset.replace("1700000000.000", "17000x0000.000"),
+                msgset.replace("[4]", "[5]"),
+                msgset.to_string(),
+                msgset.replace("%7|", "%6|"),
+            ]
+            .join("\n"),
         ];
         for (i, c) in cases.iter().enumerate() {
             for max_line in [1, 2, 60, 100, 140, 1 << 20] {

@@ -32,6 +32,7 @@ use std::sync::OnceLock;
 use aho_corasick::{AhoCorasick, MatchKind};
 
 pub use event::{Event, EventOf};
+pub(crate) use raw::stamp_and_facility as raw_stamp_and_facility;
 pub use raw::{raw_stderr_record, HeadCache};
 pub use timestamp::{librdkafka_stamp, wrapper_stamp, Timestamp, TimestampSource};
 

@@ -30,7 +30,7 @@ struct Head {
 
 /// `%<level>|<secs>.<ms>|<FAC>|`: the time, where the facility starts and its length.
 #[inline]
-fn stamp_and_facility(line: &[u8]) -> Option<(f64, usize, usize)> {
+pub(crate) fn stamp_and_facility(line: &[u8]) -> Option<(f64, usize, usize)> {
     if line.len() < 4 || line[0] != b'%' || !line[1].is_ascii_digit() || line[2] != b'|' {
         return None;
     }
@@ -161,7 +161,16 @@ impl HeadCache {
     /// [`raw_stderr_record`]`(line)`, reusing the previous line's fields where its
     /// bytes repeat.
     pub fn record<'a>(&mut self, line: &'a [u8]) -> Option<Option<Record<'a>>> {
-        let (secs, fac_start, fac_len) = stamp_and_facility(line)?;
+        let stamp = stamp_and_facility(line)?;
+        self.record_stamped(line, stamp)
+    }
+
+    /// [`record`](Self::record) of a line whose [`stamp_and_facility`] was already read.
+    pub(crate) fn record_stamped<'a>(
+        &mut self,
+        line: &'a [u8],
+        (secs, fac_start, fac_len): (f64, usize, usize),
+    ) -> Option<Option<Record<'a>>> {
         let client_start = fac_start + fac_len + 1;
         let facility = fac_start..fac_start + fac_len;
         // What precedes the facility is `%<digit>|<digits>.<digits>|`: ASCII.

@@ -1,0 +1,247 @@
+//! Parse results of librdkafka's raw stderr lines, remembered by the bytes after their
+//! timestamp.
+//!
+//! A raw line is `%<level>|<secs>.<ms>|<rest>`, and what it holds (the facility, client,
+//! thread, broker and the message's record, or no record) is a function of `<rest>`
+//! alone: every parse after the stamp looks only at bytes after it, at offsets counted
+//! from it. And `<rest>` repeats: a producer writes three lines a ProduceRequest that
+//! differ only in their stamp and partition (`No more space in current MessageSet`,
+//! `Produce MessageSet with …`, `MessageSet with … delivered`), so in the captured
+//! producer logs 52-60 % of the lines repeat one seen a few lines before (26 % in the
+//! corpus's, 8 % in a captured consumer's). A repeat costs a hash and a compare instead
+//! of a parse (~1,100 instructions).
+//!
+//! What is kept is decided by speed alone, never by what the answer would be: a line is
+//! looked up when it has the raw shape and is not a `SEND`/`RECV` line (those carry a
+//! CorrId, so never repeat); the table is direct-mapped; and where few lines repeat (a
+//! consumer's log, whose offsets move), lookups pause for a while, so a log that gains
+//! nothing pays next to nothing.
+
+use crate::fast_hash::FxHasher;
+use crate::librdkafka::raw_stamp_and_facility;
+use std::hash::Hasher;
+
+/// Slots of the table (a power of two).
+const SLOTS: usize = 256;
+/// Longer rests are not kept (a line of a few hundred bytes is the common case).
+const MAX_KEY: usize = 512;
+/// Lookups between two looks at the hit rate.
+const WINDOW: u32 = 4096;
+/// Lines passed over after a window that hit less than one in eight.
+const PAUSE: u32 = 1 << 16;
+
+struct Slot<T> {
+    hash: u64,
+    key: Vec<u8>,
+    value: Option<T>,
+}
+
+/// A raw line's stamp as [`raw_stamp_and_facility`] reads it: the seconds, where the
+/// facility (and the rest) starts, the facility's length. Handed on so the raw parser
+/// need not read it again.
+pub(crate) type RawStamp = (f64, usize, usize);
+
+/// A missed line's stamp and hash: what [`LineMemo::insert`] needs after the parse.
+pub(crate) struct Probe {
+    pub stamp: RawStamp,
+    hash: u64,
+}
+
+impl Probe {
+    /// Where `<rest>` starts (the facility's first byte).
+    pub(crate) fn key_at(&self) -> usize {
+        self.stamp.1
+    }
+}
+
+/// What [`LineMemo::lookup`] found.
+pub(crate) enum Lookup<'m, T> {
+    /// The line's `<rest>` was seen: its result (`None`: no record).
+    Hit {
+        secs: f64,
+        key_at: usize,
+        value: &'m Option<T>,
+    },
+    /// Not seen: parse it, then [`LineMemo::insert`] the result.
+    Miss(Probe),
+    /// Not a line to remember (not the raw shape, a `SEND`/`RECV` line, too long, or
+    /// lookups paused); its stamp when it was read.
+    Pass(Option<RawStamp>),
+}
+
+/// The table, one per parsing thread.
+pub(crate) struct LineMemo<T> {
+    slots: Vec<Option<Slot<T>>>,
+    lookups: u32,
+    hits: u32,
+    paused: u32,
+}
+
+impl<T> Default for LineMemo<T> {
+    fn default() -> Self {
+        LineMemo {
+            slots: (0..SLOTS).map(|_| None).collect(),
+            lookups: 0,
+            hits: 0,
+            paused: 0,
+        }
+    }
+}
+
+impl<T> LineMemo<T> {
+    /// Look `line` (without its newline) up.
+    #[inline]
+    pub(crate) fn lookup(&mut self, line: &[u8]) -> Lookup<'_, T> {
+        if self.paused > 0 {
+            self.paused -= 1;
+            return Lookup::Pass(None);
+        }
+        let Some(stamp) = raw_stamp_and_facility(line) else {
+            return Lookup::Pass(None);
+        };
+        let (secs, key_at, fac_len) = stamp;
+        let key = &line[key_at..];
+        let fac = &line[key_at..key_at + fac_len];
+        if key.len() > MAX_KEY || fac == b"SEND" || fac == b"RECV" {
+            return Lookup::Pass(Some(stamp));
+        }
+        self.lookups += 1;
+        if self.lookups == WINDOW {
+            if self.hits < WINDOW / 8 {
+                self.paused = PAUSE;
+            }
+            self.lookups = 0;
+            self.hits = 0;
+        }
+        let mut h = FxHasher::default();
+        h.write(key);
+        let hash = h.finish();
+        let i = (hash as usize ^ (hash >> 32) as usize) & (SLOTS - 1);
+        match &self.slots[i] {
+            Some(s) if s.hash == hash && crate::bytes_eq::same_bytes(&s.key, key) => {
+                self.hits += 1;
+                Lookup::Hit {
+                    secs,
+                    key_at,
+                    value: &s.value,
+                }
+            }
+            _ => Lookup::Miss(Probe { stamp, hash }),
+        }
+    }
+
+    /// Remember the result of the line a [`Lookup::Miss`] came from.
+    pub(crate) fn insert(&mut self, line: &[u8], probe: Probe, value: Option<T>) {
+        let i = (probe.hash as usize ^ (probe.hash >> 32) as usize) & (SLOTS - 1);
+        let key = &line[probe.key_at()..];
+        match &mut self.slots[i] {
+            Some(s) => {
+                s.hash = probe.hash;
+                s.key.clear();
+                s.key.extend_from_slice(key);
+                s.value = value;
+            }
+            empty => {
+                *empty = Some(Slot {
+                    hash: probe.hash,
+                    key: key.to_vec(),
+                    value,
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSGSET: &str = "%7|1796027442.502|PRODUCE|rdkafka#producer-100| [thrd:127.0.0.1:9092/1]: 127.0.0.1:9092/1: t [4]: Produce MessageSet with 15 message(s) (15556 bytes, ApiVersion 10)";
+
+    fn with_stamp(line: &str, stamp: &str) -> String {
+        let rest = &line[line[3..].find('|').unwrap() + 3..];
+        format!("%7|{stamp}{rest}")
+    }
+
+    #[test]
+    fn a_repeated_rest_is_a_hit_with_the_new_lines_time() {
+        let mut m = LineMemo::<u32>::default();
+        let a = MSGSET.as_bytes();
+        let Lookup::Miss(p) = m.lookup(a) else {
+            panic!("first sight is a miss")
+        };
+        assert_eq!(p.key_at(), 18);
+        m.insert(a, p, Some(7));
+        let b = with_stamp(MSGSET, "1796027443.001");
+        match m.lookup(b.as_bytes()) {
+            Lookup::Hit {
+                secs,
+                key_at,
+                value,
+            } => {
+                assert_eq!(secs, 1796027443.001);
+                assert_eq!(key_at, 18);
+                assert_eq!(value, &Some(7));
+            }
+            _ => panic!("same rest, other stamp: a hit"),
+        }
+        // A nine-digit stamp moves the rest; it is still the same rest.
+        let c = with_stamp(MSGSET, "796027443.001");
+        assert!(matches!(
+            m.lookup(c.as_bytes()),
+            Lookup::Hit { key_at: 17, .. }
+        ));
+    }
+
+    #[test]
+    fn any_other_byte_of_the_rest_is_a_miss() {
+        let mut m = LineMemo::<u32>::default();
+        let a = MSGSET.as_bytes();
+        let Lookup::Miss(p) = m.lookup(a) else {
+            panic!()
+        };
+        m.insert(a, p, None);
+        for at in 18..a.len() {
+            let mut b = a.to_vec();
+            b[at] ^= 1;
+            assert!(matches!(m.lookup(&b), Lookup::Miss(_)), "byte {at}");
+            let mut c = a.to_vec();
+            c.truncate(at);
+            assert!(!matches!(m.lookup(&c), Lookup::Hit { .. }), "cut at {at}");
+        }
+        assert!(matches!(m.lookup(a), Lookup::Hit { .. }));
+    }
+
+    #[test]
+    fn send_recv_and_other_shapes_are_passed_over() {
+        let mut m = LineMemo::<u32>::default();
+        for line in [
+            "%7|1700000000.000|SEND|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: Sent ProduceRequest (v10, 15621 bytes @ 0, CorrId 4)",
+            "%7|1700000000.001|RECV|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: Received ProduceResponse (v10, 62 bytes, CorrId 4, rtt 0.39ms)",
+            "{\"message\":\"x\"}",
+            "%7|17000x0000.001|FETCH|c| x",
+            "",
+        ] {
+            assert!(matches!(m.lookup(line.as_bytes()), Lookup::Pass(_)), "{line}");
+        }
+        let long = format!("{MSGSET}{}", "x".repeat(MAX_KEY));
+        assert!(matches!(m.lookup(long.as_bytes()), Lookup::Pass(Some(_))));
+    }
+
+    #[test]
+    fn lookups_pause_where_few_lines_repeat_and_resume() {
+        let mut m = LineMemo::<u32>::default();
+        let mut passes = 0;
+        for i in 0..(WINDOW + PAUSE + 10) {
+            let line = format!("{MSGSET} {i}");
+            match m.lookup(line.as_bytes()) {
+                Lookup::Miss(p) => m.insert(line.as_bytes(), p, None),
+                Lookup::Pass(None) => passes += 1,
+                Lookup::Pass(Some(_)) => panic!("a line to look up"),
+                Lookup::Hit { .. } => panic!("every line differs"),
+            }
+        }
+        assert_eq!(passes, PAUSE, "one pause after a window without hits");
+        assert!(matches!(m.lookup(MSGSET.as_bytes()), Lookup::Miss(_)));
+    }
+}
