@@ -13,9 +13,10 @@
 //!
 //! What is kept is decided by speed alone, never by what the answer would be: a line is
 //! looked up when it has the raw shape and is not a `SEND`/`RECV` line (those carry a
-//! CorrId, so never repeat); the table is direct-mapped; and where few lines repeat (a
-//! consumer's log, whose offsets move), lookups pause for a while, so a log that gains
-//! nothing pays next to nothing.
+//! CorrId, so never repeat); the table is direct-mapped; and a facility whose lines seldom
+//! repeat (a consumer's `FETCH` and `CONSUME` lines carry offsets that move on) has its
+//! lookups paused for a while: a miss costs a hash, a copy and a move (~250
+//! instructions), so below about one hit in four a lookup costs more than it saves.
 
 use crate::fast_hash::FxHasher;
 use crate::librdkafka::raw_stamp_and_facility;
@@ -25,10 +26,20 @@ use std::hash::Hasher;
 const SLOTS: usize = 256;
 /// Longer rests are not kept (a line of a few hundred bytes is the common case).
 const MAX_KEY: usize = 512;
-/// Lookups between two looks at the hit rate.
-const WINDOW: u32 = 4096;
-/// Lines passed over after a window that hit less than one in eight.
-const PAUSE: u32 = 1 << 16;
+/// Lookups of a facility between two looks at its hit rate.
+const WINDOW: u32 = 1024;
+/// Lines of a facility passed over after a window that hit less than one in four.
+const PAUSE: u32 = 1 << 14;
+/// Facilities are told apart by a hash of their name into this many groups.
+const FACILITY_GROUPS: usize = 16;
+
+/// How often one group of facilities' lines repeat.
+#[derive(Default, Clone, Copy)]
+struct Repeats {
+    lookups: u32,
+    hits: u32,
+    paused: u32,
+}
 
 struct Slot<T> {
     hash: u64,
@@ -72,18 +83,14 @@ pub(crate) enum Lookup<'m, T> {
 /// The table, one per parsing thread.
 pub(crate) struct LineMemo<T> {
     slots: Vec<Option<Slot<T>>>,
-    lookups: u32,
-    hits: u32,
-    paused: u32,
+    repeats: [Repeats; FACILITY_GROUPS],
 }
 
 impl<T> Default for LineMemo<T> {
     fn default() -> Self {
         LineMemo {
             slots: (0..SLOTS).map(|_| None).collect(),
-            lookups: 0,
-            hits: 0,
-            paused: 0,
+            repeats: [Repeats::default(); FACILITY_GROUPS],
         }
     }
 }
@@ -92,10 +99,6 @@ impl<T> LineMemo<T> {
     /// Look `line` (without its newline) up.
     #[inline]
     pub(crate) fn lookup(&mut self, line: &[u8]) -> Lookup<'_, T> {
-        if self.paused > 0 {
-            self.paused -= 1;
-            return Lookup::Pass(None);
-        }
         let Some(stamp) = raw_stamp_and_facility(line) else {
             return Lookup::Pass(None);
         };
@@ -105,13 +108,19 @@ impl<T> LineMemo<T> {
         if key.len() > MAX_KEY || fac == b"SEND" || fac == b"RECV" {
             return Lookup::Pass(Some(stamp));
         }
-        self.lookups += 1;
-        if self.lookups == WINDOW {
-            if self.hits < WINDOW / 8 {
-                self.paused = PAUSE;
+        let group = facility_group(fac);
+        let r = &mut self.repeats[group];
+        if r.paused > 0 {
+            r.paused -= 1;
+            return Lookup::Pass(Some(stamp));
+        }
+        r.lookups += 1;
+        if r.lookups == WINDOW {
+            if r.hits < WINDOW / 4 {
+                r.paused = PAUSE;
             }
-            self.lookups = 0;
-            self.hits = 0;
+            r.lookups = 0;
+            r.hits = 0;
         }
         let mut h = FxHasher::default();
         h.write(key);
@@ -119,7 +128,7 @@ impl<T> LineMemo<T> {
         let i = (hash as usize ^ (hash >> 32) as usize) & (SLOTS - 1);
         match &self.slots[i] {
             Some(s) if s.hash == hash && crate::bytes_eq::same_bytes(&s.key, key) => {
-                self.hits += 1;
+                self.repeats[group].hits += 1;
                 Lookup::Hit {
                     secs,
                     key_at,
@@ -150,6 +159,17 @@ impl<T> LineMemo<T> {
             }
         }
     }
+}
+
+/// The group of a facility name (`PRODUCE`, `MSGSET`, `FETCH`, …): its length and first
+/// bytes, mixed.
+#[inline]
+fn facility_group(fac: &[u8]) -> usize {
+    let mut w = [0u8; 4];
+    let n = fac.len().min(4);
+    w[..n].copy_from_slice(&fac[..n]);
+    let x = (u32::from_le_bytes(w) ^ fac.len() as u32).wrapping_mul(0x9e37_79b1);
+    (x >> 28) as usize % FACILITY_GROUPS
 }
 
 #[cfg(test)]
@@ -229,19 +249,30 @@ mod tests {
     }
 
     #[test]
-    fn lookups_pause_where_few_lines_repeat_and_resume() {
+    fn a_facility_whose_lines_seldom_repeat_pauses_and_resumes_alone() {
         let mut m = LineMemo::<u32>::default();
+        let other = MSGSET.replace("|PRODUCE|", "|MSGSET|");
+        assert_ne!(facility_group(b"PRODUCE"), facility_group(b"MSGSET"));
         let mut passes = 0;
+        let mut other_hits = 0;
         for i in 0..(WINDOW + PAUSE + 10) {
             let line = format!("{MSGSET} {i}");
             match m.lookup(line.as_bytes()) {
                 Lookup::Miss(p) => m.insert(line.as_bytes(), p, None),
-                Lookup::Pass(None) => passes += 1,
-                Lookup::Pass(Some(_)) => panic!("a line to look up"),
+                Lookup::Pass(Some(_)) => passes += 1,
+                Lookup::Pass(None) => panic!("a raw line's stamp is read"),
                 Lookup::Hit { .. } => panic!("every line differs"),
+            }
+            // Another facility's repeated line keeps its lookups all along.
+            match m.lookup(other.as_bytes()) {
+                Lookup::Miss(p) => m.insert(other.as_bytes(), p, None),
+                Lookup::Hit { .. } => other_hits += 1,
+                Lookup::Pass(_) => panic!("the other facility is not paused"),
             }
         }
         assert_eq!(passes, PAUSE, "one pause after a window without hits");
-        assert!(matches!(m.lookup(MSGSET.as_bytes()), Lookup::Miss(_)));
+        assert!(other_hits > WINDOW + PAUSE);
+        let line = format!("{MSGSET} again");
+        assert!(matches!(m.lookup(line.as_bytes()), Lookup::Miss(_)));
     }
 }

@@ -618,11 +618,19 @@ fn parse_line(
         None => parser.cache.record(line),
     };
     if let Some(found) = found {
-        let rec = found.map(|rec| to_spans(buf, index, start, end, rec));
+        // Pushed where it goes (a record is ~150 bytes: moving it through options and
+        // temporaries showed in callgrind).
+        let pushed = match found {
+            Some(rec) => {
+                out.push(to_spans(buf, index, start, end, rec));
+                true
+            }
+            None => false,
+        };
         if let Some(probe) = probe {
             // The raw parser took the line: its result depends on the rest alone.
             let base = (start + probe.key_at()) as u32;
-            let kept = match &rec {
+            let kept = match out.last().filter(|_| pushed) {
                 None => Some(None),
                 Some(r) => relative(r, base).map(Some),
             };
@@ -630,7 +638,6 @@ fn parse_line(
                 parser.memo.insert(&buf[start..end], probe, kept);
             }
         }
-        out.extend(rec);
         return;
     }
     let scratch = &mut parser.scratch;

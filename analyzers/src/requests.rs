@@ -277,6 +277,8 @@ pub(crate) struct ConnAcc {
     raw_client: Vec<u8>,
     raw_broker: Vec<u8>,
     pub apis: Vec<ApiAcc>,
+    /// The index [`api_index`](Self::api_index) gave last.
+    last_api: usize,
     pub outstanding: InFlight,
     pub inflight_max: u64,
     depth_sum: u64,
@@ -288,6 +290,19 @@ pub(crate) struct ConnAcc {
 
 impl ConnAcc {
     pub fn api_index(&mut self, name: &str) -> usize {
+        // A connection's records are mostly of one type (Produce, Fetch): the last one
+        // found is tried first.
+        if let Some(a) = self.apis.get(self.last_api) {
+            if same_bytes(a.name.as_bytes(), name.as_bytes()) {
+                return self.last_api;
+            }
+        }
+        let i = self.find_api(name);
+        self.last_api = i;
+        i
+    }
+
+    fn find_api(&mut self, name: &str) -> usize {
         // Inline compares (`same_bytes`): libc's memcmp call per API name and record
         // showed in perf.
         if let Some(i) = self
@@ -371,6 +386,7 @@ impl RequestAccounting {
                 raw_client: c.to_vec(),
                 raw_broker: b.to_vec(),
                 apis: Vec::new(),
+                last_api: 0,
                 outstanding: InFlight::default(),
                 inflight_max: 0,
                 depth_sum: 0,
