@@ -52,9 +52,12 @@ struct Slot<T> {
 /// need not read it again.
 pub(crate) type RawStamp = (f64, usize, usize);
 
-/// A missed line's stamp and hash: what [`LineMemo::insert`] needs after the parse.
+/// A missed line's stamp, key and hash: what [`LineMemo::insert`] needs after the parse.
 pub(crate) struct Probe {
     pub stamp: RawStamp,
+    /// Where the key ends (the line's end, or for [`LineMemo::lookup_prefix`] the
+    /// prefix's).
+    key_end: usize,
     hash: u64,
 }
 
@@ -102,13 +105,35 @@ impl<T> LineMemo<T> {
         let Some(stamp) = raw_stamp_and_facility(line) else {
             return Lookup::Pass(None);
         };
-        let (secs, key_at, fac_len) = stamp;
-        let key = &line[key_at..];
+        let (_, key_at, fac_len) = stamp;
         let fac = &line[key_at..key_at + fac_len];
-        if key.len() > MAX_KEY || fac == b"SEND" || fac == b"RECV" {
+        if line.len() - key_at > MAX_KEY || is_send_recv(fac) {
             return Lookup::Pass(Some(stamp));
         }
-        let group = facility_group(fac);
+        self.find(line, stamp, line.len())
+    }
+
+    /// Look up the part of a raw line from its facility to `key_end` (a `SEND`/`RECV`
+    /// line up to its CorrId: what is kept must then hold for any line that shares
+    /// those bytes, whatever follows).
+    #[inline]
+    pub(crate) fn lookup_prefix(
+        &mut self,
+        line: &[u8],
+        stamp: RawStamp,
+        key_end: usize,
+    ) -> Lookup<'_, T> {
+        if key_end - stamp.1 > MAX_KEY {
+            return Lookup::Pass(Some(stamp));
+        }
+        self.find(line, stamp, key_end)
+    }
+
+    #[inline]
+    fn find(&mut self, line: &[u8], stamp: RawStamp, key_end: usize) -> Lookup<'_, T> {
+        let (secs, key_at, fac_len) = stamp;
+        let key = &line[key_at..key_end];
+        let group = facility_group(&line[key_at..key_at + fac_len]);
         let r = &mut self.repeats[group];
         if r.paused > 0 {
             r.paused -= 1;
@@ -135,14 +160,18 @@ impl<T> LineMemo<T> {
                     value: &s.value,
                 }
             }
-            _ => Lookup::Miss(Probe { stamp, hash }),
+            _ => Lookup::Miss(Probe {
+                stamp,
+                key_end,
+                hash,
+            }),
         }
     }
 
     /// Remember the result of the line a [`Lookup::Miss`] came from.
     pub(crate) fn insert(&mut self, line: &[u8], probe: Probe, value: Option<T>) {
         let i = (probe.hash as usize ^ (probe.hash >> 32) as usize) & (SLOTS - 1);
-        let key = &line[probe.key_at()..];
+        let key = &line[probe.key_at()..probe.key_end];
         match &mut self.slots[i] {
             Some(s) => {
                 s.hash = probe.hash;
@@ -159,6 +188,12 @@ impl<T> LineMemo<T> {
             }
         }
     }
+}
+
+/// `SEND` and `RECV`: a request's lines, which carry a CorrId, so never repeat whole.
+#[inline]
+pub(crate) fn is_send_recv(fac: &[u8]) -> bool {
+    fac == b"SEND" || fac == b"RECV"
 }
 
 /// The group of a facility name (`PRODUCE`, `MSGSET`, `FETCH`, …): its length and first

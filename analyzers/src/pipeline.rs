@@ -24,10 +24,11 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::AnalyzeError;
 use crate::input::{for_each_line, Input, InputSummary, DEFAULT_MAX_LINE_BYTES};
+use crate::librdkafka::{corr_id_tail_at, raw_stamp_and_facility, CorrIdTail};
 use crate::librdkafka::{
     raw_stderr_record, unescape_json_slashes, EventOf, HeadCache, Record, RecordFinder, Timestamp,
 };
-use crate::line_memo::{LineMemo, Lookup};
+use crate::line_memo::{is_send_recv, LineMemo, Lookup};
 use crate::timeline::{Row, Timeline};
 
 /// What the analyzers implement to be driven line by line.
@@ -218,6 +219,9 @@ struct SpanRecord {
 struct LineParser {
     cache: HeadCache,
     memo: LineMemo<SpanRecord>,
+    /// `SEND`/`RECV` lines by their bytes up to the CorrId: a request's lines repeat but
+    /// for it (and the round trip).
+    corr_memo: LineMemo<(SpanRecord, CorrIdTail)>,
     scratch: Vec<u8>,
 }
 
@@ -539,6 +543,66 @@ fn relative(r: &SpanRecord, base: u32) -> Option<SpanRecord> {
     (!bad).then_some(out)
 }
 
+/// Where the digits of the last `CorrId ` in the line's last 48 bytes start.
+fn corr_id_at(line: &[u8]) -> Option<usize> {
+    const WORD: &[u8] = b"CorrId ";
+    let from = line.len().saturating_sub(48);
+    let mut to = line.len();
+    while let Some(i) = memchr::memrchr(b'C', &line[from..to]) {
+        let at = from + i;
+        if line[at..].starts_with(WORD) {
+            return Some(at + WORD.len());
+        }
+        to = at;
+    }
+    None
+}
+
+/// What the CorrId memo keeps of a `SEND`/`RECV` line's record (`line`, at `start` in its
+/// block, whose last `CorrId ` digits start at `at`): the record counted from the line's
+/// rest, and how its tail reads. Kept only when the tail read at `at` gives this record's
+/// CorrId, round trip and end: then the whole parse read exactly the bytes before `at`
+/// and then that tail (both digit runs end at the same `)`, and a run starts after the
+/// space of `CorrId `), so any line with the same bytes before `at` parses the same way.
+fn corr_template(
+    r: &SpanRecord,
+    line: &[u8],
+    start: usize,
+    at: usize,
+) -> Option<(SpanRecord, CorrIdTail)> {
+    let (tail, id, rtt) = match r.event {
+        EventOf::Sent { corr_id, .. } | EventOf::SentPartial { corr_id, .. } => {
+            (CorrIdTail::Sent, corr_id, 0.0f64)
+        }
+        EventOf::Received {
+            corr_id, rtt_ms, ..
+        } => (CorrIdTail::Received, corr_id, rtt_ms),
+        _ => return None,
+    };
+    let (got_id, got_rtt, body_end) = corr_id_tail_at(line, at, tail)?;
+    let same =
+        got_id == id && got_rtt.to_bits() == rtt.to_bits() && (start + body_end) as u32 == r.body.1;
+    if !same {
+        return None;
+    }
+    let (_, key_at, _) = raw_stamp_and_facility(line)?;
+    Some((relative(r, (start + key_at) as u32)?, tail))
+}
+
+/// The CorrId (and round trip) of a record placed from the CorrId memo.
+fn with_corr_id(r: &mut SpanRecord, id: i32, rtt: f64) {
+    match &mut r.event {
+        EventOf::Sent { corr_id, .. } | EventOf::SentPartial { corr_id, .. } => *corr_id = id,
+        EventOf::Received {
+            corr_id, rtt_ms, ..
+        } => {
+            *corr_id = id;
+            *rtt_ms = rtt;
+        }
+        _ => {}
+    }
+}
+
 /// A kept record placed on the line `buf[start..end]` (index `line`) whose rest starts
 /// at `key_at`, with that line's time.
 fn placed(
@@ -613,6 +677,31 @@ fn parse_line(
         }
         Lookup::Pass(stamp) => (None, stamp),
     };
+    let mut corr_probe = None;
+    if let Some(stamp) = stamp.filter(|s| probe.is_none() && is_send_recv(&line[s.1..s.1 + s.2])) {
+        if let Some(at) = corr_id_at(line) {
+            match parser.corr_memo.lookup_prefix(line, stamp, at) {
+                Lookup::Hit {
+                    secs,
+                    key_at,
+                    value,
+                } => {
+                    // Only records are kept: with no record, the tail decided.
+                    if let Some((t, tail)) = value {
+                        if let Some((id, rtt, body_end)) = corr_id_tail_at(line, at, *tail) {
+                            let mut r = placed(t, index, start, end, key_at, secs);
+                            with_corr_id(&mut r, id, rtt);
+                            r.body.1 = (start + body_end) as u32;
+                            out.push(r);
+                        }
+                    }
+                    return;
+                }
+                Lookup::Miss(p) => corr_probe = Some((p, at)),
+                Lookup::Pass(_) => {}
+            }
+        }
+    }
     let found = match stamp {
         Some(stamp) => parser.cache.record_stamped(line, stamp),
         None => parser.cache.record(line),
@@ -636,6 +725,13 @@ fn parse_line(
             };
             if let Some(kept) = kept {
                 parser.memo.insert(&buf[start..end], probe, kept);
+            }
+        }
+        if let (Some((probe, at)), true) = (corr_probe, pushed) {
+            let r = out.last().expect("pushed");
+            let line = &buf[start..end];
+            if let Some(kept) = corr_template(r, line, start, at) {
+                parser.corr_memo.insert(line, probe, Some(kept));
             }
         }
         return;
@@ -904,6 +1000,69 @@ mod tests {
     }
 
     #[test]
+    fn near_repeats_of_captured_lines_give_the_same_records() {
+        // The memos' ground: real raw lines repeated with one change each (a digit, a
+        // byte anywhere, the stamp's length, the line cut short), next to the unchanged
+        // line, so that most lookups find a line that differs from them in one place.
+        let mut raw: Vec<Vec<u8>> = Vec::new();
+        for (_, bytes) in fixture_logs() {
+            let plain = if bytes.starts_with(&[0x1f, 0x8b]) {
+                let mut out = Vec::new();
+                std::io::Read::read_to_end(
+                    &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
+                    &mut out,
+                )
+                .unwrap();
+                out
+            } else {
+                bytes
+            };
+            raw.extend(
+                plain
+                    .split(|&b| b == b'\n')
+                    .filter(|l| l.starts_with(b"%7|"))
+                    .take(400)
+                    .map(<[u8]>::to_vec),
+            );
+        }
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let mut log = Vec::new();
+        for _ in 0..20_000 {
+            let line = &raw[next(raw.len())];
+            let mut l = line.clone();
+            match next(6) {
+                0 => {
+                    let i = next(l.len());
+                    l[i] = b"0123456789 )(,|:x"[next(17)];
+                }
+                1 => {
+                    // A digit near the end: a CorrId, a round trip, a size.
+                    let i = l.len() - 1 - next(l.len().min(24));
+                    if l[i].is_ascii_digit() {
+                        l[i] = b'0' + next(10) as u8;
+                    }
+                }
+                2 => {
+                    l.remove(3); // a nine-digit stamp
+                }
+                3 => l.truncate(next(l.len() + 1)),
+                _ => {}
+            }
+            log.extend_from_slice(&l);
+            log.push(b'\n');
+            log.extend_from_slice(line);
+            log.push(b'\n');
+        }
+        assert_same(&log, crate::input::DEFAULT_MAX_LINE_BYTES, "near repeats");
+    }
+
+    #[test]
     fn edges_give_the_same_records() {
         let sent = "%7|1700000000.000|SEND|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: \
                     Sent ProduceRequest (v10, 15621 bytes @ 0, CorrId 4)";
@@ -911,6 +1070,8 @@ mod tests {
         let msgset =
             "%7|1700000000.000|PRODUCE|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: t.x [4]: \
                       Produce MessageSet with 15 message(s) (15556 bytes, ApiVersion 10)";
+        let recv = "%7|1700000000.001|RECV|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: \
+                    Received ProduceResponse (v10, 62 bytes, CorrId 4, rtt 0.39ms)";
         let none =
             "%7|1700000000.000|PRODUCE|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: t.x [4]: \
                     No more space in current MessageSet (15 message(s), 15645 bytes)";
@@ -937,6 +1098,51 @@ mod tests {
                 msgset.replace("[4]", "[5]"),
                 msgset.to_string(),
                 msgset.replace("%7|", "%6|"),
+            ]
+            .join("\n"),
+            // SEND/RECV lines that repeat but for their CorrId and round trip (the CorrId
+            // memo), and ones whose tail differs in every way that matters.
+            [
+                sent.to_string(),
+                sent.replace("CorrId 4)", "CorrId 5)"),
+                sent.replace("CorrId 4)", "CorrId 123456)"),
+                sent.replace("CorrId 4)", "CorrId -1)"),
+                sent.replace("CorrId 4)", "CorrId 99999999999)"),
+                sent.replace("CorrId 4)", "CorrId 6) CorrId 9"),
+                // A second CorrId after the body: the memo's split is not the parser's,
+                // so the first line must not be kept for the second.
+                sent.replace("CorrId 4)", "CorrId 6) CorrId 9)"),
+                sent.replace("CorrId 4)", "CorrId 6) CorrId 5)"),
+                sent.replace("CorrId 4)", "CorrId 7"),
+                sent.replace("CorrId 4)", "CorrId 8)x"),
+                sent.replace("1700000000.000", "170000000.001"),
+                sent.replace("15621 bytes", "15622 bytes"),
+                sent.replace(
+                    "Sent ProduceRequest (v10, 15621 bytes @ 0",
+                    "Sent partial ProduceRequest (v10, 0+1000/15621 bytes",
+                ),
+                sent.replace(
+                    "Sent ProduceRequest (v10, 15621 bytes @ 0",
+                    "Sent partial ProduceRequest (v10, 0+1000/15621 bytes",
+                )
+                .replace("CorrId 4)", "CorrId 5)"),
+                recv.to_string(),
+                recv.replace("CorrId 4, rtt 0.39ms)", "CorrId 5, rtt 12.5ms)"),
+                recv.replace("CorrId 4, rtt 0.39ms)", "CorrId 6, rtt 7ms)"),
+                recv.replace("CorrId 4, rtt 0.39ms)", "CorrId 7, rtt ms)"),
+                recv.replace("CorrId 4, rtt 0.39ms)", "CorrId 8)"),
+                recv.replace(
+                    "CorrId 4, rtt 0.39ms)",
+                    "CorrId 9, rtt 1.0ms) CorrId 3, rtt 2ms)",
+                ),
+                recv.replace(
+                    "CorrId 4, rtt 0.39ms)",
+                    "CorrId 9, rtt 1.0ms) CorrId 4, rtt 5ms)",
+                ),
+                recv.replace(
+                    "CorrId 4, rtt 0.39ms)",
+                    "CorrId 10, rtt 0.123456789012345ms)",
+                ),
             ]
             .join("\n"),
         ];

@@ -509,6 +509,47 @@ fn version(c: &mut Cur<'_>) -> Option<i32> {
     None
 }
 
+/// How a `Sent`/`Received` body ends after its `CorrId `: the only part of such a line
+/// that differs from the line before (the block front end remembers the rest; see
+/// [`corr_id_tail_at`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum CorrIdTail {
+    /// `<id>)`: `Sent …Request` and `Sent partial …Request`.
+    Sent,
+    /// `<id>, rtt <ms>ms)`: `Received …Response` (`rtt_ms` 0 for `Sent`).
+    Received,
+}
+
+/// The body's end from its CorrId's digits on: the CorrId and the round trip.
+#[inline]
+fn corr_id_tail(c: &mut Cur<'_>, tail: CorrIdTail) -> Option<(i32, f64)> {
+    let corr_id = c.i32()?;
+    match tail {
+        CorrIdTail::Sent => {
+            c.lit(b")")?;
+            Some((corr_id, 0.0))
+        }
+        CorrIdTail::Received => {
+            c.lit(b", rtt ")?;
+            let rtt_ms = c.float()?;
+            c.lit(b"ms)")?;
+            Some((corr_id, rtt_ms))
+        }
+    }
+}
+
+/// [`corr_id_tail`] at `at` in `line`: the CorrId, the round trip and where the body
+/// ends; `None` where the parse of the whole body would fail there.
+pub(crate) fn corr_id_tail_at(
+    line: &[u8],
+    at: usize,
+    tail: CorrIdTail,
+) -> Option<(i32, f64, usize)> {
+    let mut c = Cur::new(line, at);
+    let (id, rtt) = corr_id_tail(&mut c, tail)?;
+    Some((id, rtt, c.i))
+}
+
 fn parse_sent<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
     if c.opt(b"partial ") {
         let api = api_name(c, b"Request")?;
@@ -520,8 +561,7 @@ fn parse_sent<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
         c.lit(b"/")?;
         let total = c.uint()?;
         c.lit(b" bytes, CorrId ")?;
-        let corr_id = c.i32()?;
-        c.lit(b")")?;
+        let (corr_id, _) = corr_id_tail(c, CorrIdTail::Sent)?;
         return Some(Event::SentPartial {
             api,
             version,
@@ -538,8 +578,7 @@ fn parse_sent<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
     c.lit(b" bytes")?;
     let offset = if c.opt(b" @ ") { c.uint()? } else { 0 };
     c.lit(b", CorrId ")?;
-    let corr_id = c.i32()?;
-    c.lit(b")")?;
+    let (corr_id, _) = corr_id_tail(c, CorrIdTail::Sent)?;
     Some(Event::Sent {
         api,
         version,
@@ -555,10 +594,7 @@ fn parse_received<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
     let version = version(c);
     let bytes = c.uint()?;
     c.lit(b" bytes, CorrId ")?;
-    let corr_id = c.i32()?;
-    c.lit(b", rtt ")?;
-    let rtt_ms = c.float()?;
-    c.lit(b"ms)")?;
+    let (corr_id, rtt_ms) = corr_id_tail(c, CorrIdTail::Received)?;
     Some(Event::Received {
         api,
         version,

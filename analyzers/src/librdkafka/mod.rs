@@ -31,6 +31,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
+pub(crate) use event::{corr_id_tail_at, CorrIdTail};
 pub use event::{Event, EventOf};
 pub(crate) use raw::stamp_and_facility as raw_stamp_and_facility;
 pub use raw::{raw_stderr_record, HeadCache};
