@@ -167,11 +167,6 @@ const BLOCK_BYTES: usize = 1 << 20;
 pub(crate) struct Span(u32, u32);
 
 impl Span {
-    /// The span moved `by` bytes later (an empty one stays empty).
-    fn moved(self, by: u32) -> Span {
-        Span(self.0 + by, self.1)
-    }
-
     /// The span `by` bytes earlier, when it starts no earlier than `by` (an empty one
     /// becomes `Span(0, 0)`: it reads as "" wherever it is).
     fn back(self, by: u32) -> Option<Span> {
@@ -197,8 +192,12 @@ struct Block {
     records: Vec<SpanRecord>,
 }
 
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 struct SpanRecord {
+    /// Every span below, and `body`, counts from here in the block: 0 for a record
+    /// parsed in place, the line's rest for one placed from a memo (so placing one is a
+    /// copy, not a rewrite of each span).
+    base: u32,
     /// Index of the line in its block.
     line: u32,
     /// The line's bytes in the block (after `\r` trimming and `\/` unescaping).
@@ -497,6 +496,7 @@ fn span_of(buf: &[u8], s: &str) -> Span {
 
 fn to_spans(buf: &[u8], line: u32, start: usize, end: usize, rec: Record<'_>) -> SpanRecord {
     SpanRecord {
+        base: 0,
         line,
         line_start: start as u32,
         line_end: end as u32,
@@ -517,6 +517,7 @@ fn to_spans(buf: &[u8], line: u32, start: usize, end: usize, rec: Record<'_>) ->
 /// block): what the memo keeps. `None` when a span starts before the rest (no raw
 /// record does; such a record is just not kept).
 fn relative(r: &SpanRecord, base: u32) -> Option<SpanRecord> {
+    debug_assert_eq!(r.base, 0, "a record parsed in place");
     let back = |s: Option<Span>| match s {
         Some(s) => s.back(base).map(Some),
         None => Some(None),
@@ -529,6 +530,7 @@ fn relative(r: &SpanRecord, base: u32) -> Option<SpanRecord> {
         })
     });
     let out = SpanRecord {
+        base: 0,
         line: 0,
         line_start: 0,
         line_end: 0,
@@ -580,8 +582,9 @@ fn corr_template(
         _ => return None,
     };
     let (got_id, got_rtt, body_end) = corr_id_tail_at(line, at, tail)?;
-    let same =
-        got_id == id && got_rtt.to_bits() == rtt.to_bits() && (start + body_end) as u32 == r.body.1;
+    let same = got_id == id
+        && got_rtt.to_bits() == rtt.to_bits()
+        && (start + body_end) as u32 == r.base + r.body.1;
     if !same {
         return None;
     }
@@ -613,19 +616,13 @@ fn placed(
     key_at: usize,
     secs: f64,
 ) -> SpanRecord {
-    let base = (start + key_at) as u32;
-    let moved = |s: Option<Span>| s.map(|s| s.moved(base));
     SpanRecord {
+        base: (start + key_at) as u32,
         line,
         line_start: start as u32,
         line_end: end as u32,
-        event: t.event.clone().map(|s| s.moved(base)),
         timestamp: t.timestamp.map(|ts| Timestamp { secs, ..ts }),
-        facility: moved(t.facility),
-        client: moved(t.client),
-        thread: moved(t.thread),
-        broker: moved(t.broker),
-        body: (t.body.0 + base, t.body.1 + base),
+        ..*t
     }
 }
 
@@ -691,7 +688,7 @@ fn parse_line(
                         if let Some((id, rtt, body_end)) = corr_id_tail_at(line, at, *tail) {
                             let mut r = placed(t, index, start, end, key_at, secs);
                             with_corr_id(&mut r, id, rtt);
-                            r.body.1 = (start + body_end) as u32;
+                            r.body.1 = (start + body_end) as u32 - r.base;
                             out.push(r);
                         }
                     }
@@ -854,18 +851,21 @@ fn feed<S: RecordSink>(p: &Parsed, base: u64, sink: &mut S) {
         sink.lines_skipped(i - next_line);
         let (ls, le) = (first.line_start as usize, first.line_end as usize);
         let line = &buf[ls..le];
-        // Checking the spans again here was a seventh of this thread's work (issue 19).
-        let text = |s: Span| {
-            let (a, b) = (s.0 as usize, (s.0 + s.1) as usize);
-            let bytes = &buf[a..b];
-            debug_assert!(std::str::from_utf8(bytes).is_ok());
-            // SAFETY: every span is made by `span_of` from a `&str` the worker's parser
-            // took from these very bytes (or is empty), and nothing writes a block's
-            // buffer after its worker parsed it (the one rewrite, `\/` unescaping, is
-            // of a line before that line is parsed, inside that line).
-            unsafe { std::str::from_utf8_unchecked(bytes) }
-        };
         while let Some(r) = recs.next_if(|r| r.line as u64 == i) {
+            // Checking the spans again here was a seventh of this thread's work (issue 19).
+            let text = |s: Span| {
+                let a = (r.base + s.0) as usize;
+                let b = a + s.1 as usize;
+                let bytes = &buf[a..b];
+                debug_assert!(std::str::from_utf8(bytes).is_ok());
+                // SAFETY: every span is made by `span_of` from a `&str` the worker's
+                // parser took from these very bytes (or is empty), or is such a span of
+                // an earlier line placed on this one by a memo, which does so only where
+                // this line's bytes are those bytes; and nothing writes a block's buffer
+                // after its worker parsed it (the one rewrite, `\/` unescaping, is of a
+                // line before that line is parsed, inside that line).
+                unsafe { std::str::from_utf8_unchecked(bytes) }
+            };
             let rec = Record {
                 event: r.event.clone().map(text),
                 timestamp: r.timestamp,
@@ -873,7 +873,7 @@ fn feed<S: RecordSink>(p: &Parsed, base: u64, sink: &mut S) {
                 client: r.client.map(text),
                 thread: r.thread.map(text),
                 broker: r.broker.map(text),
-                body: (r.body.0 as usize - ls)..(r.body.1 as usize - ls),
+                body: (r.base + r.body.0) as usize - ls..(r.base + r.body.1) as usize - ls,
             };
             sink.record(base + i + 1, line, &rec);
         }

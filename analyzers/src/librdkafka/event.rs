@@ -12,7 +12,7 @@ use super::scan::{ascii, find, is_api_byte, is_topic_byte, Cur};
 /// One librdkafka debug message, parsed, generic over how it holds its strings:
 /// [`Event`] borrows them from the line; the analyzers' parallel reader sends
 /// byte spans between threads instead.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum EventOf<S> {
     /// `Sent <Api>Request (v<V>, <bytes> bytes @ <offset>, CorrId <id>)`; `offset` > 0
     /// completes a request first sent in part. Old versions omit `v<V>, ` and `@ …`.
