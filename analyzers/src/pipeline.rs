@@ -968,6 +968,17 @@ mod tests {
         out
     }
 
+    /// A fixture's bytes as text (`debug.log.gz` inflated).
+    fn gunzipped(bytes: Vec<u8>) -> Vec<u8> {
+        if !bytes.starts_with(&[0x1f, 0x8b]) {
+            return bytes;
+        }
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&bytes[..]), &mut out)
+            .unwrap();
+        out
+    }
+
     #[test]
     fn fixtures_give_the_same_records_as_the_line_reader() {
         for (name, bytes) in fixture_logs() {
@@ -981,17 +992,7 @@ mod tests {
     fn fixtures_cut_to_short_lines_give_the_same_records() {
         // A cap shorter than most lines: the blocks are small, many lines are cut.
         for (name, bytes) in fixture_logs().into_iter().take(3) {
-            let plain = if bytes.starts_with(&[0x1f, 0x8b]) {
-                let mut out = Vec::new();
-                std::io::Read::read_to_end(
-                    &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
-                    &mut out,
-                )
-                .unwrap();
-                out
-            } else {
-                bytes
-            };
+            let plain = gunzipped(bytes);
             let head = &plain[..plain.len().min(200_000)];
             for max_line in [97, 150, 4096] {
                 assert_same(head, max_line, &name);
@@ -1006,17 +1007,7 @@ mod tests {
         // line, so that most lookups find a line that differs from them in one place.
         let mut raw: Vec<Vec<u8>> = Vec::new();
         for (_, bytes) in fixture_logs() {
-            let plain = if bytes.starts_with(&[0x1f, 0x8b]) {
-                let mut out = Vec::new();
-                std::io::Read::read_to_end(
-                    &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
-                    &mut out,
-                )
-                .unwrap();
-                out
-            } else {
-                bytes
-            };
+            let plain = gunzipped(bytes);
             raw.extend(
                 plain
                     .split(|&b| b == b'\n')
