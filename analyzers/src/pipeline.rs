@@ -28,7 +28,7 @@ use crate::librdkafka::{corr_id_tail_at, raw_stamp_and_facility, CorrIdTail};
 use crate::librdkafka::{
     raw_stderr_record, unescape_json_slashes, EventOf, HeadCache, Record, RecordFinder, Timestamp,
 };
-use crate::line_memo::{is_send_recv, LineMemo, Lookup};
+use crate::line_memo::{LineMemo, Lookup};
 use crate::timeline::{Row, Timeline};
 
 /// What the analyzers implement to be driven line by line.
@@ -214,15 +214,39 @@ struct SpanRecord {
 
 /// What a parsing thread keeps from line to line: the raw head of the last line, the
 /// results of repeated raw lines, a buffer for unescaping.
-#[derive(Default)]
 struct LineParser {
     cache: HeadCache,
     memo: LineMemo<SpanRecord>,
     /// `SEND`/`RECV` lines by their bytes up to the CorrId: a request's lines repeat but
     /// for it (and the round trip).
     corr_memo: LineMemo<(SpanRecord, CorrIdTail)>,
+    /// `FETCH` lines by their bytes through ` at offset `: `Fetch topic <t> [<p>] at
+    /// offset ` ends its record there, and the offset after it moves on every line.
+    offset_memo: LineMemo<SpanRecord>,
+    at_offset: memchr::memmem::Finder<'static>,
     scratch: Vec<u8>,
 }
+
+impl Default for LineParser {
+    fn default() -> Self {
+        LineParser {
+            cache: HeadCache::default(),
+            memo: LineMemo::default(),
+            corr_memo: LineMemo::default(),
+            offset_memo: LineMemo::default(),
+            at_offset: memchr::memmem::Finder::new(AT_OFFSET),
+            scratch: Vec::new(),
+        }
+    }
+}
+
+/// `SEND` and `RECV`: a request's lines, which carry a CorrId, so never repeat whole.
+fn is_send_recv(fac: &[u8]) -> bool {
+    fac == b"SEND" || fac == b"RECV"
+}
+
+/// Where a `Fetch topic` record ends.
+const AT_OFFSET: &[u8] = b" at offset ";
 
 /// A fed block's buffer and records vector, back to the reader for another block.
 type Spare = (Vec<u8>, Vec<SpanRecord>);
@@ -657,45 +681,70 @@ fn parse_line(
     out: &mut Vec<SpanRecord>,
 ) {
     let line = &buf[start..end];
-    let (probe, stamp) = match parser.memo.lookup(line) {
-        Lookup::Hit {
-            secs,
-            key_at,
-            value,
-        } => {
-            if let Some(t) = value {
-                out.push(placed(t, index, start, end, key_at, secs));
-            }
-            return;
-        }
-        Lookup::Miss(probe) => {
-            let stamp = probe.stamp;
-            (Some(probe), Some(stamp))
-        }
-        Lookup::Pass(stamp) => (None, stamp),
-    };
+    // A raw line goes to one memo by its shape: a request's SEND/RECV line by its bytes up
+    // to its CorrId, a FETCH line through ` at offset ` when it has the words, any other
+    // line by its whole rest.
+    let stamp = raw_stamp_and_facility(line);
+    let mut probe = None;
     let mut corr_probe = None;
-    if let Some(stamp) = stamp.filter(|s| probe.is_none() && is_send_recv(&line[s.1..s.1 + s.2])) {
-        if let Some(at) = corr_id_at(line) {
-            match parser.corr_memo.lookup_prefix(line, stamp, at) {
+    let mut offset_probe = None;
+    if let Some(st) = stamp {
+        let fac = &line[st.1..st.1 + st.2];
+        if is_send_recv(fac) {
+            if let Some(at) = corr_id_at(line) {
+                match parser.corr_memo.lookup(line, st, at) {
+                    Lookup::Hit {
+                        secs,
+                        key_at,
+                        value,
+                    } => {
+                        // Only records are kept: with no record, the tail decided.
+                        if let Some((t, tail)) = value {
+                            if let Some((id, rtt, body_end)) = corr_id_tail_at(line, at, *tail) {
+                                let mut r = placed(t, index, start, end, key_at, secs);
+                                with_corr_id(&mut r, id, rtt);
+                                r.body.1 = (start + body_end) as u32 - r.base;
+                                out.push(r);
+                            }
+                        }
+                        return;
+                    }
+                    Lookup::Miss(p) => corr_probe = Some((p, at)),
+                    Lookup::Pass => {}
+                }
+            }
+        } else if let Some(at) = (fac == b"FETCH")
+            .then(|| parser.at_offset.find(&line[st.1..]))
+            .flatten()
+            .map(|i| st.1 + i + AT_OFFSET.len())
+        {
+            match parser.offset_memo.lookup(line, st, at) {
+                Lookup::Hit {
+                    secs,
+                    key_at,
+                    value: Some(t),
+                } => {
+                    out.push(placed(t, index, start, end, key_at, secs));
+                    return;
+                }
+                Lookup::Hit { .. } => {} // only records are kept
+                Lookup::Miss(p) => offset_probe = Some((p, at)),
+                Lookup::Pass => {}
+            }
+        } else {
+            match parser.memo.lookup(line, st, line.len()) {
                 Lookup::Hit {
                     secs,
                     key_at,
                     value,
                 } => {
-                    // Only records are kept: with no record, the tail decided.
-                    if let Some((t, tail)) = value {
-                        if let Some((id, rtt, body_end)) = corr_id_tail_at(line, at, *tail) {
-                            let mut r = placed(t, index, start, end, key_at, secs);
-                            with_corr_id(&mut r, id, rtt);
-                            r.body.1 = (start + body_end) as u32 - r.base;
-                            out.push(r);
-                        }
+                    if let Some(t) = value {
+                        out.push(placed(t, index, start, end, key_at, secs));
                     }
                     return;
                 }
-                Lookup::Miss(p) => corr_probe = Some((p, at)),
-                Lookup::Pass(_) => {}
+                Lookup::Miss(p) => probe = Some(p),
+                Lookup::Pass => {}
             }
         }
     }
@@ -729,6 +778,19 @@ fn parse_line(
             let line = &buf[start..end];
             if let Some(kept) = corr_template(r, line, start, at) {
                 parser.corr_memo.insert(line, probe, Some(kept));
+            }
+        }
+        if let (Some((probe, at)), true) = (offset_probe, pushed) {
+            // Kept only when the record is a `Fetch topic` that ends at the ` at offset `
+            // the key ends with: its parse ends with that literal, so it read no byte
+            // after the key, and any line sharing the key parses the same way.
+            let r = out.last().expect("pushed");
+            let ends_there = (r.base + r.body.1) as usize == start + at;
+            if matches!(r.event, EventOf::FetchTopic { .. }) && ends_there {
+                let line = &buf[start..end];
+                if let Some(kept) = relative(r, (start + probe.key_at()) as u32) {
+                    parser.offset_memo.insert(line, probe, Some(kept));
+                }
             }
         }
         return;
@@ -1061,6 +1123,11 @@ mod tests {
         let msgset =
             "%7|1700000000.000|PRODUCE|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: t.x [4]: \
                       Produce MessageSet with 15 message(s) (15556 bytes, ApiVersion 10)";
+        let fetch = "%7|1700000000.000|FETCH|rdkafka#consumer-6| [thrd:k:9092/1]: k:9092/1: \
+                     Fetch topic t.x [4] at offset 27184 (leader epoch 0, current leader epoch 0, v2)";
+        let decide = "%7|1700000000.000|FETCH|rdkafka#consumer-6| [thrd:k:9092/1]: k:9092/1: \
+                      Topic t.x [4] in state active at offset 100000 (leader epoch 0) \
+                      (0/100000 msgs, 0/65536 kb queued, opv 2) is fetchable";
         let recv = "%7|1700000000.001|RECV|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: \
                     Received ProduceResponse (v10, 62 bytes, CorrId 4, rtt 0.39ms)";
         let none =
@@ -1089,6 +1156,33 @@ mod tests {
                 msgset.replace("[4]", "[5]"),
                 msgset.to_string(),
                 msgset.replace("%7|", "%6|"),
+            ]
+            .join("\n"),
+            // FETCH lines that repeat through ` at offset ` (the offset memo), and ones
+            // that hold the words elsewhere or end before or right after them.
+            [
+                fetch.to_string(),
+                fetch.replace("offset 27184", "offset 27185"),
+                fetch.replace("offset 27184 (", "offset 1 ("),
+                fetch.replace("[4]", "[5]"),
+                fetch.replace(" (leader epoch 0, current leader epoch 0, v2)", ""),
+                fetch.replace("27184 (leader epoch 0, current leader epoch 0, v2)", ""),
+                fetch.replace(
+                    "offset 27184 (leader epoch 0, current leader epoch 0, v2)",
+                    "offset",
+                ),
+                fetch.replace("Fetch topic", "Fetch  topic"),
+                fetch.replace("[4] at offset", "[4] at offset at offset"),
+                fetch.replace("|FETCH|", "|FETCHX|"),
+                fetch.replace("1700000000.000", "170000000.000"),
+                // The words in the client's name: the key ends before the record does.
+                fetch.replace("rdkafka#consumer-6", "app at offset 1"),
+                fetch
+                    .replace("rdkafka#consumer-6", "app at offset 1")
+                    .replace("[4]", "[5]"),
+                decide.to_string(),
+                decide.replace("(0/100000", "(1/100000"),
+                fetch.to_string(),
             ]
             .join("\n"),
             // SEND/RECV lines that repeat but for their CorrId and round trip (the CorrId
