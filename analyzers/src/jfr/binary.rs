@@ -274,7 +274,7 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
     let mut last: Option<(i64, usize)> = None;
     let mut sample_counts: FastMap<(i64, i64), u64> = FastMap::default();
     let mut names = Names::new(chunk);
-    for ev in &chunk.events {
+    for ev in chunk.events() {
         let at = match last {
             Some((id, at)) if id == ev.type_id => at,
             _ => {
@@ -302,7 +302,7 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
             // Nearly every event of a socket recording: its fields read in place,
             // nothing allocated; the full decoding below only when a field is not
             // one that reads so (an inline object, a string not in UTF-8).
-            let mut cur = chunk.cursor(ev);
+            let mut cur = chunk.cursor(&ev);
             if dec
                 .event_lite_planned(&mut cur, class, &sf.plan, &mut lite)
                 .is_ok()
@@ -311,7 +311,7 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
                 continue;
             }
         }
-        let mut cur = chunk.cursor(ev);
+        let mut cur = chunk.cursor(&ev);
         // An event that does not decode is still counted; its values are skipped.
         let Ok(fields) = dec.event(&mut cur, class) else {
             undecoded += 1;

@@ -876,16 +876,74 @@ pub struct Chunk {
     pub has_metadata: bool,
     /// Constant pools: class id → key → value.
     pub pools: FastMap<i64, FastMap<i64, Value>>,
-    /// Every complete event, in order (metadata and checkpoints included).
-    pub events: Vec<EventPos>,
+    /// Where the walk of the events stopped: every event before this offset is complete
+    /// (see [`events`](Self::events)).
+    events_end: usize,
     pub problems: Vec<ChunkProblem>,
     /// What a missing value resolves to.
     null: Value,
 }
 
+/// The event whose size field is at `pos`, or why it does not fit in `data`.
+#[inline(always)]
+fn event_at(data: &[u8], pos: usize, compressed: bool) -> Result<EventPos, ChunkProblem> {
+    let mut c = Cursor::new(data, pos, compressed);
+    let (size, type_id) = match c.int().and_then(|size| Ok((size, c.long()?))) {
+        Ok(v) => v,
+        Err(e) => {
+            return Err(ChunkProblem::Corrupt {
+                offset: pos as u64,
+                reason: format!("event header: {}", e.0),
+            })
+        }
+    };
+    let size_ok = size > 0 && (size as usize) >= c.pos - pos;
+    if !size_ok || pos + size as usize > data.len() {
+        return Err(ChunkProblem::Corrupt {
+            offset: pos as u64,
+            reason: if !size_ok {
+                format!("event size {size}")
+            } else {
+                format!("event of {size} bytes runs past the end of the data")
+            },
+        });
+    }
+    Ok(EventPos {
+        offset: pos,
+        size: size as usize,
+        type_id,
+        body: c.pos,
+    })
+}
+
+/// The events of a chunk in order, from their size fields (see [`Chunk::events`]).
+pub struct Events<'c> {
+    data: &'c [u8],
+    pos: usize,
+    end: usize,
+    compressed: bool,
+}
+
+impl Iterator for Events<'_> {
+    type Item = EventPos;
+
+    #[inline]
+    fn next(&mut self) -> Option<EventPos> {
+        if self.pos >= self.end {
+            return None;
+        }
+        // Walked once already by `Chunk::new` up to `end`: it reads the same again.
+        let ev = event_at(self.data, self.pos, self.compressed).ok()?;
+        self.pos += ev.size;
+        Some(ev)
+    }
+}
+
 impl Chunk {
-    /// Index the events of `data` (stopping at the first that does not fit),
-    /// then read the last metadata and every checkpoint.
+    /// Walk the events of `data` by their size fields (stopping at the first that does
+    /// not fit), then read the last metadata and every checkpoint. The events are not
+    /// kept: [`events`](Self::events) walks them again (an index of 32 bytes an event
+    /// was as large as the chunk, and writing it a fifth of the time in page faults).
     pub fn new(
         header: ChunkHeader,
         data: Vec<u8>,
@@ -893,40 +951,23 @@ impl Chunk {
         mut problems: Vec<ChunkProblem>,
     ) -> Chunk {
         let compressed = header.compressed_ints();
-        let mut events = Vec::new();
+        let mut last_metadata = None;
+        let mut checkpoints = Vec::new();
         let mut pos = HEADER_SIZE;
         while pos < data.len() {
-            let mut c = Cursor::new(&data, pos, compressed);
-            let parsed = c.int().and_then(|size| Ok((size, c.long()?)));
-            let (size, type_id) = match parsed {
-                Ok(v) => v,
-                Err(e) => {
-                    problems.push(ChunkProblem::Corrupt {
-                        offset: pos as u64,
-                        reason: format!("event header: {}", e.0),
-                    });
+            let ev = match event_at(&data, pos, compressed) {
+                Ok(ev) => ev,
+                Err(p) => {
+                    problems.push(p);
                     break;
                 }
             };
-            let size_ok = size > 0 && (size as usize) >= c.pos - pos;
-            if !size_ok || pos + size as usize > data.len() {
-                problems.push(ChunkProblem::Corrupt {
-                    offset: pos as u64,
-                    reason: if !size_ok {
-                        format!("event size {size}")
-                    } else {
-                        format!("event of {size} bytes runs past the end of the data")
-                    },
-                });
-                break;
+            match ev.type_id {
+                METADATA_TYPE => last_metadata = Some(ev),
+                CHECKPOINT_TYPE => checkpoints.push(ev),
+                _ => {}
             }
-            events.push(EventPos {
-                offset: pos,
-                size: size as usize,
-                type_id,
-                body: c.pos,
-            });
-            pos += size as usize;
+            pos += ev.size;
         }
         let mut chunk = Chunk {
             header,
@@ -935,19 +976,14 @@ impl Chunk {
             metadata: Metadata::default(),
             has_metadata: false,
             pools: FastMap::default(),
-            events,
+            events_end: pos,
             problems: Vec::new(),
             null: Value::Null,
         };
         // The last metadata event declares every class of the chunk (later ones
         // only add classes registered while recording).
-        if let Some(ev) = chunk
-            .events
-            .iter()
-            .rev()
-            .find(|e| e.type_id == METADATA_TYPE)
-        {
-            let mut c = chunk.cursor(ev);
+        if let Some(ev) = last_metadata {
+            let mut c = chunk.cursor(&ev);
             match Metadata::parse(&mut c) {
                 Ok(md) => {
                     chunk.metadata = md;
@@ -962,12 +998,6 @@ impl Chunk {
         if !chunk.has_metadata {
             problems.push(ChunkProblem::NoMetadata);
         } else {
-            let checkpoints: Vec<EventPos> = chunk
-                .events
-                .iter()
-                .filter(|e| e.type_id == CHECKPOINT_TYPE)
-                .copied()
-                .collect();
             for ev in checkpoints {
                 if let Err(e) = chunk.read_checkpoint(&ev) {
                     problems.push(ChunkProblem::BadCheckpoint {
@@ -979,6 +1009,16 @@ impl Chunk {
         }
         chunk.problems = problems;
         chunk
+    }
+
+    /// Every complete event, in order (metadata and checkpoints included).
+    pub fn events(&self) -> Events<'_> {
+        Events {
+            data: &self.data,
+            pos: HEADER_SIZE,
+            end: self.events_end,
+            compressed: self.header.compressed_ints(),
+        }
     }
 
     /// A cursor at the body of `ev`, limited to the event's bytes.
