@@ -24,6 +24,7 @@ use std::io::{BufRead, BufReader, Read};
 
 pub mod analysis;
 mod binary;
+mod chunk_bytes;
 mod json;
 pub mod reader;
 mod socket_memo;
@@ -144,6 +145,7 @@ fn read_binary<R: Read>(
                  (counted, not analysed)"
             ));
         }
+        chunks.recycle(chunk);
     }
     if let Some(s) = chunks.stopped.take() {
         info.problems.push(s);

@@ -15,6 +15,7 @@
 //! needed: the chunk is scanned once for its metadata and checkpoints (which also
 //! works for a chunk still being written, whose header is not final yet).
 
+use super::chunk_bytes::{read_full, ChunkBytes};
 use crate::fast_hash::FastMap;
 use std::io::{self, Read};
 use std::rc::Rc;
@@ -869,7 +870,7 @@ pub struct EventPos {
 /// One chunk, read whole: header, bytes, metadata and constant pools.
 pub struct Chunk {
     pub header: ChunkHeader,
-    pub data: Vec<u8>,
+    pub data: ChunkBytes,
     /// Offset of the chunk within the input.
     pub file_offset: u64,
     pub metadata: Metadata,
@@ -946,7 +947,7 @@ impl Chunk {
     /// was as large as the chunk, and writing it a fifth of the time in page faults).
     pub fn new(
         header: ChunkHeader,
-        data: Vec<u8>,
+        data: ChunkBytes,
         file_offset: u64,
         mut problems: Vec<ChunkProblem>,
     ) -> Chunk {
@@ -1137,6 +1138,8 @@ pub struct ChunkReader<R> {
     input: R,
     offset: u64,
     done: bool,
+    /// The bytes of the chunk read last, for the next one (see [`recycle`](Self::recycle)).
+    spare: Option<ChunkBytes>,
     /// Problems that stopped the reading of the whole input.
     pub stopped: Option<String>,
 }
@@ -1147,8 +1150,14 @@ impl<R: Read> ChunkReader<R> {
             input,
             offset: 0,
             done: false,
+            spare: None,
             stopped: None,
         }
+    }
+
+    /// Give back a chunk that has been read: its memory takes the next one.
+    pub fn recycle(&mut self, chunk: Chunk) {
+        self.spare = Some(chunk.data);
     }
 
     /// Bytes consumed so far.
@@ -1205,9 +1214,16 @@ impl<R: Read> ChunkReader<R> {
         } else {
             u64::MAX
         };
-        let mut data = Vec::with_capacity(HEADER_SIZE + want.min(MAX_RESERVE) as usize);
-        data.extend_from_slice(&hb);
-        let n = (&mut self.input).take(want).read_to_end(&mut data)? as u64;
+        let data = if want <= MAX_RESERVE {
+            ChunkBytes::read(&mut self.input, &hb, want as usize, self.spare.take())?
+        } else {
+            // A size not known, or larger than believed before the bytes arrive.
+            let mut data = Vec::with_capacity(HEADER_SIZE + want.min(MAX_RESERVE) as usize);
+            data.extend_from_slice(&hb);
+            (&mut self.input).take(want).read_to_end(&mut data)?;
+            ChunkBytes::Heap(data)
+        };
+        let n = (data.len() - HEADER_SIZE) as u64;
         let file_offset = self.offset;
         self.offset += HEADER_SIZE as u64 + n;
         if n < want {
@@ -1221,20 +1237,6 @@ impl<R: Read> ChunkReader<R> {
         }
         Ok(Some(Chunk::new(header, data, file_offset, problems)))
     }
-}
-
-/// Fill `buf` as far as the input goes; returns the bytes read.
-fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 #[cfg(test)]
