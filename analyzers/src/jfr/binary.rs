@@ -6,7 +6,7 @@ use crate::fast_hash::FastMap;
 use std::rc::Rc;
 
 use super::analysis::{frame_name, Aggregator, Jvm, SocketOp};
-use super::reader::{Chunk, Class, Decoder, Lite, LiteStep, Value, CHECKPOINT_TYPE, METADATA_TYPE};
+use super::reader::{Chunk, Class, Decoder, Lite, Pick, Value, CHECKPOINT_TYPE, METADATA_TYPE};
 use super::socket_memo::{SocketKey, SocketMemo};
 
 /// The event types the report reads.
@@ -133,33 +133,37 @@ struct TypeSlot<'m> {
     socket: Option<SocketFields>,
 }
 
-/// Where a socket event class keeps the fields the report reads.
+/// How a socket event class is read: the fields the report reads, into the slots below.
 struct SocketFields {
-    thread: Option<usize>,
-    bytes: Option<usize>,
-    start: Option<usize>,
-    duration: Option<usize>,
-    address: Option<usize>,
-    host: Option<usize>,
-    port: Option<usize>,
-    /// How each field reads (see [`Decoder::lite_plan`]).
-    plan: Vec<LiteStep>,
+    /// See [`Decoder::pick_plan`]; the other fields are skipped.
+    plan: Vec<Pick>,
 }
+
+/// The slots of [`SocketFields`]: where each field the report reads goes.
+const THREAD: usize = 0;
+const BYTES: usize = 1;
+const START: usize = 2;
+const DURATION: usize = 3;
+const ADDRESS: usize = 4;
+const HOST: usize = 5;
+const PORT: usize = 6;
+const SOCKET_SLOTS: usize = 7;
 
 impl SocketFields {
     fn of(class: &Class, op: SocketOp, dec: &Decoder<'_>) -> Self {
+        let mut wanted = [None; SOCKET_SLOTS];
+        wanted[THREAD] = class.field("eventThread");
+        wanted[BYTES] = class.field(match op {
+            SocketOp::Read => "bytesRead",
+            SocketOp::Write => "bytesWritten",
+        });
+        wanted[START] = class.field("startTime");
+        wanted[DURATION] = class.field("duration");
+        wanted[ADDRESS] = class.field("address");
+        wanted[HOST] = class.field("host");
+        wanted[PORT] = class.field("port");
         SocketFields {
-            plan: dec.lite_plan(class),
-            thread: class.field("eventThread"),
-            bytes: class.field(match op {
-                SocketOp::Read => "bytesRead",
-                SocketOp::Write => "bytesWritten",
-            }),
-            start: class.field("startTime"),
-            duration: class.field("duration"),
-            address: class.field("address"),
-            host: class.field("host"),
-            port: class.field("port"),
+            plan: dec.pick_plan(class, &wanted),
         }
     }
 }
@@ -191,23 +195,10 @@ fn socket_lite<'c>(
     memo: &mut SocketMemo<'c>,
     agg: &mut Aggregator,
     op: SocketOp,
-    sf: &SocketFields,
-    lite: &[Lite<'c>],
+    lite: &[Lite<'c>; SOCKET_SLOTS],
 ) -> bool {
-    let get = |i: Option<usize>| i.and_then(|i| lite.get(i)).copied().unwrap_or(Lite::Null);
-    let (thread, bytes, start, dur, addr, host, port) = (
-        get(sf.thread),
-        get(sf.bytes),
-        get(sf.start),
-        get(sf.duration),
-        get(sf.address),
-        get(sf.host),
-        get(sf.port),
-    );
-    if [thread, bytes, start, dur, addr, host, port]
-        .iter()
-        .any(|l| matches!(l, Lite::Other))
-    {
+    let [thread, bytes, start, dur, addr, host, port] = *lite;
+    if lite.iter().any(|l| matches!(l, Lite::Other)) {
         return false;
     }
     let h = &chunk.header;
@@ -265,7 +256,6 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
             }
         }
     }
-    let mut lite = Vec::new();
     let mut memo = SocketMemo::default();
     // Per type id: its count and size (names at the end), and what reads it. One
     // lookup an event (it was three maps), and none for a run of the same type.
@@ -302,11 +292,12 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
             // Nearly every event of a socket recording: its fields read in place,
             // nothing allocated; the full decoding below only when a field is not
             // one that reads so (an inline object, a string not in UTF-8).
+            // Only the fields the report reads are read; a field the class lacks reads
+            // as null, as it does on the full path.
+            let mut lite = [Lite::Null; SOCKET_SLOTS];
             let mut cur = chunk.cursor(&ev);
-            if dec
-                .event_lite_planned(&mut cur, class, &sf.plan, &mut lite)
-                .is_ok()
-                && socket_lite(chunk, &mut names, &mut memo, agg, op, sf, &lite)
+            if dec.event_pick(&mut cur, class, &sf.plan, &mut lite).is_ok()
+                && socket_lite(chunk, &mut names, &mut memo, agg, op, &lite)
             {
                 continue;
             }

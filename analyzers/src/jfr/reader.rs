@@ -282,6 +282,57 @@ impl<'a> Cursor<'a> {
         ))
     }
 
+    /// Past a long, as [`long`](Self::long) reads it (the same end-of-data check).
+    #[inline(always)]
+    pub fn skip_long(&mut self) -> DResult<()> {
+        if !self.compressed {
+            return self.take(8).map(|_| ());
+        }
+        let rest = self.buf.get(self.pos..).unwrap_or(&[]);
+        // The varint ends at its first byte under 0x80, or with its 9th byte.
+        match rest.iter().take(8).position(|&b| b < 0x80) {
+            Some(i) => self.pos += i + 1,
+            None if rest.len() > 8 => self.pos += 9,
+            None => {
+                self.pos = self.buf.len();
+                return Err(DecodeError("unexpected end of data"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Past a value of a primitive kind (or a string), with the checks of the reads
+    /// [`Decoder::lite_kind`] makes: it fails where they fail. Objects are not primitive.
+    #[inline(always)]
+    fn skip_primitive(&mut self, kind: Kind) -> DResult<()> {
+        match kind {
+            Kind::Boolean | Kind::Byte => self.u8().map(|_| ()),
+            Kind::Char | Kind::Short | Kind::Int | Kind::Long if self.compressed => {
+                self.skip_long()
+            }
+            Kind::Char | Kind::Short => self.take(2).map(|_| ()),
+            Kind::Int | Kind::Float => self.take(4).map(|_| ()),
+            Kind::Long | Kind::Double => self.take(8).map(|_| ()),
+            Kind::String => match self.u8()? {
+                0 | 1 => Ok(()),
+                2 => self.skip_long(),
+                3 | 5 => {
+                    let n = self.count()?;
+                    self.take(n).map(|_| ())
+                }
+                4 => {
+                    let n = self.count()?;
+                    for _ in 0..n {
+                        self.short()?;
+                    }
+                    Ok(())
+                }
+                _ => Err(DecodeError("unknown string encoding")),
+            },
+            Kind::Object => Err(DecodeError("an object is not a primitive")),
+        }
+    }
+
     /// A count that must fit in what is left (every element takes ≥ 1 byte
     /// or is refused by the caller), so a corrupt count cannot allocate much.
     pub fn count(&mut self) -> DResult<usize> {
@@ -653,6 +704,16 @@ pub enum LiteStep {
     Undeclared,
 }
 
+/// A field of [`Decoder::pick_plan`]: how it reads, and the slot it goes to.
+#[derive(Debug, Clone, Copy)]
+pub struct Pick {
+    pub step: LiteStep,
+    /// `NOT_KEPT`: skipped.
+    pub slot: u8,
+}
+
+const NOT_KEPT: u8 = u8::MAX;
+
 impl Lite<'_> {
     /// The [`Value`] this stands for (`Str` and `Other` have none without allocating).
     pub fn value(&self) -> Value {
@@ -741,6 +802,66 @@ impl Decoder<'_> {
                 LiteStep::Undeclared => return Err(DecodeError("field of an undeclared class")),
             };
             out.push(l);
+        }
+        Ok(())
+    }
+
+    /// A plan that reads only the fields at `wanted` (field index → slot of `out` in
+    /// [`event_pick`](Self::event_pick)) and moves past the others without making a value.
+    pub fn pick_plan(&self, class: &Class, wanted: &[Option<usize>]) -> Vec<Pick> {
+        let mut slot = vec![NOT_KEPT; class.fields.len()];
+        for (s, f) in wanted.iter().enumerate() {
+            if let Some(&f) = f.as_ref() {
+                slot[f] = s as u8;
+            }
+        }
+        self.lite_plan(class)
+            .into_iter()
+            .zip(slot)
+            .map(|(step, slot)| Pick { step, slot })
+            .collect()
+    }
+
+    /// An event read by a [`pick_plan`](Self::pick_plan): the wanted fields into their
+    /// slots of `out` (as [`event_lite`](Self::event_lite) reads them), the others skipped
+    /// with the same checks, so this fails exactly where `event_lite` fails. Slots of
+    /// fields the class does not have are left as they were.
+    #[inline]
+    pub fn event_pick<'a>(
+        &self,
+        c: &mut Cursor<'a>,
+        class: &Class,
+        plan: &[Pick],
+        out: &mut [Lite<'a>],
+    ) -> DResult<()> {
+        for p in plan {
+            let keep = p.slot != NOT_KEPT;
+            let l = match p.step {
+                LiteStep::Array(i) => {
+                    let f = &class.fields[i];
+                    let n = c.count()?;
+                    for _ in 0..n {
+                        self.skip_scalar(c, f, 1)?;
+                    }
+                    Lite::Other
+                }
+                LiteStep::Pool(class_id) if keep => Lite::Ref(class_id, c.long()?),
+                LiteStep::Pool(_) => {
+                    c.skip_long()?;
+                    continue;
+                }
+                LiteStep::Value(kind, class_id) if keep || kind == Kind::Object => {
+                    self.lite_kind(c, kind, class_id, 1)?
+                }
+                LiteStep::Value(kind, _) => {
+                    c.skip_primitive(kind)?;
+                    continue;
+                }
+                LiteStep::Undeclared => return Err(DecodeError("field of an undeclared class")),
+            };
+            if let Some(o) = out.get_mut(p.slot as usize) {
+                *o = l;
+            }
         }
         Ok(())
     }
@@ -1286,6 +1407,20 @@ mod tests {
                 inputs.push(b);
             }
         }
+        // Random bytes, continuation bits set at random: every length of varint, at
+        // every distance from the end (the word path and the byte loop both taken).
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for len in 0..40 {
+            let mut b = Vec::with_capacity(len);
+            for _ in 0..len {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let high = if x % 5 == 0 { 0 } else { 0x80 };
+                b.push((x >> 24) as u8 & 0x7f | high);
+            }
+            inputs.push(b);
+        }
         for b in &inputs {
             for start in 0..=b.len() + 1 {
                 let mut c = Cursor::new(b, start, true);
@@ -1374,6 +1509,32 @@ mod tests {
             .unwrap();
         assert_eq!(planned.pos, full.pos);
         assert_eq!(format!("{out:?}"), format!("{out2:?}"));
+        // Picked: each field alone, then all in reverse, read as `event_lite` reads
+        // them, the others skipped to the same end; cut anywhere, both refuse alike.
+        let mut wanted: Vec<Vec<Option<usize>>> =
+            (0..ev.fields.len()).map(|i| vec![Some(i)]).collect();
+        wanted.push((0..ev.fields.len()).rev().map(Some).collect());
+        wanted.push(vec![None, Some(2)]);
+        for w in &wanted {
+            let plan = dec.pick_plan(&ev, w);
+            let mut picked = Cursor::new(&data, 0, true);
+            let mut got = vec![Lite::Null; w.len()];
+            dec.event_pick(&mut picked, &ev, &plan, &mut got).unwrap();
+            assert_eq!(picked.pos, full.pos, "{w:?}");
+            for (slot, f) in w.iter().enumerate() {
+                let want = f.map_or("Null".to_string(), |f| format!("{:?}", out[f]));
+                assert_eq!(format!("{:?}", got[slot]), want, "{w:?}");
+            }
+            for cut in 0..data.len() {
+                let mut lite = Cursor::new(&data[..cut], 0, true);
+                let mut picked = Cursor::new(&data[..cut], 0, true);
+                assert_eq!(
+                    dec.event_lite(&mut lite, &ev, &mut out2).is_err(),
+                    dec.event_pick(&mut picked, &ev, &plan, &mut got).is_err(),
+                    "cut at {cut}"
+                );
+            }
+        }
         // Cut short: both refuse.
         let mut c = Cursor::new(&data[..9], 0, true);
         assert!(dec.event(&mut c, &ev).is_err());
