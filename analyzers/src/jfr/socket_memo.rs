@@ -25,6 +25,7 @@ pub(super) struct SocketKey<'c> {
 }
 
 impl SocketKey<'_> {
+    #[inline(always)]
     fn same(&self, o: &SocketKey<'_>) -> bool {
         // The thread first: the field that differs most often.
         same(&self.thread, &o.thread)
@@ -36,6 +37,7 @@ impl SocketKey<'_> {
 }
 
 /// Equal as read: the same variant and value (floats by their bits).
+#[inline(always)]
 fn same(a: &Lite<'_>, b: &Lite<'_>) -> bool {
     match (a, b) {
         (Lite::Null, Lite::Null) => true,
@@ -54,19 +56,22 @@ fn same(a: &Lite<'_>, b: &Lite<'_>) -> bool {
 pub(super) struct SocketMemo<'c> {
     entries: Vec<(SocketKey<'c>, SocketSlots)>,
     next: usize,
-    last: usize,
+    /// The entry that matched last, per operation: reads and writes interleave.
+    last: [usize; 2],
 }
 
 impl<'c> SocketMemo<'c> {
     pub fn get(&mut self, key: &SocketKey<'_>) -> Option<SocketSlots> {
-        // The entry that matched last first: a thread often reads or writes in runs.
-        if let Some((k, s)) = self.entries.get(self.last) {
+        // The entry of this operation that matched last first: a thread often reads or
+        // writes in runs, while another thread does the other.
+        let last = &mut self.last[key.op as usize];
+        if let Some((k, s)) = self.entries.get(*last) {
             if k.same(key) {
                 return Some(*s);
             }
         }
         let i = self.entries.iter().position(|(k, _)| k.same(key))?;
-        self.last = i;
+        *last = i;
         Some(self.entries[i].1)
     }
 
