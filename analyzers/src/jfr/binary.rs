@@ -235,6 +235,12 @@ fn socket_lite<'c>(
 /// Feed one chunk's events into `agg`; returns how many of the events the report
 /// reads did not decode (counted, not analysed).
 pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
+    feed(chunk, agg, true)
+}
+
+/// [`feed_chunk`]; `fast` false decodes socket events the full way too (the reference
+/// the in-place reading is tested against).
+fn feed(chunk: &Chunk, agg: &mut Aggregator, fast: bool) -> u64 {
     let mut undecoded = 0u64;
     let h = &chunk.header;
     agg.span(
@@ -288,7 +294,7 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
         let Some((hd, class)) = slot.handler else {
             continue;
         };
-        if let (Handler::Socket(op), Some(sf)) = (hd, &slot.socket) {
+        if let (Handler::Socket(op), Some(sf), true) = (hd, &slot.socket, fast) {
             // Nearly every event of a socket recording: its fields read in place,
             // nothing allocated; the full decoding below only when a field is not
             // one that reads so (an inline object, a string not in UTF-8).
@@ -464,4 +470,58 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
         agg.count(&name, n, bytes);
     }
     undecoded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::analysis::{InputInfo, ReportOptions};
+    use super::super::reader::ChunkReader;
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    /// The report of `path` with socket events read in place (`fast`) or decoded whole.
+    fn report(path: &Path, fast: bool) -> String {
+        let mut chunks = ChunkReader::new(std::fs::File::open(path).unwrap());
+        let mut agg = Aggregator::default();
+        let mut undecoded = 0;
+        while let Some(chunk) = chunks.next_chunk().unwrap() {
+            undecoded += feed(&chunk, &mut agg, fast);
+            chunks.recycle(chunk);
+        }
+        let r = agg.finish(InputInfo::default(), &ReportOptions::default());
+        format!("{undecoded} {}", serde_json::to_string(&r).unwrap())
+    }
+
+    fn recordings(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                recordings(&p, out);
+            } else if p.extension().is_some_and(|x| x == "jfr") {
+                out.push(p);
+            }
+        }
+    }
+
+    #[test]
+    fn socket_events_read_in_place_report_what_full_decoding_reports() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        recordings(&root.join("fixtures/jfr"), &mut files);
+        let corpus = std::env::var_os("KGAP_CORPUS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("../shared/corpus"));
+        recordings(&corpus.join("jfr"), &mut files);
+        assert!(files.len() >= 4, "fixtures not found: {files:?}");
+        let mut with_sockets = 0;
+        for f in &files {
+            let (fast, full) = (report(f, true), report(f, false));
+            assert_eq!(fast, full, "{}", f.display());
+            with_sockets += fast.contains("\"bytes_p50\"") as usize;
+        }
+        assert!(with_sockets >= 4, "too few recordings with socket events");
+    }
 }

@@ -15,7 +15,7 @@
 //! needed: the chunk is scanned once for its metadata and checkpoints (which also
 //! works for a chunk still being written, whose header is not final yet).
 
-use super::chunk_bytes::{read_full, ChunkBytes};
+use super::chunk_bytes::{read_full, read_full_at, ChunkBytes};
 use crate::fast_hash::FastMap;
 use std::io::{self, Read};
 use std::rc::Rc;
@@ -1261,8 +1261,22 @@ pub struct ChunkReader<R> {
     done: bool,
     /// The bytes of the chunk read last, for the next one (see [`recycle`](Self::recycle)).
     spare: Option<ChunkBytes>,
+    /// A regular file whose chunks are mapped, not read (see [`mapped`](ChunkReader::mapped)).
+    file: Option<std::fs::File>,
     /// Problems that stopped the reading of the whole input.
     pub stopped: Option<String>,
+}
+
+impl ChunkReader<io::Empty> {
+    /// The chunks of a regular file, each mapped where it lies instead of read into
+    /// memory (see [`ChunkBytes::map`]); what is read is the same as from the file read
+    /// through [`new`](ChunkReader::new).
+    pub fn mapped(file: std::fs::File) -> Self {
+        ChunkReader {
+            file: Some(file),
+            ..ChunkReader::new(io::empty())
+        }
+    }
 }
 
 impl<R: Read> ChunkReader<R> {
@@ -1272,6 +1286,7 @@ impl<R: Read> ChunkReader<R> {
             offset: 0,
             done: false,
             spare: None,
+            file: None,
             stopped: None,
         }
     }
@@ -1292,7 +1307,10 @@ impl<R: Read> ChunkReader<R> {
             return Ok(None);
         }
         let mut hb = [0u8; HEADER_SIZE];
-        let got = read_full(&mut self.input, &mut hb)?;
+        let got = match &self.file {
+            Some(f) => read_full_at(f, &mut hb, self.offset)?,
+            None => read_full(&mut self.input, &mut hb)?,
+        };
         if got == 0 {
             self.done = true;
             return Ok(None);
@@ -1335,7 +1353,9 @@ impl<R: Read> ChunkReader<R> {
         } else {
             u64::MAX
         };
-        let data = if want <= MAX_RESERVE {
+        let data = if let Some(f) = &self.file {
+            ChunkBytes::map(f, self.offset, want.saturating_add(HEADER_SIZE as u64))?
+        } else if want <= MAX_RESERVE {
             ChunkBytes::read(&mut self.input, &hb, want as usize, self.spare.take())?
         } else {
             // A size not known, or larger than believed before the bytes arrive.
@@ -1344,7 +1364,7 @@ impl<R: Read> ChunkReader<R> {
             (&mut self.input).take(want).read_to_end(&mut data)?;
             ChunkBytes::Heap(data)
         };
-        let n = (data.len() - HEADER_SIZE) as u64;
+        let n = data.len().saturating_sub(HEADER_SIZE) as u64;
         let file_offset = self.offset;
         self.offset += HEADER_SIZE as u64 + n;
         if n < want {
