@@ -17,6 +17,7 @@
 
 use super::chunk_bytes::{read_full, read_full_at, ChunkBytes};
 use crate::fast_hash::FastMap;
+use std::cell::OnceCell;
 use std::io::{self, Read};
 use std::rc::Rc;
 
@@ -988,6 +989,18 @@ pub struct EventPos {
     pub body: usize,
 }
 
+/// A constant-pool entry: where its value lies in the chunk, decoded the first time it is
+/// resolved. A report resolves few of a chunk's entries (the threads and addresses of its
+/// events, the stacks of its samples); decoding every entry up front, allocations and all,
+/// was a tenth of a socket recording's instructions.
+pub struct PoolEntry {
+    class: i64,
+    /// Offset of the value in the chunk, and the end of its checkpoint event.
+    at: usize,
+    end: usize,
+    value: OnceCell<Value>,
+}
+
 /// One chunk, read whole: header, bytes, metadata and constant pools.
 pub struct Chunk {
     pub header: ChunkHeader,
@@ -996,8 +1009,8 @@ pub struct Chunk {
     pub file_offset: u64,
     pub metadata: Metadata,
     pub has_metadata: bool,
-    /// Constant pools: class id → key → value.
-    pub pools: FastMap<i64, FastMap<i64, Value>>,
+    /// Constant pools: class id → key → entry (see [`resolve`](Self::resolve)).
+    pub pools: FastMap<i64, FastMap<i64, PoolEntry>>,
     /// Where the walk of the events stopped: every event before this offset is complete
     /// (see [`events`](Self::events)).
     events_end: usize,
@@ -1175,14 +1188,36 @@ impl Chunk {
                 let pool = self.pools.entry(class_id).or_default();
                 for _ in 0..n {
                     let key = c.long()?;
-                    let v = dec.value(&mut c, class_id, 0)?;
-                    pool.insert(key, v);
+                    // Stepped over with the checks `Decoder::value` makes (so this fails
+                    // where decoding it would), decoded when asked for.
+                    let at = c.pos;
+                    dec.skip_value(&mut c, class_id, 0)?;
+                    pool.insert(
+                        key,
+                        PoolEntry {
+                            class: class_id,
+                            at,
+                            end: ev.offset + ev.size,
+                            value: OnceCell::new(),
+                        },
+                    );
                 }
             }
             Ok(())
         })();
         self.data = data;
         result
+    }
+
+    /// The value of a pool entry, decoded the first time.
+    fn entry_value<'a>(&'a self, e: &'a PoolEntry) -> &'a Value {
+        e.value.get_or_init(|| {
+            let mut c = Cursor::new(&self.data[..e.end], e.at, self.header.compressed_ints());
+            // It was stepped over with the same checks: it decodes.
+            Decoder { md: &self.metadata }
+                .value(&mut c, e.class, 0)
+                .unwrap_or(Value::Null)
+        })
     }
 
     /// Follow constant-pool references (a missing key is `Null`).
@@ -1194,7 +1229,7 @@ impl Chunk {
                         .pools
                         .get(class)
                         .and_then(|p| p.get(key))
-                        .unwrap_or(&self.null);
+                        .map_or(&self.null, |e| self.entry_value(e));
                 }
                 _ => return v,
             }
@@ -1205,7 +1240,12 @@ impl Chunk {
     /// What the pool key `key` of class `class` resolves to: [`resolve`](Self::resolve)
     /// of `Value::Ref(class, key)`, without the value.
     pub fn resolve_key(&self, class: i64, key: i64) -> &Value {
-        let lookup = |c: &i64, k: &i64| self.pools.get(c).and_then(|p| p.get(k));
+        let lookup = |c: &i64, k: &i64| {
+            self.pools
+                .get(c)
+                .and_then(|p| p.get(k))
+                .map(|e| self.entry_value(e))
+        };
         let mut v = match lookup(&class, &key) {
             Some(v) => v,
             None => return &self.null,
