@@ -81,7 +81,7 @@ impl ChunkBytes {
             return Ok(ChunkBytes::Heap(Vec::new()));
         }
         let len = usize::try_from(len).map_err(|_| io::Error::other("chunk larger than memory"))?;
-        // SAFETY: the mapping is read-only and private to this reader, and `len` stops at
+        // SAFETY: the mapping is read-only and only this reader holds it, and `len` stops at
         // the file's present end. What mmap cannot rule out is another process truncating
         // the file while it is mapped: reading the lost pages then raises SIGBUS, which ends
         // the process (no wrong report). JVMs only append to a recording or write a new one

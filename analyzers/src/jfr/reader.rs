@@ -1333,7 +1333,10 @@ impl<R: Read> ChunkReader<R> {
 
     /// Give back a chunk that has been read: its memory takes the next one.
     pub fn recycle(&mut self, chunk: Chunk) {
-        self.spare = Some(chunk.data);
+        // A window of the file is let go now (unmapped), not kept beside the next one.
+        if let ChunkBytes::Mapped { .. } = chunk.data {
+            self.spare = Some(chunk.data);
+        }
     }
 
     /// Bytes consumed so far.
