@@ -150,7 +150,7 @@ const PORT: usize = 6;
 const SOCKET_SLOTS: usize = 7;
 
 impl SocketFields {
-    fn of(class: &Class, op: SocketOp, dec: &Decoder<'_>) -> Self {
+    fn of(class: &Class, op: SocketOp, dec: &Decoder<'_>, compressed: bool) -> Self {
         let mut wanted = [None; SOCKET_SLOTS];
         wanted[THREAD] = class.field("eventThread");
         wanted[BYTES] = class.field(match op {
@@ -163,7 +163,7 @@ impl SocketFields {
         wanted[HOST] = class.field("host");
         wanted[PORT] = class.field("port");
         SocketFields {
-            plan: dec.pick_plan(class, &wanted),
+            plan: dec.pick_plan(class, &wanted, compressed),
         }
     }
 }
@@ -258,7 +258,10 @@ fn feed(chunk: &Chunk, agg: &mut Aggregator, fast: bool) -> u64 {
         if let Some(hd) = handler(&class.name) {
             handlers.insert(class.id, (hd, class));
             if let Handler::Socket(op) = hd {
-                socket_fields.insert(class.id, SocketFields::of(class, op, &dec));
+                socket_fields.insert(
+                    class.id,
+                    SocketFields::of(class, op, &dec, h.compressed_ints()),
+                );
             }
         }
     }

@@ -705,12 +705,24 @@ pub enum LiteStep {
     Undeclared,
 }
 
-/// A field of [`Decoder::pick_plan`]: how it reads, and the slot it goes to.
+/// A field of [`Decoder::pick_plan`]: how it reads, and the slot it goes to. Compressed
+/// integers and pool keys, nearly every field of a socket event, have ops of their own: one
+/// dispatch a field, not a step's and then a kind's.
 #[derive(Debug, Clone, Copy)]
-pub struct Pick {
-    pub step: LiteStep,
-    /// `NOT_KEPT`: skipped.
-    pub slot: u8,
+pub enum Pick {
+    /// A compressed integer or pool key not kept: stepped over.
+    SkipVarint,
+    /// A compressed long, int, or short or char, into slot `.0`.
+    Long(u8),
+    Int(u8),
+    Short(u8),
+    /// A compressed key into the pool of class `.1`, into slot `.0`.
+    Ref(u8, i64),
+    /// Anything else, as [`Decoder::event_lite`] reads it, into `slot` (`NOT_KEPT`: skipped).
+    Step {
+        step: LiteStep,
+        slot: u8,
+    },
 }
 
 const NOT_KEPT: u8 = u8::MAX;
@@ -809,7 +821,12 @@ impl Decoder<'_> {
 
     /// A plan that reads only the fields at `wanted` (field index → slot of `out` in
     /// [`event_pick`](Self::event_pick)) and moves past the others without making a value.
-    pub fn pick_plan(&self, class: &Class, wanted: &[Option<usize>]) -> Vec<Pick> {
+    pub fn pick_plan(
+        &self,
+        class: &Class,
+        wanted: &[Option<usize>],
+        compressed: bool,
+    ) -> Vec<Pick> {
         let mut slot = vec![NOT_KEPT; class.fields.len()];
         for (s, f) in wanted.iter().enumerate() {
             if let Some(&f) = f.as_ref() {
@@ -819,14 +836,26 @@ impl Decoder<'_> {
         self.lite_plan(class)
             .into_iter()
             .zip(slot)
-            .map(|(step, slot)| Pick { step, slot })
+            .map(|(step, slot)| match (step, slot == NOT_KEPT) {
+                _ if !compressed => Pick::Step { step, slot },
+                (LiteStep::Pool(_), true) => Pick::SkipVarint,
+                (LiteStep::Pool(class), false) => Pick::Ref(slot, class),
+                (LiteStep::Value(Kind::Long | Kind::Int | Kind::Short | Kind::Char, _), true) => {
+                    Pick::SkipVarint
+                }
+                (LiteStep::Value(Kind::Long, _), false) => Pick::Long(slot),
+                (LiteStep::Value(Kind::Int, _), false) => Pick::Int(slot),
+                (LiteStep::Value(Kind::Short | Kind::Char, _), false) => Pick::Short(slot),
+                _ => Pick::Step { step, slot },
+            })
             .collect()
     }
 
-    /// An event read by a [`pick_plan`](Self::pick_plan): the wanted fields into their
-    /// slots of `out` (as [`event_lite`](Self::event_lite) reads them), the others skipped
-    /// with the same checks, so this fails exactly where `event_lite` fails. Slots of
-    /// fields the class does not have are left as they were.
+    /// An event read by a [`pick_plan`](Self::pick_plan) made for its chunk's integer
+    /// encoding: the wanted fields into their slots of `out` (as
+    /// [`event_lite`](Self::event_lite) reads them), the others skipped with the same
+    /// checks, so this fails exactly where `event_lite` fails. Slots of fields the class
+    /// does not have are left as they were.
     #[inline]
     pub fn event_pick<'a>(
         &self,
@@ -835,33 +864,47 @@ impl Decoder<'_> {
         plan: &[Pick],
         out: &mut [Lite<'a>],
     ) -> DResult<()> {
-        for p in plan {
-            let keep = p.slot != NOT_KEPT;
-            let l = match p.step {
-                LiteStep::Array(i) => {
-                    let f = &class.fields[i];
-                    let n = c.count()?;
-                    for _ in 0..n {
-                        self.skip_scalar(c, f, 1)?;
-                    }
-                    Lite::Other
-                }
-                LiteStep::Pool(class_id) if keep => Lite::Ref(class_id, c.long()?),
-                LiteStep::Pool(_) => {
-                    c.skip_long()?;
-                    continue;
-                }
-                LiteStep::Value(kind, class_id) if keep || kind == Kind::Object => {
-                    self.lite_kind(c, kind, class_id, 1)?
-                }
-                LiteStep::Value(kind, _) => {
-                    c.skip_primitive(kind)?;
-                    continue;
-                }
-                LiteStep::Undeclared => return Err(DecodeError("field of an undeclared class")),
-            };
-            if let Some(o) = out.get_mut(p.slot as usize) {
+        let mut put = |slot: u8, l: Lite<'a>| {
+            if let Some(o) = out.get_mut(slot as usize) {
                 *o = l;
+            }
+        };
+        for p in plan {
+            match *p {
+                Pick::SkipVarint => c.skip_long()?,
+                Pick::Long(slot) => put(slot, Lite::Int(c.varint()?)),
+                Pick::Int(slot) => put(slot, Lite::Int(c.varint()? as i32 as i64)),
+                Pick::Short(slot) => put(slot, Lite::Int(c.varint()? as i16 as i64)),
+                Pick::Ref(slot, class_id) => put(slot, Lite::Ref(class_id, c.varint()?)),
+                Pick::Step { step, slot } => {
+                    let keep = slot != NOT_KEPT;
+                    let l = match step {
+                        LiteStep::Array(i) => {
+                            let f = &class.fields[i];
+                            let n = c.count()?;
+                            for _ in 0..n {
+                                self.skip_scalar(c, f, 1)?;
+                            }
+                            Lite::Other
+                        }
+                        LiteStep::Pool(class_id) if keep => Lite::Ref(class_id, c.long()?),
+                        LiteStep::Pool(_) => {
+                            c.skip_long()?;
+                            continue;
+                        }
+                        LiteStep::Value(kind, class_id) if keep || kind == Kind::Object => {
+                            self.lite_kind(c, kind, class_id, 1)?
+                        }
+                        LiteStep::Value(kind, _) => {
+                            c.skip_primitive(kind)?;
+                            continue;
+                        }
+                        LiteStep::Undeclared => {
+                            return Err(DecodeError("field of an undeclared class"))
+                        }
+                    };
+                    put(slot, l);
+                }
             }
         }
         Ok(())
@@ -1579,7 +1622,7 @@ mod tests {
         wanted.push((0..ev.fields.len()).rev().map(Some).collect());
         wanted.push(vec![None, Some(2)]);
         for w in &wanted {
-            let plan = dec.pick_plan(&ev, w);
+            let plan = dec.pick_plan(&ev, w, true);
             let mut picked = Cursor::new(&data, 0, true);
             let mut got = vec![Lite::Null; w.len()];
             dec.event_pick(&mut picked, &ev, &plan, &mut got).unwrap();
@@ -1588,14 +1631,21 @@ mod tests {
                 let want = f.map_or("Null".to_string(), |f| format!("{:?}", out[f]));
                 assert_eq!(format!("{:?}", got[slot]), want, "{w:?}");
             }
+            // Big-endian integers (a 1.x chunk): a plan of generic steps, the same reads.
+            let raw_plan = dec.pick_plan(&ev, w, false);
             for cut in 0..data.len() {
-                let mut lite = Cursor::new(&data[..cut], 0, true);
-                let mut picked = Cursor::new(&data[..cut], 0, true);
-                assert_eq!(
-                    dec.event_lite(&mut lite, &ev, &mut out2).is_err(),
-                    dec.event_pick(&mut picked, &ev, &plan, &mut got).is_err(),
-                    "cut at {cut}"
-                );
+                for (compressed, plan) in [(true, &plan), (false, &raw_plan)] {
+                    let mut lite = Cursor::new(&data[..cut], 0, compressed);
+                    let mut picked = Cursor::new(&data[..cut], 0, compressed);
+                    let (a, b) = (
+                        dec.event_lite(&mut lite, &ev, &mut out2).is_err(),
+                        dec.event_pick(&mut picked, &ev, plan, &mut got).is_err(),
+                    );
+                    assert_eq!(a, b, "cut at {cut}, compressed {compressed}");
+                    if !a {
+                        assert_eq!(lite.pos, picked.pos, "cut at {cut}");
+                    }
+                }
             }
         }
         // Cut short: both refuse.
