@@ -163,6 +163,14 @@ impl Dist {
         self.sum += v as u128;
     }
 
+    /// `n` values `v`: what `n` calls of [`record`](Self::record) make.
+    pub fn record_n(&mut self, v: u64, n: u64) {
+        let _ = self.h.record_n(v, n);
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+        self.sum += v as u128 * n as u128;
+    }
+
     pub fn is_empty(&self) -> bool {
         self.h.is_empty()
     }

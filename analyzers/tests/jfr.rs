@@ -444,3 +444,41 @@ fn mutated_recordings_never_panic() {
         "only {read_something} of {rounds} readable"
     );
 }
+
+#[test]
+fn a_mapped_file_reports_what_the_read_file_reports() {
+    // analyze_jfr_file maps a recording's chunks where they lie; analyze_jfr reads them. On
+    // every fixture, and on copies cut short, with bytes zeroed or not JFR at all, the two
+    // reports (problems included) must be the same.
+    use kgap_analyzers::jfr::{analyze_jfr, analyze_jfr_file, ReportOptions};
+    let both = |p: &Path| {
+        let opts = ReportOptions::default();
+        let read = analyze_jfr(std::fs::File::open(p).unwrap(), "x", &opts).unwrap();
+        let mapped = analyze_jfr_file(std::fs::File::open(p).unwrap(), "x", &opts).unwrap();
+        (
+            serde_json::to_string(&read).unwrap(),
+            serde_json::to_string(&mapped).unwrap(),
+        )
+    };
+    let mut files: Vec<PathBuf> = RECORDINGS
+        .iter()
+        .map(|n| fixture(&format!("{n}.jfr")))
+        .collect();
+    let base = std::fs::read(fixture("socket-fixed-buffers-jdk17.jfr")).unwrap();
+    let n = base.len();
+    for cut in [0, 3, 4, 60, 68, 69, 5000, n / 3, n / 2, n - 1] {
+        files.push(temp_file(&format!("mapped-cut-{cut}.jfr"), &base[..cut]));
+    }
+    let mut zeroed = base.clone();
+    zeroed[n / 2..n / 2 + 300].fill(0);
+    files.push(temp_file("mapped-zeroed.jfr", &zeroed));
+    files.push(temp_file(
+        "mapped-two.jfr",
+        &[&base[..], &base[..]].concat(),
+    ));
+    files.push(temp_file("mapped-text.jfr", b"not a recording\n"));
+    for f in &files {
+        let (read, mapped) = both(f);
+        assert_eq!(read, mapped, "{}", f.display());
+    }
+}

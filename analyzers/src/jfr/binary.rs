@@ -6,7 +6,7 @@ use crate::fast_hash::FastMap;
 use std::rc::Rc;
 
 use super::analysis::{frame_name, Aggregator, Jvm, SocketOp};
-use super::reader::{Chunk, Class, Decoder, Lite, LiteStep, Value, CHECKPOINT_TYPE, METADATA_TYPE};
+use super::reader::{Chunk, Class, Decoder, Lite, Pick, Value, CHECKPOINT_TYPE, METADATA_TYPE};
 use super::socket_memo::{SocketKey, SocketMemo};
 
 /// The event types the report reads.
@@ -133,33 +133,37 @@ struct TypeSlot<'m> {
     socket: Option<SocketFields>,
 }
 
-/// Where a socket event class keeps the fields the report reads.
+/// How a socket event class is read: the fields the report reads, into the slots below.
 struct SocketFields {
-    thread: Option<usize>,
-    bytes: Option<usize>,
-    start: Option<usize>,
-    duration: Option<usize>,
-    address: Option<usize>,
-    host: Option<usize>,
-    port: Option<usize>,
-    /// How each field reads (see [`Decoder::lite_plan`]).
-    plan: Vec<LiteStep>,
+    /// See [`Decoder::pick_plan`]; the other fields are skipped.
+    plan: Vec<Pick>,
 }
 
+/// The slots of [`SocketFields`]: where each field the report reads goes.
+const THREAD: usize = 0;
+const BYTES: usize = 1;
+const START: usize = 2;
+const DURATION: usize = 3;
+const ADDRESS: usize = 4;
+const HOST: usize = 5;
+const PORT: usize = 6;
+const SOCKET_SLOTS: usize = 7;
+
 impl SocketFields {
-    fn of(class: &Class, op: SocketOp, dec: &Decoder<'_>) -> Self {
+    fn of(class: &Class, op: SocketOp, dec: &Decoder<'_>, compressed: bool) -> Self {
+        let mut wanted = [None; SOCKET_SLOTS];
+        wanted[THREAD] = class.field("eventThread");
+        wanted[BYTES] = class.field(match op {
+            SocketOp::Read => "bytesRead",
+            SocketOp::Write => "bytesWritten",
+        });
+        wanted[START] = class.field("startTime");
+        wanted[DURATION] = class.field("duration");
+        wanted[ADDRESS] = class.field("address");
+        wanted[HOST] = class.field("host");
+        wanted[PORT] = class.field("port");
         SocketFields {
-            plan: dec.lite_plan(class),
-            thread: class.field("eventThread"),
-            bytes: class.field(match op {
-                SocketOp::Read => "bytesRead",
-                SocketOp::Write => "bytesWritten",
-            }),
-            start: class.field("startTime"),
-            duration: class.field("duration"),
-            address: class.field("address"),
-            host: class.field("host"),
-            port: class.field("port"),
+            plan: dec.pick_plan(class, &wanted, compressed),
         }
     }
 }
@@ -191,23 +195,10 @@ fn socket_lite<'c>(
     memo: &mut SocketMemo<'c>,
     agg: &mut Aggregator,
     op: SocketOp,
-    sf: &SocketFields,
-    lite: &[Lite<'c>],
+    lite: &[Lite<'c>; SOCKET_SLOTS],
 ) -> bool {
-    let get = |i: Option<usize>| i.and_then(|i| lite.get(i)).copied().unwrap_or(Lite::Null);
-    let (thread, bytes, start, dur, addr, host, port) = (
-        get(sf.thread),
-        get(sf.bytes),
-        get(sf.start),
-        get(sf.duration),
-        get(sf.address),
-        get(sf.host),
-        get(sf.port),
-    );
-    if [thread, bytes, start, dur, addr, host, port]
-        .iter()
-        .any(|l| matches!(l, Lite::Other))
-    {
+    let [thread, bytes, start, dur, addr, host, port] = *lite;
+    if lite.iter().any(|l| matches!(l, Lite::Other)) {
         return false;
     }
     let h = &chunk.header;
@@ -244,6 +235,12 @@ fn socket_lite<'c>(
 /// Feed one chunk's events into `agg`; returns how many of the events the report
 /// reads did not decode (counted, not analysed).
 pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
+    feed(chunk, agg, true)
+}
+
+/// [`feed_chunk`]; `fast` false decodes socket events the full way too (the reference
+/// the in-place reading is tested against).
+fn feed(chunk: &Chunk, agg: &mut Aggregator, fast: bool) -> u64 {
     let mut undecoded = 0u64;
     let h = &chunk.header;
     agg.span(
@@ -261,11 +258,13 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
         if let Some(hd) = handler(&class.name) {
             handlers.insert(class.id, (hd, class));
             if let Handler::Socket(op) = hd {
-                socket_fields.insert(class.id, SocketFields::of(class, op, &dec));
+                socket_fields.insert(
+                    class.id,
+                    SocketFields::of(class, op, &dec, h.compressed_ints()),
+                );
             }
         }
     }
-    let mut lite = Vec::new();
     let mut memo = SocketMemo::default();
     // Per type id: its count and size (names at the end), and what reads it. One
     // lookup an event (it was three maps), and none for a run of the same type.
@@ -274,7 +273,7 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
     let mut last: Option<(i64, usize)> = None;
     let mut sample_counts: FastMap<(i64, i64), u64> = FastMap::default();
     let mut names = Names::new(chunk);
-    for ev in &chunk.events {
+    for ev in chunk.events() {
         let at = match last {
             Some((id, at)) if id == ev.type_id => at,
             _ => {
@@ -298,20 +297,21 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
         let Some((hd, class)) = slot.handler else {
             continue;
         };
-        if let (Handler::Socket(op), Some(sf)) = (hd, &slot.socket) {
+        if let (Handler::Socket(op), Some(sf), true) = (hd, &slot.socket, fast) {
             // Nearly every event of a socket recording: its fields read in place,
             // nothing allocated; the full decoding below only when a field is not
             // one that reads so (an inline object, a string not in UTF-8).
-            let mut cur = chunk.cursor(ev);
-            if dec
-                .event_lite_planned(&mut cur, class, &sf.plan, &mut lite)
-                .is_ok()
-                && socket_lite(chunk, &mut names, &mut memo, agg, op, sf, &lite)
+            // Only the fields the report reads are read; a field the class lacks reads
+            // as null, as it does on the full path.
+            let mut lite = [Lite::Null; SOCKET_SLOTS];
+            let mut cur = chunk.cursor(&ev);
+            if dec.event_pick(&mut cur, class, &sf.plan, &mut lite).is_ok()
+                && socket_lite(chunk, &mut names, &mut memo, agg, op, &lite)
             {
                 continue;
             }
         }
-        let mut cur = chunk.cursor(ev);
+        let mut cur = chunk.cursor(&ev);
         // An event that does not decode is still counted; its values are skipped.
         let Ok(fields) = dec.event(&mut cur, class) else {
             undecoded += 1;
@@ -473,4 +473,58 @@ pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
         agg.count(&name, n, bytes);
     }
     undecoded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::analysis::{InputInfo, ReportOptions};
+    use super::super::reader::ChunkReader;
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    /// The report of `path` with socket events read in place (`fast`) or decoded whole.
+    fn report(path: &Path, fast: bool) -> String {
+        let mut chunks = ChunkReader::new(std::fs::File::open(path).unwrap());
+        let mut agg = Aggregator::default();
+        let mut undecoded = 0;
+        while let Some(chunk) = chunks.next_chunk().unwrap() {
+            undecoded += feed(&chunk, &mut agg, fast);
+            chunks.recycle(chunk);
+        }
+        let r = agg.finish(InputInfo::default(), &ReportOptions::default());
+        format!("{undecoded} {}", serde_json::to_string(&r).unwrap())
+    }
+
+    fn recordings(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                recordings(&p, out);
+            } else if p.extension().is_some_and(|x| x == "jfr") {
+                out.push(p);
+            }
+        }
+    }
+
+    #[test]
+    fn socket_events_read_in_place_report_what_full_decoding_reports() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        recordings(&root.join("fixtures/jfr"), &mut files);
+        let corpus = std::env::var_os("KGAP_CORPUS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("../shared/corpus"));
+        recordings(&corpus.join("jfr"), &mut files);
+        assert!(files.len() >= 4, "fixtures not found: {files:?}");
+        let mut with_sockets = 0;
+        for f in &files {
+            let (fast, full) = (report(f, true), report(f, false));
+            assert_eq!(fast, full, "{}", f.display());
+            with_sockets += fast.contains("\"bytes_p50\"") as usize;
+        }
+        assert!(with_sockets >= 4, "too few recordings with socket events");
+    }
 }

@@ -24,6 +24,7 @@ use std::io::{BufRead, BufReader, Read};
 
 pub mod analysis;
 mod binary;
+mod chunk_bytes;
 mod json;
 pub mod reader;
 mod socket_memo;
@@ -68,6 +69,30 @@ pub fn analyze_jfr<R: Read>(
     analyze_buffered(input, name, opts)
 }
 
+/// [`analyze_jfr`] of a file: the same report. A regular file holding a recording (not
+/// gzip'd) has its chunks mapped where they lie instead of read (see `chunk_bytes`); any
+/// other file is read as [`analyze_jfr`] reads it.
+pub fn analyze_jfr_file(
+    file: std::fs::File,
+    name: &str,
+    opts: &ReportOptions,
+) -> Result<JfrReport, AnalyzeError> {
+    let mut head = [0u8; 4];
+    let n = chunk_bytes::read_full_at(&file, &mut head, 0).map_err(AnalyzeError::Read)?;
+    let regular = file.metadata().map_err(AnalyzeError::Read)?.is_file();
+    if !(regular && n == head.len() && &head == MAGIC) {
+        return analyze_jfr(file, name, opts);
+    }
+    let mut agg = Aggregator::default();
+    let mut info = InputInfo {
+        name: name.to_string(),
+        format: "jfr".into(),
+        ..InputInfo::default()
+    };
+    read_binary(ChunkReader::mapped(file), &mut agg, &mut info)?;
+    Ok(agg.finish(info, opts))
+}
+
 fn analyze_buffered<R: BufRead>(
     mut input: R,
     name: &str,
@@ -86,7 +111,7 @@ fn analyze_buffered<R: BufRead>(
             .push("the input is empty (0 bytes): a recording the JVM never wrote to".into());
     } else if head.starts_with(MAGIC) || (head.len() < 4 && MAGIC.starts_with(head)) {
         info.format = "jfr".into();
-        read_binary(&mut input, &mut agg, &mut info)?;
+        read_binary(ChunkReader::new(&mut input), &mut agg, &mut info)?;
     } else if first == Some(b'{') {
         info.format = "jfr-json".into();
         let mut counted = CountingReader {
@@ -120,11 +145,10 @@ fn analyze_buffered<R: BufRead>(
 }
 
 fn read_binary<R: Read>(
-    input: R,
+    mut chunks: ChunkReader<R>,
     agg: &mut Aggregator,
     info: &mut InputInfo,
 ) -> Result<(), AnalyzeError> {
-    let mut chunks = ChunkReader::new(input);
     let mut versions = BTreeSet::new();
     let mut index = 0u64;
     while let Some(chunk) = chunks.next_chunk().map_err(AnalyzeError::Read)? {
@@ -144,6 +168,7 @@ fn read_binary<R: Read>(
                  (counted, not analysed)"
             ));
         }
+        chunks.recycle(chunk);
     }
     if let Some(s) = chunks.stopped.take() {
         info.problems.push(s);

@@ -15,7 +15,9 @@
 //! needed: the chunk is scanned once for its metadata and checkpoints (which also
 //! works for a chunk still being written, whose header is not final yet).
 
+use super::chunk_bytes::{read_full, read_full_at, ChunkBytes};
 use crate::fast_hash::FastMap;
+use std::cell::OnceCell;
 use std::io::{self, Read};
 use std::rc::Rc;
 
@@ -279,6 +281,57 @@ impl<'a> Cursor<'a> {
         Ok(f64::from_be_bytes(
             self.take(8)?.try_into().expect("8 bytes"),
         ))
+    }
+
+    /// Past a long, as [`long`](Self::long) reads it (the same end-of-data check).
+    #[inline(always)]
+    pub fn skip_long(&mut self) -> DResult<()> {
+        if !self.compressed {
+            return self.take(8).map(|_| ());
+        }
+        let rest = self.buf.get(self.pos..).unwrap_or(&[]);
+        // The varint ends at its first byte under 0x80, or with its 9th byte.
+        match rest.iter().take(8).position(|&b| b < 0x80) {
+            Some(i) => self.pos += i + 1,
+            None if rest.len() > 8 => self.pos += 9,
+            None => {
+                self.pos = self.buf.len();
+                return Err(DecodeError("unexpected end of data"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Past a value of a primitive kind (or a string), with the checks of the reads
+    /// [`Decoder::lite_kind`] makes: it fails where they fail. Objects are not primitive.
+    #[inline(always)]
+    fn skip_primitive(&mut self, kind: Kind) -> DResult<()> {
+        match kind {
+            Kind::Boolean | Kind::Byte => self.u8().map(|_| ()),
+            Kind::Char | Kind::Short | Kind::Int | Kind::Long if self.compressed => {
+                self.skip_long()
+            }
+            Kind::Char | Kind::Short => self.take(2).map(|_| ()),
+            Kind::Int | Kind::Float => self.take(4).map(|_| ()),
+            Kind::Long | Kind::Double => self.take(8).map(|_| ()),
+            Kind::String => match self.u8()? {
+                0 | 1 => Ok(()),
+                2 => self.skip_long(),
+                3 | 5 => {
+                    let n = self.count()?;
+                    self.take(n).map(|_| ())
+                }
+                4 => {
+                    let n = self.count()?;
+                    for _ in 0..n {
+                        self.short()?;
+                    }
+                    Ok(())
+                }
+                _ => Err(DecodeError("unknown string encoding")),
+            },
+            Kind::Object => Err(DecodeError("an object is not a primitive")),
+        }
     }
 
     /// A count that must fit in what is left (every element takes ≥ 1 byte
@@ -652,6 +705,28 @@ pub enum LiteStep {
     Undeclared,
 }
 
+/// A field of [`Decoder::pick_plan`]: how it reads, and the slot it goes to. Compressed
+/// integers and pool keys, nearly every field of a socket event, have ops of their own: one
+/// dispatch a field, not a step's and then a kind's.
+#[derive(Debug, Clone, Copy)]
+pub enum Pick {
+    /// A compressed integer or pool key not kept: stepped over.
+    SkipVarint,
+    /// A compressed long, int, or short or char, into slot `.0`.
+    Long(u8),
+    Int(u8),
+    Short(u8),
+    /// A compressed key into the pool of class `.1`, into slot `.0`.
+    Ref(u8, i64),
+    /// Anything else, as [`Decoder::event_lite`] reads it, into `slot` (`NOT_KEPT`: skipped).
+    Step {
+        step: LiteStep,
+        slot: u8,
+    },
+}
+
+const NOT_KEPT: u8 = u8::MAX;
+
 impl Lite<'_> {
     /// The [`Value`] this stands for (`Str` and `Other` have none without allocating).
     pub fn value(&self) -> Value {
@@ -740,6 +815,97 @@ impl Decoder<'_> {
                 LiteStep::Undeclared => return Err(DecodeError("field of an undeclared class")),
             };
             out.push(l);
+        }
+        Ok(())
+    }
+
+    /// A plan that reads only the fields at `wanted` (field index → slot of `out` in
+    /// [`event_pick`](Self::event_pick)) and moves past the others without making a value.
+    pub fn pick_plan(
+        &self,
+        class: &Class,
+        wanted: &[Option<usize>],
+        compressed: bool,
+    ) -> Vec<Pick> {
+        let mut slot = vec![NOT_KEPT; class.fields.len()];
+        for (s, f) in wanted.iter().enumerate() {
+            if let Some(&f) = f.as_ref() {
+                slot[f] = s as u8;
+            }
+        }
+        self.lite_plan(class)
+            .into_iter()
+            .zip(slot)
+            .map(|(step, slot)| match (step, slot == NOT_KEPT) {
+                _ if !compressed => Pick::Step { step, slot },
+                (LiteStep::Pool(_), true) => Pick::SkipVarint,
+                (LiteStep::Pool(class), false) => Pick::Ref(slot, class),
+                (LiteStep::Value(Kind::Long | Kind::Int | Kind::Short | Kind::Char, _), true) => {
+                    Pick::SkipVarint
+                }
+                (LiteStep::Value(Kind::Long, _), false) => Pick::Long(slot),
+                (LiteStep::Value(Kind::Int, _), false) => Pick::Int(slot),
+                (LiteStep::Value(Kind::Short | Kind::Char, _), false) => Pick::Short(slot),
+                _ => Pick::Step { step, slot },
+            })
+            .collect()
+    }
+
+    /// An event read by a [`pick_plan`](Self::pick_plan) made for its chunk's integer
+    /// encoding: the wanted fields into their slots of `out` (as
+    /// [`event_lite`](Self::event_lite) reads them), the others skipped with the same
+    /// checks, so this fails exactly where `event_lite` fails. Slots of fields the class
+    /// does not have are left as they were.
+    #[inline]
+    pub fn event_pick<'a>(
+        &self,
+        c: &mut Cursor<'a>,
+        class: &Class,
+        plan: &[Pick],
+        out: &mut [Lite<'a>],
+    ) -> DResult<()> {
+        let mut put = |slot: u8, l: Lite<'a>| {
+            if let Some(o) = out.get_mut(slot as usize) {
+                *o = l;
+            }
+        };
+        for p in plan {
+            match *p {
+                Pick::SkipVarint => c.skip_long()?,
+                Pick::Long(slot) => put(slot, Lite::Int(c.varint()?)),
+                Pick::Int(slot) => put(slot, Lite::Int(c.varint()? as i32 as i64)),
+                Pick::Short(slot) => put(slot, Lite::Int(c.varint()? as i16 as i64)),
+                Pick::Ref(slot, class_id) => put(slot, Lite::Ref(class_id, c.varint()?)),
+                Pick::Step { step, slot } => {
+                    let keep = slot != NOT_KEPT;
+                    let l = match step {
+                        LiteStep::Array(i) => {
+                            let f = &class.fields[i];
+                            let n = c.count()?;
+                            for _ in 0..n {
+                                self.skip_scalar(c, f, 1)?;
+                            }
+                            Lite::Other
+                        }
+                        LiteStep::Pool(class_id) if keep => Lite::Ref(class_id, c.long()?),
+                        LiteStep::Pool(_) => {
+                            c.skip_long()?;
+                            continue;
+                        }
+                        LiteStep::Value(kind, class_id) if keep || kind == Kind::Object => {
+                            self.lite_kind(c, kind, class_id, 1)?
+                        }
+                        LiteStep::Value(kind, _) => {
+                            c.skip_primitive(kind)?;
+                            continue;
+                        }
+                        LiteStep::Undeclared => {
+                            return Err(DecodeError("field of an undeclared class"))
+                        }
+                    };
+                    put(slot, l);
+                }
+            }
         }
         Ok(())
     }
@@ -866,67 +1032,120 @@ pub struct EventPos {
     pub body: usize,
 }
 
+/// A constant-pool entry: where its value lies in the chunk, decoded the first time it is
+/// resolved. A report resolves few of a chunk's entries (the threads and addresses of its
+/// events, the stacks of its samples); decoding every entry up front, allocations and all,
+/// was a tenth of a socket recording's instructions.
+pub struct PoolEntry {
+    class: i64,
+    /// Offset of the value in the chunk, and the end of its checkpoint event.
+    at: usize,
+    end: usize,
+    value: OnceCell<Value>,
+}
+
 /// One chunk, read whole: header, bytes, metadata and constant pools.
 pub struct Chunk {
     pub header: ChunkHeader,
-    pub data: Vec<u8>,
+    pub data: ChunkBytes,
     /// Offset of the chunk within the input.
     pub file_offset: u64,
     pub metadata: Metadata,
     pub has_metadata: bool,
-    /// Constant pools: class id → key → value.
-    pub pools: FastMap<i64, FastMap<i64, Value>>,
-    /// Every complete event, in order (metadata and checkpoints included).
-    pub events: Vec<EventPos>,
+    /// Constant pools: class id → key → entry (see [`resolve`](Self::resolve)).
+    pub pools: FastMap<i64, FastMap<i64, PoolEntry>>,
+    /// Where the walk of the events stopped: every event before this offset is complete
+    /// (see [`events`](Self::events)).
+    events_end: usize,
     pub problems: Vec<ChunkProblem>,
     /// What a missing value resolves to.
     null: Value,
 }
 
+/// The event whose size field is at `pos`, or why it does not fit in `data`.
+#[inline(always)]
+fn event_at(data: &[u8], pos: usize, compressed: bool) -> Result<EventPos, ChunkProblem> {
+    let mut c = Cursor::new(data, pos, compressed);
+    let (size, type_id) = match c.int().and_then(|size| Ok((size, c.long()?))) {
+        Ok(v) => v,
+        Err(e) => {
+            return Err(ChunkProblem::Corrupt {
+                offset: pos as u64,
+                reason: format!("event header: {}", e.0),
+            })
+        }
+    };
+    let size_ok = size > 0 && (size as usize) >= c.pos - pos;
+    if !size_ok || pos + size as usize > data.len() {
+        return Err(ChunkProblem::Corrupt {
+            offset: pos as u64,
+            reason: if !size_ok {
+                format!("event size {size}")
+            } else {
+                format!("event of {size} bytes runs past the end of the data")
+            },
+        });
+    }
+    Ok(EventPos {
+        offset: pos,
+        size: size as usize,
+        type_id,
+        body: c.pos,
+    })
+}
+
+/// The events of a chunk in order, from their size fields (see [`Chunk::events`]).
+pub struct Events<'c> {
+    data: &'c [u8],
+    pos: usize,
+    end: usize,
+    compressed: bool,
+}
+
+impl Iterator for Events<'_> {
+    type Item = EventPos;
+
+    #[inline]
+    fn next(&mut self) -> Option<EventPos> {
+        if self.pos >= self.end {
+            return None;
+        }
+        // Walked once already by `Chunk::new` up to `end`: it reads the same again.
+        let ev = event_at(self.data, self.pos, self.compressed).ok()?;
+        self.pos += ev.size;
+        Some(ev)
+    }
+}
+
 impl Chunk {
-    /// Index the events of `data` (stopping at the first that does not fit),
-    /// then read the last metadata and every checkpoint.
+    /// Walk the events of `data` by their size fields (stopping at the first that does
+    /// not fit), then read the last metadata and every checkpoint. The events are not
+    /// kept: [`events`](Self::events) walks them again (an index of 32 bytes an event
+    /// was as large as the chunk, and writing it a fifth of the time in page faults).
     pub fn new(
         header: ChunkHeader,
-        data: Vec<u8>,
+        data: ChunkBytes,
         file_offset: u64,
         mut problems: Vec<ChunkProblem>,
     ) -> Chunk {
         let compressed = header.compressed_ints();
-        let mut events = Vec::new();
+        let mut last_metadata = None;
+        let mut checkpoints = Vec::new();
         let mut pos = HEADER_SIZE;
         while pos < data.len() {
-            let mut c = Cursor::new(&data, pos, compressed);
-            let parsed = c.int().and_then(|size| Ok((size, c.long()?)));
-            let (size, type_id) = match parsed {
-                Ok(v) => v,
-                Err(e) => {
-                    problems.push(ChunkProblem::Corrupt {
-                        offset: pos as u64,
-                        reason: format!("event header: {}", e.0),
-                    });
+            let ev = match event_at(&data, pos, compressed) {
+                Ok(ev) => ev,
+                Err(p) => {
+                    problems.push(p);
                     break;
                 }
             };
-            let size_ok = size > 0 && (size as usize) >= c.pos - pos;
-            if !size_ok || pos + size as usize > data.len() {
-                problems.push(ChunkProblem::Corrupt {
-                    offset: pos as u64,
-                    reason: if !size_ok {
-                        format!("event size {size}")
-                    } else {
-                        format!("event of {size} bytes runs past the end of the data")
-                    },
-                });
-                break;
+            match ev.type_id {
+                METADATA_TYPE => last_metadata = Some(ev),
+                CHECKPOINT_TYPE => checkpoints.push(ev),
+                _ => {}
             }
-            events.push(EventPos {
-                offset: pos,
-                size: size as usize,
-                type_id,
-                body: c.pos,
-            });
-            pos += size as usize;
+            pos += ev.size;
         }
         let mut chunk = Chunk {
             header,
@@ -935,19 +1154,14 @@ impl Chunk {
             metadata: Metadata::default(),
             has_metadata: false,
             pools: FastMap::default(),
-            events,
+            events_end: pos,
             problems: Vec::new(),
             null: Value::Null,
         };
         // The last metadata event declares every class of the chunk (later ones
         // only add classes registered while recording).
-        if let Some(ev) = chunk
-            .events
-            .iter()
-            .rev()
-            .find(|e| e.type_id == METADATA_TYPE)
-        {
-            let mut c = chunk.cursor(ev);
+        if let Some(ev) = last_metadata {
+            let mut c = chunk.cursor(&ev);
             match Metadata::parse(&mut c) {
                 Ok(md) => {
                     chunk.metadata = md;
@@ -962,12 +1176,6 @@ impl Chunk {
         if !chunk.has_metadata {
             problems.push(ChunkProblem::NoMetadata);
         } else {
-            let checkpoints: Vec<EventPos> = chunk
-                .events
-                .iter()
-                .filter(|e| e.type_id == CHECKPOINT_TYPE)
-                .copied()
-                .collect();
             for ev in checkpoints {
                 if let Err(e) = chunk.read_checkpoint(&ev) {
                     problems.push(ChunkProblem::BadCheckpoint {
@@ -979,6 +1187,16 @@ impl Chunk {
         }
         chunk.problems = problems;
         chunk
+    }
+
+    /// Every complete event, in order (metadata and checkpoints included).
+    pub fn events(&self) -> Events<'_> {
+        Events {
+            data: &self.data,
+            pos: HEADER_SIZE,
+            end: self.events_end,
+            compressed: self.header.compressed_ints(),
+        }
     }
 
     /// A cursor at the body of `ev`, limited to the event's bytes.
@@ -1013,14 +1231,36 @@ impl Chunk {
                 let pool = self.pools.entry(class_id).or_default();
                 for _ in 0..n {
                     let key = c.long()?;
-                    let v = dec.value(&mut c, class_id, 0)?;
-                    pool.insert(key, v);
+                    // Stepped over with the checks `Decoder::value` makes (so this fails
+                    // where decoding it would), decoded when asked for.
+                    let at = c.pos;
+                    dec.skip_value(&mut c, class_id, 0)?;
+                    pool.insert(
+                        key,
+                        PoolEntry {
+                            class: class_id,
+                            at,
+                            end: ev.offset + ev.size,
+                            value: OnceCell::new(),
+                        },
+                    );
                 }
             }
             Ok(())
         })();
         self.data = data;
         result
+    }
+
+    /// The value of a pool entry, decoded the first time.
+    fn entry_value<'a>(&'a self, e: &'a PoolEntry) -> &'a Value {
+        e.value.get_or_init(|| {
+            let mut c = Cursor::new(&self.data[..e.end], e.at, self.header.compressed_ints());
+            // It was stepped over with the same checks: it decodes.
+            Decoder { md: &self.metadata }
+                .value(&mut c, e.class, 0)
+                .unwrap_or(Value::Null)
+        })
     }
 
     /// Follow constant-pool references (a missing key is `Null`).
@@ -1032,7 +1272,7 @@ impl Chunk {
                         .pools
                         .get(class)
                         .and_then(|p| p.get(key))
-                        .unwrap_or(&self.null);
+                        .map_or(&self.null, |e| self.entry_value(e));
                 }
                 _ => return v,
             }
@@ -1043,7 +1283,12 @@ impl Chunk {
     /// What the pool key `key` of class `class` resolves to: [`resolve`](Self::resolve)
     /// of `Value::Ref(class, key)`, without the value.
     pub fn resolve_key(&self, class: i64, key: i64) -> &Value {
-        let lookup = |c: &i64, k: &i64| self.pools.get(c).and_then(|p| p.get(k));
+        let lookup = |c: &i64, k: &i64| {
+            self.pools
+                .get(c)
+                .and_then(|p| p.get(k))
+                .map(|e| self.entry_value(e))
+        };
         let mut v = match lookup(&class, &key) {
             Some(v) => v,
             None => return &self.null,
@@ -1097,8 +1342,24 @@ pub struct ChunkReader<R> {
     input: R,
     offset: u64,
     done: bool,
+    /// The bytes of the chunk read last, for the next one (see [`recycle`](Self::recycle)).
+    spare: Option<ChunkBytes>,
+    /// A regular file whose chunks are mapped, not read (see [`mapped`](ChunkReader::mapped)).
+    file: Option<std::fs::File>,
     /// Problems that stopped the reading of the whole input.
     pub stopped: Option<String>,
+}
+
+impl ChunkReader<io::Empty> {
+    /// The chunks of a regular file, each mapped where it lies instead of read into
+    /// memory (see [`ChunkBytes::map`]); what is read is the same as from the file read
+    /// through [`new`](ChunkReader::new).
+    pub fn mapped(file: std::fs::File) -> Self {
+        ChunkReader {
+            file: Some(file),
+            ..ChunkReader::new(io::empty())
+        }
+    }
 }
 
 impl<R: Read> ChunkReader<R> {
@@ -1107,7 +1368,17 @@ impl<R: Read> ChunkReader<R> {
             input,
             offset: 0,
             done: false,
+            spare: None,
+            file: None,
             stopped: None,
+        }
+    }
+
+    /// Give back a chunk that has been read: its memory takes the next one.
+    pub fn recycle(&mut self, chunk: Chunk) {
+        // A window of the file is let go now (unmapped), not kept beside the next one.
+        if let ChunkBytes::Mapped { .. } = chunk.data {
+            self.spare = Some(chunk.data);
         }
     }
 
@@ -1122,7 +1393,10 @@ impl<R: Read> ChunkReader<R> {
             return Ok(None);
         }
         let mut hb = [0u8; HEADER_SIZE];
-        let got = read_full(&mut self.input, &mut hb)?;
+        let got = match &self.file {
+            Some(f) => read_full_at(f, &mut hb, self.offset)?,
+            None => read_full(&mut self.input, &mut hb)?,
+        };
         if got == 0 {
             self.done = true;
             return Ok(None);
@@ -1165,9 +1439,18 @@ impl<R: Read> ChunkReader<R> {
         } else {
             u64::MAX
         };
-        let mut data = Vec::with_capacity(HEADER_SIZE + want.min(MAX_RESERVE) as usize);
-        data.extend_from_slice(&hb);
-        let n = (&mut self.input).take(want).read_to_end(&mut data)? as u64;
+        let data = if let Some(f) = &self.file {
+            ChunkBytes::map(f, self.offset, want.saturating_add(HEADER_SIZE as u64))?
+        } else if want <= MAX_RESERVE {
+            ChunkBytes::read(&mut self.input, &hb, want as usize, self.spare.take())?
+        } else {
+            // A size not known, or larger than believed before the bytes arrive.
+            let mut data = Vec::with_capacity(HEADER_SIZE + want.min(MAX_RESERVE) as usize);
+            data.extend_from_slice(&hb);
+            (&mut self.input).take(want).read_to_end(&mut data)?;
+            ChunkBytes::Heap(data)
+        };
+        let n = data.len().saturating_sub(HEADER_SIZE) as u64;
         let file_offset = self.offset;
         self.offset += HEADER_SIZE as u64 + n;
         if n < want {
@@ -1181,20 +1464,6 @@ impl<R: Read> ChunkReader<R> {
         }
         Ok(Some(Chunk::new(header, data, file_offset, problems)))
     }
-}
-
-/// Fill `buf` as far as the input goes; returns the bytes read.
-fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 #[cfg(test)]
@@ -1243,6 +1512,20 @@ mod tests {
                 }
                 inputs.push(b);
             }
+        }
+        // Random bytes, continuation bits set at random: every length of varint, at
+        // every distance from the end (the word path and the byte loop both taken).
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for len in 0..40 {
+            let mut b = Vec::with_capacity(len);
+            for _ in 0..len {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let high = if x % 5 == 0 { 0 } else { 0x80 };
+                b.push((x >> 24) as u8 & 0x7f | high);
+            }
+            inputs.push(b);
         }
         for b in &inputs {
             for start in 0..=b.len() + 1 {
@@ -1332,6 +1615,39 @@ mod tests {
             .unwrap();
         assert_eq!(planned.pos, full.pos);
         assert_eq!(format!("{out:?}"), format!("{out2:?}"));
+        // Picked: each field alone, then all in reverse, read as `event_lite` reads
+        // them, the others skipped to the same end; cut anywhere, both refuse alike.
+        let mut wanted: Vec<Vec<Option<usize>>> =
+            (0..ev.fields.len()).map(|i| vec![Some(i)]).collect();
+        wanted.push((0..ev.fields.len()).rev().map(Some).collect());
+        wanted.push(vec![None, Some(2)]);
+        for w in &wanted {
+            let plan = dec.pick_plan(&ev, w, true);
+            let mut picked = Cursor::new(&data, 0, true);
+            let mut got = vec![Lite::Null; w.len()];
+            dec.event_pick(&mut picked, &ev, &plan, &mut got).unwrap();
+            assert_eq!(picked.pos, full.pos, "{w:?}");
+            for (slot, f) in w.iter().enumerate() {
+                let want = f.map_or("Null".to_string(), |f| format!("{:?}", out[f]));
+                assert_eq!(format!("{:?}", got[slot]), want, "{w:?}");
+            }
+            // Big-endian integers (a 1.x chunk): a plan of generic steps, the same reads.
+            let raw_plan = dec.pick_plan(&ev, w, false);
+            for cut in 0..data.len() {
+                for (compressed, plan) in [(true, &plan), (false, &raw_plan)] {
+                    let mut lite = Cursor::new(&data[..cut], 0, compressed);
+                    let mut picked = Cursor::new(&data[..cut], 0, compressed);
+                    let (a, b) = (
+                        dec.event_lite(&mut lite, &ev, &mut out2).is_err(),
+                        dec.event_pick(&mut picked, &ev, plan, &mut got).is_err(),
+                    );
+                    assert_eq!(a, b, "cut at {cut}, compressed {compressed}");
+                    if !a {
+                        assert_eq!(lite.pos, picked.pos, "cut at {cut}");
+                    }
+                }
+            }
+        }
         // Cut short: both refuse.
         let mut c = Cursor::new(&data[..9], 0, true);
         assert!(dec.event(&mut c, &ev).is_err());
