@@ -10,7 +10,7 @@ use aho_corasick::{AhoCorasick, Input};
 
 use super::blocks::{Block, Parsed};
 use super::event::{Event, HeapChange, PauseClass};
-use super::pause_line::pause_line;
+use super::pause_line::PauseReader;
 use super::scan::{trim_cr, ANCHORS};
 
 /// Anchored lines pre-parsed per block, at most: a block of 1 MiB holds ~10,000 lines of
@@ -217,18 +217,22 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
     let len = region.len();
     let mut pos = 0;
     let mut index = 0u64;
+    let mut reader = PauseReader::default();
     // The line after a pause line is tried as one first: in a dense log it is one, and
     // the pause parser tells so for less than the anchor search costs. A line it takes
-    // holds `Pause `, an anchor, so the lines found are the same.
+    // holds `Pause `, an anchor, so the lines found are the same. A try that fails
+    // (a `gc*` log's next line is a phase) stops the tries until the search finds a
+    // pause line right after the line before it.
     let mut after_pause = false;
+    let mut tries = true;
     while pos < len {
         if pre.len() >= MAX_PRE_LINES {
             break;
         }
-        if after_pause {
+        if after_pause && tries {
             let le = memchr::memchr(b'\n', &region[pos..]).map_or(len, |i| pos + i);
             let end = pos + trim_cr(&region[pos..le]).len();
-            if let Some(p @ Pre::Unified { .. }) = pause_line(region, pos, end) {
+            if let Some(p @ Pre::Unified { .. }) = reader.read(region, pos, end) {
                 pre.push(PreLine {
                     index,
                     start: pos,
@@ -240,6 +244,7 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
                 pos = le + 1;
                 continue;
             }
+            tries = false;
         }
         let Some(m) = ac.find(Input::new(region).span(pos..len)) else {
             pos = len;
@@ -252,11 +257,12 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
         // A line the pause parser takes has `Pause ` as its first anchor (decorations
         // hold none): other lines go to the general path directly.
         let fast = if m.pattern().as_usize() == PAUSE_ANCHOR {
-            pause_line(region, ls, end)
+            reader.read(region, ls, end)
         } else {
             None
         };
         after_pause = matches!(fast, Some(Pre::Unified { .. }));
+        tries |= after_pause && ls == pos;
         pre.push(PreLine {
             index,
             start: ls,
