@@ -49,6 +49,10 @@ impl OpenWindows {
     /// The window `i`, created empty in its place when it is not open yet.
     fn entry(&mut self, i: i64) -> &mut WindowAcc {
         let w = &mut self.windows;
+        // Nearly always the newest (a borrow of it, returned: no index arithmetic).
+        if w.back().is_some_and(|(j, _)| *j == i) {
+            return &mut w.back_mut().expect("a newest window").1;
+        }
         let mut at = w.len();
         while at > 0 && w[at - 1].0 > i {
             at -= 1;
