@@ -16,6 +16,7 @@
 use super::event::{fast_decimal, HeapChange, POW10};
 use super::preparse::{Pre, Span, SpanEvent};
 use super::unified::{self, PauseParts};
+use crate::bytes_eq::same_bytes;
 
 /// Pause heads kept: a G1 log alternates `Normal` and `Concurrent Start` young pauses,
 /// each for `G1 Evacuation Pause` or `G1 Preventive Collection`, then `Remark`, `Full`.
@@ -55,8 +56,7 @@ impl PauseReader {
                 at = next;
                 continue;
             }
-            // Short searches: a byte loop (memchr's set-up costs more on a few bytes).
-            let close = b[at + 1..].iter().position(|&c| c == b']')?;
+            let close = find_byte(&b[at + 1..], b']')?;
             let token = b[at + 1..at + 1 + close].trim_ascii();
             let &first = token.first()?;
             if first.is_ascii_digit() {
@@ -94,7 +94,7 @@ impl PauseReader {
         // `GC(N)`, as `split_gc_id` reads it (digits only here).
         let mut id = None;
         if b[at..].starts_with(b"GC(") {
-            let digits = b[at + 3..].iter().position(|&c| c == b')')?;
+            let digits = find_byte(&b[at + 3..], b')')?;
             let n = &b[at + 3..at + 3 + digits];
             if n.is_empty() || n.len() > 19 || !n.iter().all(u8::is_ascii_digit) {
                 return None;
@@ -126,7 +126,7 @@ impl PauseReader {
         // the same bytes and splits the same way.
         let known = self.heads.iter().find_map(|(head, p)| {
             let h = head.len();
-            if b.get(at + h) == Some(&b' ') && b[at..at + h] == head[..] {
+            if b.get(at + h) == Some(&b' ') && same_bytes(&b[at..at + h], head) {
                 heap_and_ms(b, at + h + 1, m_end).map(|(heap, ms)| (*p, h, Some(heap), ms))
             } else {
                 None
@@ -335,6 +335,28 @@ fn size(s: &[u8]) -> Option<f64> {
     Some(fast_decimal(num)? * mult)
 }
 
+/// Where `c` first is in `b`, eight bytes at a time: the searches here are short (a
+/// decoration, a GC id), where memchr's set-up costs more and a byte loop takes ~3
+/// instructions a byte.
+#[inline(always)]
+fn find_byte(b: &[u8], c: u8) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = b.chunks_exact(8);
+    let mut at = 0;
+    for w in &mut words {
+        // Bytes equal to `c` become zero; the lowest zero byte is flagged exactly (a false
+        // flag can only sit above a true one, borrowed from it).
+        let x = u64::from_le_bytes(w.try_into().expect("chunks of 8")) ^ (ONES * u64::from(c));
+        let zero = x.wrapping_sub(ONES) & !x & HIGH;
+        if zero != 0 {
+            return Some(at + (zero.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    words.remainder().iter().position(|&x| x == c).map(|i| at + i)
+}
+
 /// `b.is_ascii()` eight bytes at a time (the slice method is a byte loop here, ~4
 /// instructions a byte over the whole line).
 fn is_ascii(b: &[u8]) -> bool {
@@ -528,6 +550,33 @@ mod tests {
 
     fn trim_cr_owned(l: &[u8]) -> Vec<u8> {
         l.strip_suffix(b"\r").unwrap_or(l).to_vec()
+    }
+
+    #[test]
+    fn a_byte_found_eight_bytes_at_a_time() {
+        for n in 0..40 {
+            let mut b: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert_eq!(find_byte(&b, b']'), None, "{n}");
+            for i in 0..n {
+                for j in i..n {
+                    let (x, y) = (b[i], b[j]);
+                    b[i] = b']';
+                    b[j] = b']';
+                    assert_eq!(find_byte(&b, b']'), Some(i), "{n} {i} {j}");
+                    // The byte before it one above or below: no false flag from a borrow.
+                    if i > 0 {
+                        let z = b[i - 1];
+                        for near in [b'\\', b'^', 0, 0xff] {
+                            b[i - 1] = near;
+                            assert_eq!(find_byte(&b, b']'), Some(i), "{n} {i} {near}");
+                        }
+                        b[i - 1] = z;
+                    }
+                    b[i] = x;
+                    b[j] = y;
+                }
+            }
+        }
     }
 
     #[test]
