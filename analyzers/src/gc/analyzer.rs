@@ -9,7 +9,7 @@ use super::legacy_event::OwnedEvent;
 use super::report::{round2, Count, GcInputSummary, GcReport, Humongous, Promotion, Stalls};
 use super::series::{Point, Series};
 use super::tally::{bump, bump_index, LastPauseKind, TypeAcc, MAX_KINDS};
-use super::trend::Trend;
+use super::trend::{minutes, Trend};
 use super::windows::Windows;
 use super::{diagnose, scan, unified, GcLogOptions};
 use crate::error::AnalyzeError;
@@ -562,9 +562,10 @@ impl<'o, 'w> Analyzer<'o, 'w> {
     /// The heap's fill (share of the maximum) after a collection: into the trends, the
     /// windows and the chart's series (`kind`: its colour, `Point::kind`).
     fn heap_after(&mut self, t: Option<f64>, f: f64, young: bool, kind: u8) {
-        self.any.add(t, f, self.opts.collapse_heap_share);
+        let minute = t.map(minutes);
+        self.any.add_at_minute(minute, f, self.opts.collapse_heap_share);
         if young {
-            self.young.add(t, f, self.opts.collapse_heap_share);
+            self.young.add_at_minute(minute, f, self.opts.collapse_heap_share);
         }
         if let Some(t) = t {
             self.windows.heap_after(t, f, young);

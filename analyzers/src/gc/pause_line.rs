@@ -1,5 +1,5 @@
 //! The common unified line read in one pass over its bytes: decorations, `GC(N)`, and a
-//! `Pause …` message (`[0.123s][info][gc] GC(12) Pause Young (Normal) (G1 Evacuation
+//! `Pause …` message (or G1's `Old regions: A->B` and `Humongous regions: A->B`) (`[0.123s][info][gc] GC(12) Pause Young (Normal) (G1 Evacuation
 //! Pause) 24M->3M(256M) 2.345ms`), or the same pause's `gc,start` line without a
 //! duration. A dense `-Xlog:gc` log is nothing else, and the general path
 //! ([`unified::split_decorations`], [`unified::parse_message`]) spent ~2,300
@@ -13,7 +13,7 @@
 //! followed by ` A->B(C) Dms` is read by comparing the head and parsing the four numbers
 //! in one pass (splitting a head from its end cost ~1,000 instructions a line).
 
-use super::event::{fast_decimal, HeapChange, POW10};
+use super::event::{fast_decimal, Event, HeapChange, POW10};
 use super::preparse::{Pre, Span, SpanEvent};
 use super::unified::{self, PauseParts};
 use crate::bytes_eq::same_bytes;
@@ -105,10 +105,16 @@ impl PauseReader {
                 at += 1;
             }
         }
+        // The uptime, as `Decorations::uptime_s` picks it; without one the wall clock may
+        // be in use, and the general path reads the line.
+        let uptime = numeric
+            .iter()
+            .flatten()
+            .find_map(|&(v, epoch)| (!epoch).then_some(v));
         // The message, as `parse_message` trims it; a pause from its first word.
         let m_end = at + b[at..].trim_ascii_end().len();
         if !b[at..m_end].starts_with(b"Pause ") {
-            return None;
+            return regions(b, at, m_end, id, uptime?);
         }
         // `parse_pause`: the duration last (a `gc,start` line ends in `)`: no duration, so
         // no event). The message holds a space (`Pause `) and ends in a non-space, so its
@@ -155,12 +161,7 @@ impl PauseReader {
             }
         };
         debug_assert!(head_len <= m_end - at);
-        // The uptime, as `Decorations::uptime_s` picks it; without one the wall clock may
-        // be in use, and the general path reads it.
-        let uptime = numeric
-            .iter()
-            .flatten()
-            .find_map(|&(v, epoch)| (!epoch).then_some(v))?;
+        let uptime = uptime?;
         let span = |(a, b): (usize, usize)| Span {
             start: start + at + a,
             end: start + at + b,
@@ -180,6 +181,53 @@ impl PauseReader {
             wall: None,
         })
     }
+}
+
+/// G1's `Old regions: A->B` and `Humongous regions: A->B` (a `gc*` log's other lines
+/// parsed on every GC), as `parse_message` reads them, for integers of at most 15 digits.
+fn regions(b: &[u8], at: usize, m_end: usize, id: Option<u64>, uptime: f64) -> Option<Pre> {
+    let m = &b[at..m_end];
+    let (old, from) = if m.starts_with(b"Old regions: ") {
+        (true, at + 13)
+    } else if m.starts_with(b"Humongous regions: ") {
+        (false, at + 19)
+    } else {
+        return None;
+    };
+    let (before, i) = integer_at(b, from)?;
+    if b.get(i..i + 2)? != b"->" {
+        return None;
+    }
+    let (after, i) = integer_at(b, i + 2)?;
+    if i != m_end {
+        return None;
+    }
+    let e = if old {
+        Event::OldRegions { before, after }
+    } else {
+        Event::HumongousRegions { after }
+    };
+    Some(Pre::Unified {
+        id,
+        event: Some(SpanEvent::Plain(e)),
+        uptime: Some(uptime),
+        wall: None,
+    })
+}
+
+/// Digits at `b[i..]` (1 to 15: `str::parse` gives the same `f64`, exactly), and where
+/// they end.
+#[inline(always)]
+fn integer_at(b: &[u8], i: usize) -> Option<(f64, usize)> {
+    let t = b.get(i..)?;
+    let n = t.iter().take(16).take_while(|c| c.is_ascii_digit()).count();
+    if n == 0 || n > 15 {
+        return None;
+    }
+    let m = t[..n]
+        .iter()
+        .fold(0u64, |m, &c| m * 10 + u64::from(c - b'0'));
+    Some((m as f64, i + n))
 }
 
 impl PauseReader {
@@ -470,6 +518,25 @@ mod tests {
             "[1.000s][info][gc] Pause ".into(),
             "[1.000s][info][gc] Pause x".into(),
             "[".into(),
+            // G1's region counts.
+            "[1.000s][info][gc,heap] GC(1) Old regions: 12->30".into(),
+            "[1.000s][info][gc,heap] GC(1) Humongous regions: 0->3".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: 12->30(40)".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: 12-> 30".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: 12->30 ".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: 1.5->30".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: ->30".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: 12->".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: 1234567890123456->30".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: 123456789012345->30".into(),
+            "[1.000s][info][gc,heap] GC(1) Humongous regions: x->3".into(),
+            "[1.000s][info][gc,heap] GC(1) Humongous regions: 3".into(),
+            "[1.000s][info][gc,heap] GC(1) Humongous regions:  0->3".into(),
+            "[1796021929339ms][info][gc,heap] GC(1) Old regions: 12->30".into(),
+            "[2026-01-01T00:00:00.000+0000][info][gc,heap] GC(1) Old regions: 12->30".into(),
+            "[1.000s][info][safepoint] GC(1) Old regions: 12->30".into(),
+            "[1.000s][info][gc,heap] Old regions: 12->30".into(),
+            "[1.000s][info][gc,heap] GC(1) Y: Old regions: 12->30".into(),
             // The kept head's edges: the same head, then something else than ` A->B(C) Dms`.
             pause.replace("2.345ms", "2.345ms x"),
             pause.replace(" 2.345ms", "  2.345ms"),
@@ -520,7 +587,7 @@ mod tests {
             lines.push(pause.as_bytes().to_vec());
             lines.push(e.as_bytes().to_vec());
         }
-        let (mut taken, mut pauses) = (0, 0);
+        let (mut taken, mut pauses, mut regions) = (0, 0, 0);
         // One reader over every line in order, as a worker reads a block: its kept head
         // is the last pause's, so the lines after it are read through it.
         let mut reader = PauseReader::default();
@@ -540,11 +607,20 @@ mod tests {
                         ..
                     }
                 ));
+                regions += usize::from(matches!(
+                    fast,
+                    Pre::Unified {
+                        event: Some(SpanEvent::Plain(
+                            Event::OldRegions { .. } | Event::HumongousRegions { .. }
+                        )),
+                        ..
+                    }
+                ));
             }
         }
         assert!(
-            taken > 1000 && pauses > 1000,
-            "{taken} lines taken, {pauses} pauses"
+            taken > 1000 && pauses > 1000 && regions > 100,
+            "{taken} lines taken, {pauses} pauses, {regions} region counts"
         );
     }
 

@@ -20,9 +20,16 @@ pub(crate) const MAX_PRE_LINES: usize = 16_384;
 
 /// The index of `Pause ` among the anchors.
 const PAUSE_ANCHOR: usize = 0;
+/// The indexes of `Old regions: ` and `Humongous regions: `.
+const OLD_REGIONS_ANCHOR: usize = 15;
+const HUMONGOUS_ANCHOR: usize = 16;
 const _: () = {
     let a = ANCHORS[PAUSE_ANCHOR].as_bytes();
     assert!(a.len() == 6 && a[0] == b'P' && a[4] == b'e' && a[5] == b' ');
+    let o = ANCHORS[OLD_REGIONS_ANCHOR].as_bytes();
+    assert!(o.len() == 13 && o[0] == b'O' && o[4] == b'r' && o[11] == b':');
+    let h = ANCHORS[HUMONGOUS_ANCHOR].as_bytes();
+    assert!(h.len() == 19 && h[0] == b'H' && h[10] == b'r' && h[17] == b':');
 };
 use super::unified;
 
@@ -254,14 +261,16 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
         index += memchr::memchr_iter(b'\n', &region[pos..ls]).count() as u64;
         let le = memchr::memchr(b'\n', &region[m.end()..]).map_or(len, |i| m.end() + i);
         let end = ls + trim_cr(&region[ls..le]).len();
-        // A line the pause parser takes has `Pause ` as its first anchor (decorations
-        // hold none): other lines go to the general path directly.
-        let fast = if m.pattern().as_usize() == PAUSE_ANCHOR {
+        // A line the pause parser takes has `Pause `, `Old regions: ` or `Humongous
+        // regions: ` as its first anchor (decorations hold none): other lines go to the
+        // general path directly.
+        let anchor = m.pattern().as_usize();
+        let fast = if matches!(anchor, PAUSE_ANCHOR | OLD_REGIONS_ANCHOR | HUMONGOUS_ANCHOR) {
             reader.read(region, ls, end)
         } else {
             None
         };
-        after_pause = matches!(fast, Some(Pre::Unified { .. }));
+        after_pause = anchor == PAUSE_ANCHOR && matches!(fast, Some(Pre::Unified { .. }));
         tries |= after_pause && ls == pos;
         pre.push(PreLine {
             index,

@@ -190,6 +190,11 @@ impl<'w> Windows<'w> {
     }
 
     fn index(&self, t: f64) -> i64 {
+        // The default width divides by one: `t / 1.0` is `t` for every `t` (NaN and
+        // infinities too), and a division's latency is a stall on every pause.
+        if self.width_s == 1.0 {
+            return floor_index(t);
+        }
         floor_index(t / self.width_s)
     }
 
