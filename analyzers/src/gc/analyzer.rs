@@ -563,9 +563,11 @@ impl<'o, 'w> Analyzer<'o, 'w> {
     /// windows and the chart's series (`kind`: its colour, `Point::kind`).
     fn heap_after(&mut self, t: Option<f64>, f: f64, young: bool, kind: u8) {
         let minute = t.map(minutes);
-        self.any.add_at_minute(minute, f, self.opts.collapse_heap_share);
+        self.any
+            .add_at_minute(minute, f, self.opts.collapse_heap_share);
         if young {
-            self.young.add_at_minute(minute, f, self.opts.collapse_heap_share);
+            self.young
+                .add_at_minute(minute, f, self.opts.collapse_heap_share);
         }
         if let Some(t) = t {
             self.windows.heap_after(t, f, young);

@@ -402,7 +402,11 @@ fn find_byte(b: &[u8], c: u8) -> Option<usize> {
         }
         at += 8;
     }
-    words.remainder().iter().position(|&x| x == c).map(|i| at + i)
+    words
+        .remainder()
+        .iter()
+        .position(|&x| x == c)
+        .map(|i| at + i)
 }
 
 /// `b.is_ascii()` eight bytes at a time (the slice method is a byte loop here, ~4

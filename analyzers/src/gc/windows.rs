@@ -508,7 +508,12 @@ mod tests {
                 w.finish().unwrap();
                 summary = format!(
                     "{:?} {:?} {:?} {} {} {}",
-                    w.worst, w.worst_collapse, w.first_collapse, w.busy_windows, w.collapse_windows, w.closed
+                    w.worst,
+                    w.worst_collapse,
+                    w.first_collapse,
+                    w.busy_windows,
+                    w.collapse_windows,
+                    w.closed
                 );
             }
             (String::from_utf8(out).unwrap(), summary)
