@@ -9,7 +9,7 @@ use super::legacy_event::OwnedEvent;
 use super::report::{round2, Count, GcInputSummary, GcReport, Humongous, Promotion, Stalls};
 use super::series::{Point, Series};
 use super::tally::{bump, bump_index, LastPauseKind, TypeAcc, MAX_KINDS};
-use super::trend::Trend;
+use super::trend::{minutes, Trend};
 use super::windows::Windows;
 use super::{diagnose, scan, unified, GcLogOptions};
 use crate::error::AnalyzeError;
@@ -94,6 +94,8 @@ pub(crate) struct Analyzer<'o, 'w> {
     /// the entry to replace next.
     pub(super) last_pauses: Vec<LastPauseKind>,
     pub(super) next_pause_slot: usize,
+    /// The entry the last pause's kind resolved to.
+    pub(super) last_pause_slot: usize,
 }
 
 impl<'o, 'w> Analyzer<'o, 'w> {
@@ -163,6 +165,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             scratch: Vec::new(),
             last_pauses: Vec::new(),
             next_pause_slot: 0,
+            last_pause_slot: 0,
         }
     }
 
@@ -412,6 +415,26 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         // Concurrent Start pauses, and resolving again each time (strings copied, a
         // cause searched for `Humongous`) was ~5 % of a dense log. Resolving is a pure
         // find-or-add, so a kind resolves to the same entries however often it is asked.
+        // The kind of the pause before first: a run of one kind is one comparison.
+        let last = self.last_pause_slot;
+        if self
+            .last_pauses
+            .get(last)
+            .is_some_and(|p| p.is(kind, subkind, cause))
+        {
+            return last;
+        }
+        let at = self.find_pause_kind_slot(kind, subkind, cause);
+        self.last_pause_slot = at;
+        at
+    }
+
+    fn find_pause_kind_slot(
+        &mut self,
+        kind: &[u8],
+        subkind: Option<&[u8]>,
+        cause: Option<&[u8]>,
+    ) -> usize {
         match self
             .last_pauses
             .iter()
@@ -539,9 +562,12 @@ impl<'o, 'w> Analyzer<'o, 'w> {
     /// The heap's fill (share of the maximum) after a collection: into the trends, the
     /// windows and the chart's series (`kind`: its colour, `Point::kind`).
     fn heap_after(&mut self, t: Option<f64>, f: f64, young: bool, kind: u8) {
-        self.any.add(t, f, self.opts.collapse_heap_share);
+        let minute = t.map(minutes);
+        self.any
+            .add_at_minute(minute, f, self.opts.collapse_heap_share);
         if young {
-            self.young.add(t, f, self.opts.collapse_heap_share);
+            self.young
+                .add_at_minute(minute, f, self.opts.collapse_heap_share);
         }
         if let Some(t) = t {
             self.windows.heap_after(t, f, young);

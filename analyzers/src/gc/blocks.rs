@@ -9,14 +9,14 @@
 //! block is read line by line on this thread from where it stands, so its state-dependent
 //! modes stay exactly those of the line scan; the worker's results are used only for the
 //! lines the line scan would hand out in anchored mode, and only the state-independent
-//! part of a line's handling is done there. Memory: the blocks in flight (two per
-//! worker and one being read), whatever the input's size.
+//! part of a line's handling is done there. With workers the input is read (and gzip
+//! inflated) on a thread of its own. Memory: the blocks in flight (two per worker and one
+//! more), whatever the input's size.
 //!
 //! [`GcLogOptions::every_line`]: super::GcLogOptions::every_line
 
-use std::collections::VecDeque;
 use std::io::{self, Read};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 
 use aho_corasick::{AhoCorasick, Input};
 
@@ -144,18 +144,19 @@ impl<R: Read> BlockReader<R> {
     }
 }
 
-/// Read `input` in blocks through `workers` parser threads (0: parsed on this thread) and
-/// feed the analyzer in input order.
+/// Read `input` in blocks through `workers` parser threads (0: read and parsed on this
+/// thread) and feed the analyzer in input order. With workers, a reading thread reads
+/// (and inflates gzip) beside them: the analyzer's thread only analyses.
 pub(crate) fn drive(
-    input: impl Read,
+    input: impl Read + Send,
     ac: &AhoCorasick,
     buffer_bytes: usize,
     workers: usize,
     a: &mut Analyzer<'_, '_>,
 ) -> io::Result<ScanSummary> {
-    let mut reader = BlockReader::new(input, buffer_bytes);
     let mut lines = 0u64;
     if workers == 0 {
+        let mut reader = BlockReader::new(input, buffer_bytes);
         let mut spare = Vec::new();
         let mut pre = Vec::new();
         while let Some(block) = reader.next_block(std::mem::take(&mut spare))? {
@@ -164,62 +165,75 @@ pub(crate) fn drive(
             spare = parsed.block.buf;
             pre = parsed.pre;
         }
-    } else {
-        std::thread::scope(|scope| -> io::Result<()> {
-            // One queue each way per worker, blocks dealt round-robin: results come back
-            // in input order without reordering. At most two blocks per worker are in
-            // flight, so no send ever waits on a full queue.
-            const PER_WORKER: usize = 2;
-            // A block travels with a spare vector for its results (both reused).
-            let mut to_workers: Vec<SyncSender<(Block, Vec<PreLine>)>> = Vec::new();
-            let mut from_workers: Vec<Receiver<Parsed>> = Vec::new();
-            for _ in 0..workers {
-                let (block_tx, block_rx) = sync_channel::<(Block, Vec<PreLine>)>(PER_WORKER);
-                let (parsed_tx, parsed_rx) = sync_channel::<Parsed>(PER_WORKER);
-                scope.spawn(move || {
-                    for (block, pre) in block_rx {
-                        if parsed_tx.send(preparse_block(block, ac, pre)).is_err() {
-                            return;
-                        }
-                    }
-                });
-                to_workers.push(block_tx);
-                from_workers.push(parsed_rx);
-            }
-            let mut in_flight: VecDeque<usize> = VecDeque::new();
-            let mut spares: Vec<(Vec<u8>, Vec<PreLine>)> = Vec::new();
-            let mut next = 0usize;
-            let mut ended = false;
-            loop {
-                while !ended && in_flight.len() < PER_WORKER * workers {
-                    let (buf, pre) = spares.pop().unwrap_or_default();
-                    match reader.next_block(buf)? {
-                        Some(block) => {
-                            to_workers[next]
-                                .send((block, pre))
-                                .expect("a parser thread does not stop while blocks are sent");
-                            in_flight.push_back(next);
-                            next = (next + 1) % workers;
-                        }
-                        None => ended = true,
+        let mut sum = reader.sum;
+        sum.lines = lines;
+        return Ok(sum);
+    }
+    let sum = std::thread::scope(|scope| -> io::Result<ScanSummary> {
+        // One queue each way per worker, blocks dealt round-robin: results come back in
+        // input order without reordering. At most `blocks` blocks exist (each travels
+        // with a vector for its results; both come back to the reader to be reused), so
+        // memory stays flat whatever the input's size.
+        const PER_WORKER: usize = 2;
+        let blocks = PER_WORKER * workers + 1;
+        let mut to_workers: Vec<SyncSender<(Block, Vec<PreLine>)>> = Vec::new();
+        let mut from_workers: Vec<Receiver<Parsed>> = Vec::new();
+        for _ in 0..workers {
+            let (block_tx, block_rx) = sync_channel::<(Block, Vec<PreLine>)>(PER_WORKER);
+            let (parsed_tx, parsed_rx) = sync_channel::<Parsed>(PER_WORKER);
+            scope.spawn(move || {
+                for (block, pre) in block_rx {
+                    if parsed_tx.send(preparse_block(block, ac, pre)).is_err() {
+                        return;
                     }
                 }
-                let Some(w) = in_flight.pop_front() else {
+            });
+            to_workers.push(block_tx);
+            from_workers.push(parsed_rx);
+        }
+        let (spare_tx, spare_rx) = channel::<(Vec<u8>, Vec<PreLine>)>();
+        let reading = scope.spawn(move || -> io::Result<ScanSummary> {
+            let mut reader = BlockReader::new(input, buffer_bytes);
+            let (mut made, mut next) = (0, 0);
+            loop {
+                let (buf, pre) = match spare_rx.try_recv() {
+                    Ok(spare) => spare,
+                    Err(_) if made < blocks => {
+                        made += 1;
+                        Default::default()
+                    }
+                    // All in flight: wait for the analyzer to hand one back (an error: it
+                    // stopped, and so does the reading).
+                    Err(_) => match spare_rx.recv() {
+                        Ok(spare) => spare,
+                        Err(_) => break,
+                    },
+                };
+                let Some(block) = reader.next_block(buf)? else {
                     break;
                 };
-                let parsed = from_workers[w]
-                    .recv()
-                    .expect("a parser thread answers every block");
-                feed(&parsed, ac, &mut lines, a);
-                spares.push((parsed.block.buf, parsed.pre));
+                if to_workers[next].send((block, pre)).is_err() {
+                    break;
+                }
+                next = (next + 1) % workers;
             }
-            // Dropping the queues ends the workers.
-            Ok(())
-        })?;
-    }
-    let mut sum = reader.sum;
-    sum.lines = lines;
-    Ok(sum)
+            // Dropping the queues ends the workers once they are done.
+            Ok(reader.sum)
+        });
+        // A worker's queue closes after its last block: the blocks are dealt in turn, so
+        // the first closed queue in turn is the end of the input (or of the reading, on
+        // an error the reading thread returns).
+        let mut next = 0;
+        while let Ok(parsed) = from_workers[next].recv() {
+            feed(&parsed, ac, &mut lines, a);
+            // The reader may have stopped already: then the spare is not needed.
+            let _ = spare_tx.send((parsed.block.buf, parsed.pre));
+            next = (next + 1) % workers;
+        }
+        drop(spare_tx);
+        reading.join().expect("the reading thread does not panic")
+    })?;
+    Ok(ScanSummary { lines, ..sum })
 }
 
 /// Feed one parsed block to the analyzer: the lines the line scan would hand out, with

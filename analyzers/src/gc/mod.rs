@@ -101,10 +101,11 @@ pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// One input: a name for messages and a reader (plain or gzip).
+/// One input: a name for messages and a reader (plain or gzip). `Send`: it is read on a
+/// thread of its own beside the parser threads.
 pub struct GcInput<'a> {
     pub name: String,
-    pub reader: Box<dyn Read + 'a>,
+    pub reader: Box<dyn Read + Send + 'a>,
 }
 
 /// Analyse one GC log (or several, the rotated files of one JVM, in the order given:

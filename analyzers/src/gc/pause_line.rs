@@ -1,5 +1,5 @@
 //! The common unified line read in one pass over its bytes: decorations, `GC(N)`, and a
-//! `Pause …` message (`[0.123s][info][gc] GC(12) Pause Young (Normal) (G1 Evacuation
+//! `Pause …` message (or G1's `Old regions: A->B` and `Humongous regions: A->B`) (`[0.123s][info][gc] GC(12) Pause Young (Normal) (G1 Evacuation
 //! Pause) 24M->3M(256M) 2.345ms`), or the same pause's `gc,start` line without a
 //! duration. A dense `-Xlog:gc` log is nothing else, and the general path
 //! ([`unified::split_decorations`], [`unified::parse_message`]) spent ~2,300
@@ -7,132 +7,331 @@
 //! is taken (the test `the_pause_line_parser_agrees_with_the_general_one` holds it to
 //! that on every fixture line); anything else (other numbers' forms, a heap change of
 //! another shape, a line without uptime, …) is `None`, and the general path reads it.
+//!
+//! A log repeats a few pause heads (`Pause Young (Normal) (G1 Evacuation Pause)`): the
+//! last few heads split are kept with their parts, and a line whose head is one of them
+//! followed by ` A->B(C) Dms` is read by comparing the head and parsing the four numbers
+//! in one pass (splitting a head from its end cost ~1,000 instructions a line).
 
-use super::event::{fast_decimal, HeapChange};
+use super::event::{fast_decimal, Event, HeapChange, POW10};
 use super::preparse::{Pre, Span, SpanEvent};
-use super::unified;
+use super::unified::{self, PauseParts};
+use crate::bytes_eq::same_bytes;
 
-/// `buf[start..end]` (one line, `\r` trimmed) read as the general path would, or `None`
-/// when this parser does not take its form.
-pub(crate) fn pause_line(buf: &[u8], start: usize, end: usize) -> Option<Pre> {
-    let bytes = &buf[start..end];
-    if bytes.first() != Some(&b'[') {
-        return None;
-    }
-    // ASCII: valid UTF-8 (the general path's check), and every offset a char boundary.
-    if !is_ascii(bytes) {
-        return None;
-    }
-    let b = bytes;
-    // Decorations, as `split_decorations` classifies them.
-    let mut at = 0;
-    let mut numeric: [Option<(f64, bool)>; 2] = [None, None];
-    let mut numeric_seen = 0;
-    let mut tags: Option<&[u8]> = None;
-    while b.get(at) == Some(&b'[') {
-        // Short searches: a byte loop (memchr's set-up costs more on a few bytes).
-        let close = b[at + 1..].iter().position(|&c| c == b']')?;
-        let token = b[at + 1..at + 1 + close].trim_ascii();
-        let &first = token.first()?;
-        if first.is_ascii_digit() {
-            if token.len() >= 11 && token[4] == b'-' && token[10] == b'T' {
-                // An ISO time: needed only without an uptime, when this parser gives up.
-            } else if token[token.len() - 1] == b's' {
-                let slot = usize::from(numeric_seen > 0);
-                numeric[slot] = Some(numeric_time(token)?);
+/// Pause heads kept: a G1 log alternates `Normal` and `Concurrent Start` young pauses,
+/// each for `G1 Evacuation Pause` or `G1 Preventive Collection`, then `Remark`, `Full`.
+const HEADS_KEPT: usize = 8;
+
+/// Reads pause lines; keeps the last pause heads it split (see the module's comment).
+#[derive(Debug, Default)]
+pub(crate) struct PauseReader {
+    heads: Vec<(Vec<u8>, PauseParts)>,
+    /// The entry to replace next once [`HEADS_KEPT`] are kept.
+    next_slot: usize,
+}
+
+impl PauseReader {
+    /// `buf[start..end]` (one line, `\r` trimmed) read as the general path would, or
+    /// `None` when this parser does not take its form.
+    pub(crate) fn read(&mut self, buf: &[u8], start: usize, end: usize) -> Option<Pre> {
+        let b = &buf[start..end];
+        if b.first() != Some(&b'[') {
+            return None;
+        }
+        // ASCII: valid UTF-8 (the general path's check), and every offset a char boundary.
+        if !is_ascii(b) {
+            return None;
+        }
+        // Decorations, as `split_decorations` classifies them.
+        let mut at = 0;
+        let mut numeric: [Option<(f64, bool)>; 2] = [None, None];
+        let mut numeric_seen = 0;
+        let mut tags: Option<&[u8]> = None;
+        while b.get(at) == Some(&b'[') {
+            let slot = usize::from(numeric_seen > 0);
+            // The usual `[123.456s]` or `[1796021927326ms]`, read as it is scanned.
+            if let Some((v, next)) = quick_time(b, at + 1) {
+                numeric[slot] = Some(v);
                 numeric_seen += 1;
-            } else if !token.iter().all(u8::is_ascii_digit) {
+                at = next;
+                continue;
+            }
+            let close = find_byte(&b[at + 1..], b']')?;
+            let token = b[at + 1..at + 1 + close].trim_ascii();
+            let &first = token.first()?;
+            if first.is_ascii_digit() {
+                if token.len() >= 11 && token[4] == b'-' && token[10] == b'T' {
+                    // An ISO time: needed only without an uptime, when this parser gives up.
+                } else if token[token.len() - 1] == b's' {
+                    numeric[slot] = Some(numeric_time(token)?);
+                    numeric_seen += 1;
+                } else if !token.iter().all(u8::is_ascii_digit) {
+                    return None;
+                }
+            } else if matches!(
+                token,
+                b"info" | b"debug" | b"trace" | b"warning" | b"error" | b"develop"
+            ) {
+            } else if token
+                .iter()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b',' || *c == b'_')
+            {
+                tags = Some(token);
+            } else {
                 return None;
             }
-        } else if matches!(
-            token,
-            b"info" | b"debug" | b"trace" | b"warning" | b"error" | b"develop"
-        ) {
-        } else if token
-            .iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b',' || *c == b'_')
-        {
-            tags = Some(token);
-        } else {
+            at += close + 2;
+        }
+        if at == 0 {
             return None;
         }
-        at += close + 2;
-    }
-    if at == 0 {
-        return None;
-    }
-    if tags.is_some_and(|t| !t.starts_with(b"gc")) {
-        return Some(Pre::OtherTags);
-    }
-    if b.get(at) == Some(&b' ') {
-        at += 1;
-    }
-    // `GC(N)`, as `split_gc_id` reads it (digits only here).
-    let mut id = None;
-    if b[at..].starts_with(b"GC(") {
-        let digits = b[at + 3..].iter().position(|&c| c == b')')?;
-        let n = &b[at + 3..at + 3 + digits];
-        if n.is_empty() || n.len() > 19 || !n.iter().all(u8::is_ascii_digit) {
-            return None;
+        if tags.is_some_and(|t| !t.starts_with(b"gc")) {
+            return Some(Pre::OtherTags);
         }
-        id = Some(n.iter().fold(0u64, |v, &c| v * 10 + u64::from(c - b'0')));
-        at += 3 + digits + 1;
-        while b.get(at).is_some_and(u8::is_ascii_whitespace) {
+        if b.get(at) == Some(&b' ') {
             at += 1;
         }
+        // `GC(N)`, as `split_gc_id` reads it (digits only here).
+        let mut id = None;
+        if b[at..].starts_with(b"GC(") {
+            let digits = find_byte(&b[at + 3..], b')')?;
+            let n = &b[at + 3..at + 3 + digits];
+            if n.is_empty() || n.len() > 19 || !n.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            id = Some(n.iter().fold(0u64, |v, &c| v * 10 + u64::from(c - b'0')));
+            at += 3 + digits + 1;
+            while b.get(at).is_some_and(u8::is_ascii_whitespace) {
+                at += 1;
+            }
+        }
+        // The uptime, as `Decorations::uptime_s` picks it; without one the wall clock may
+        // be in use, and the general path reads the line.
+        let uptime = numeric
+            .iter()
+            .flatten()
+            .find_map(|&(v, epoch)| (!epoch).then_some(v));
+        // The message, as `parse_message` trims it; a pause from its first word.
+        let m_end = at + b[at..].trim_ascii_end().len();
+        if !b[at..m_end].starts_with(b"Pause ") {
+            return regions(b, at, m_end, id, uptime?);
+        }
+        // `parse_pause`: the duration last (a `gc,start` line ends in `)`: no duration, so
+        // no event). The message holds a space (`Pause `) and ends in a non-space, so its
+        // last token is not empty and ends with the message's last byte.
+        if b[m_end - 1] == b')' {
+            return Some(Pre::Unified {
+                id,
+                event: None,
+                uptime: None,
+                wall: None,
+            });
+        }
+        // A kept head again, then ` A->B(C) Dms` to the end: the general path's last
+        // token is the duration and the one before it this heap change, so its head is
+        // the same bytes and splits the same way.
+        let known = self.heads.iter().find_map(|(head, p)| {
+            let h = head.len();
+            if b.get(at + h) == Some(&b' ') && same_bytes(&b[at..at + h], head) {
+                heap_and_ms(b, at + h + 1, m_end).map(|(heap, ms)| (*p, h, Some(heap), ms))
+            } else {
+                None
+            }
+        });
+        let (p, head_len, heap, ms) = match known {
+            Some(k) => k,
+            None => {
+                // The general path's reading from the end: the duration, then a heap
+                // change before it.
+                let sp = at + b[at..m_end].iter().rposition(|&c| c == b' ')?;
+                let ms = fast_decimal(b[sp + 1..m_end].strip_suffix(b"ms")?)?;
+                let mut head_end = at + b[at..sp].trim_ascii_end().len();
+                let mut heap = None;
+                if let Some(tsp) = b[at..head_end].iter().rposition(|&c| c == b' ') {
+                    let tok = &b[at + tsp + 1..head_end];
+                    if tok.windows(2).any(|w| w == b"->") {
+                        heap = Some(heap_change(tok)?);
+                        head_end = at + b[at..at + tsp].trim_ascii_end().len();
+                    }
+                }
+                let head = &b[at..head_end];
+                let p = unified::pause_parts(head);
+                self.keep(head, p);
+                (p, head.len(), heap, ms)
+            }
+        };
+        debug_assert!(head_len <= m_end - at);
+        let uptime = uptime?;
+        let span = |(a, b): (usize, usize)| Span {
+            start: start + at + a,
+            end: start + at + b,
+        };
+        Some(Pre::Unified {
+            id,
+            event: Some(SpanEvent::Pause {
+                kind: span((0, p.kind_end)),
+                subkind: p.subkind.map(span),
+                cause: p.cause.map(span),
+                class: p.class,
+                heap,
+                ms,
+                evacuation_failure: p.evacuation_failure,
+            }),
+            uptime: Some(uptime),
+            wall: None,
+        })
     }
-    // The message, as `parse_message` trims it; a pause from its first word.
-    let m_end = at + b[at..].trim_ascii_end().len();
-    if !b[at..m_end].starts_with(b"Pause ") {
+}
+
+/// G1's `Old regions: A->B` and `Humongous regions: A->B` (a `gc*` log's other lines
+/// parsed on every GC), as `parse_message` reads them, for integers of at most 15 digits.
+fn regions(b: &[u8], at: usize, m_end: usize, id: Option<u64>, uptime: f64) -> Option<Pre> {
+    let m = &b[at..m_end];
+    let (old, from) = if m.starts_with(b"Old regions: ") {
+        (true, at + 13)
+    } else if m.starts_with(b"Humongous regions: ") {
+        (false, at + 19)
+    } else {
+        return None;
+    };
+    let (before, i) = integer_at(b, from)?;
+    if b.get(i..i + 2)? != b"->" {
         return None;
     }
-    // `parse_pause`: the duration last (a `gc,start` line ends in `)`: no duration, so
-    // no event), then the heap change.
-    let sp = at + b[at..m_end].iter().rposition(|&c| c == b' ')?;
-    let last = &b[sp + 1..m_end];
-    if last.last() == Some(&b')') {
-        return Some(Pre::Unified {
-            id,
-            event: None,
-            uptime: None,
-            wall: None,
-        });
+    let (after, i) = integer_at(b, i + 2)?;
+    if i != m_end {
+        return None;
     }
-    let ms = fast_decimal(last.strip_suffix(b"ms")?)?;
-    let mut head_end = at + b[at..sp].trim_ascii_end().len();
-    let mut heap = None;
-    if let Some(tsp) = b[at..head_end].iter().rposition(|&c| c == b' ') {
-        let tok = &b[at + tsp + 1..head_end];
-        if tok.windows(2).any(|w| w == b"->") {
-            heap = Some(heap_change(tok)?);
-            head_end = at + b[at..at + tsp].trim_ascii_end().len();
-        }
-    }
-    // The uptime, as `Decorations::uptime_s` picks it; without one the wall clock may be
-    // in use, and the general path reads it.
-    let uptime = numeric
-        .iter()
-        .flatten()
-        .find_map(|&(v, epoch)| (!epoch).then_some(v))?;
-    let p = unified::pause_parts(&b[at..head_end]);
-    let span = |(a, b): (usize, usize)| Span {
-        start: start + at + a,
-        end: start + at + b,
+    let e = if old {
+        Event::OldRegions { before, after }
+    } else {
+        Event::HumongousRegions { after }
     };
     Some(Pre::Unified {
         id,
-        event: Some(SpanEvent::Pause {
-            kind: span((0, p.kind_end)),
-            subkind: p.subkind.map(span),
-            cause: p.cause.map(span),
-            class: p.class,
-            heap,
-            ms,
-            evacuation_failure: p.evacuation_failure,
-        }),
+        event: Some(SpanEvent::Plain(e)),
         uptime: Some(uptime),
         wall: None,
     })
+}
+
+/// Digits at `b[i..]` (1 to 15: `str::parse` gives the same `f64`, exactly), and where
+/// they end.
+#[inline(always)]
+fn integer_at(b: &[u8], i: usize) -> Option<(f64, usize)> {
+    let t = b.get(i..)?;
+    let n = t.iter().take(16).take_while(|c| c.is_ascii_digit()).count();
+    if n == 0 || n > 15 {
+        return None;
+    }
+    let m = t[..n]
+        .iter()
+        .fold(0u64, |m, &c| m * 10 + u64::from(c - b'0'));
+    Some((m as f64, i + n))
+}
+
+impl PauseReader {
+    /// Keep `head` and its parts (in place of the oldest when [`HEADS_KEPT`] are kept).
+    fn keep(&mut self, head: &[u8], p: PauseParts) {
+        if self.heads.len() < HEADS_KEPT {
+            self.heads.push((head.to_vec(), p));
+            return;
+        }
+        let (h, parts) = &mut self.heads[self.next_slot];
+        h.clear();
+        h.extend_from_slice(head);
+        *parts = p;
+        self.next_slot = (self.next_slot + 1) % HEADS_KEPT;
+    }
+}
+
+/// A decimal `D[.D]` (or `,`) at `b[i..]` as [`fast_decimal`] reads it (at most 15
+/// digits, one before the separator at least, one after it), and where it ends; `None`
+/// for any other form (the caller then reads the text the general way).
+#[inline(always)]
+fn decimal_at(b: &[u8], i: usize) -> Option<(f64, usize)> {
+    let t = b.get(i..)?;
+    let mut j = 0;
+    let mut m = 0u64;
+    while j < t.len() && t[j].is_ascii_digit() {
+        // Wrapping: more than 15 digits are refused below, whatever `m` holds.
+        m = m.wrapping_mul(10).wrapping_add(u64::from(t[j] - b'0'));
+        j += 1;
+    }
+    let int_digits = j;
+    if int_digits == 0 || int_digits > 15 {
+        return None;
+    }
+    if j + 1 < t.len() && matches!(t[j], b'.' | b',') && t[j + 1].is_ascii_digit() {
+        j += 1;
+        let frac = j;
+        while j < t.len() && t[j].is_ascii_digit() {
+            m = m.wrapping_mul(10).wrapping_add(u64::from(t[j] - b'0'));
+            j += 1;
+        }
+        let k = j - frac;
+        if int_digits + k > 15 {
+            return None;
+        }
+        return Some((m as f64 / POW10[k], i + j));
+    }
+    // `m / 10^0`: the same value as the division by one.
+    Some((m as f64, i + j))
+}
+
+/// A `[…s]` or `[…ms]` decoration's time at `b[i..]` (just after its `[`), as
+/// [`numeric_time`] reads it, and where the next decoration starts.
+#[inline(always)]
+fn quick_time(b: &[u8], i: usize) -> Option<((f64, bool), usize)> {
+    let (v, i) = decimal_at(b, i)?;
+    match b.get(i..i + 3)? {
+        [b's', b']', _] => Some(((v, false), i + 2)),
+        [b'm', b's', b']'] => Some(((v / 1e3, v > 1e11), i + 3)),
+        _ => None,
+    }
+}
+
+/// A size at `b[i..]` as `size` reads it (`24M`, `1024.0K`, `0B`, unit-less bytes), and
+/// where it ends.
+#[inline(always)]
+fn size_at(b: &[u8], i: usize) -> Option<(f64, usize)> {
+    let (v, i) = decimal_at(b, i)?;
+    let mult = match b.get(i) {
+        Some(b'B') => 1.0,
+        Some(b'K' | b'k') => 1024.0,
+        Some(b'M') => 1024.0 * 1024.0,
+        Some(b'G') => 1024.0 * 1024.0 * 1024.0,
+        Some(b'T') => 1024f64.powi(4),
+        _ => return Some((v, i)),
+    };
+    Some((v * mult, i + 1))
+}
+
+/// ` A->B(C) Dms` exactly, from `b[i..]` to `m_end`: the heap change and the duration.
+fn heap_and_ms(b: &[u8], i: usize, m_end: usize) -> Option<(HeapChange, f64)> {
+    let (before, i) = size_at(b, i)?;
+    if b.get(i..i + 2)? != b"->" {
+        return None;
+    }
+    let (after, i) = size_at(b, i + 2)?;
+    if b.get(i) != Some(&b'(') {
+        return None;
+    }
+    let (capacity, i) = size_at(b, i + 1)?;
+    if b.get(i..i + 2)? != b") " {
+        return None;
+    }
+    let (ms, i) = decimal_at(b, i + 2)?;
+    if i + 2 != m_end || &b[i..m_end] != b"ms" {
+        return None;
+    }
+    let heap = HeapChange {
+        before,
+        after,
+        capacity: Some(capacity),
+        after_pct_of_max: None,
+    };
+    Some((heap, ms))
 }
 
 /// A numeric time decoration as `unified::numeric_time` reads it (`…s`, `…ms`, `…ns`),
@@ -182,6 +381,32 @@ fn size(s: &[u8]) -> Option<f64> {
         _ => (s, 1.0),
     };
     Some(fast_decimal(num)? * mult)
+}
+
+/// Where `c` first is in `b`, eight bytes at a time: the searches here are short (a
+/// decoration, a GC id), where memchr's set-up costs more and a byte loop takes ~3
+/// instructions a byte.
+#[inline(always)]
+fn find_byte(b: &[u8], c: u8) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = b.chunks_exact(8);
+    let mut at = 0;
+    for w in &mut words {
+        // Bytes equal to `c` become zero; the lowest zero byte is flagged exactly (a false
+        // flag can only sit above a true one, borrowed from it).
+        let x = u64::from_le_bytes(w.try_into().expect("chunks of 8")) ^ (ONES * u64::from(c));
+        let zero = x.wrapping_sub(ONES) & !x & HIGH;
+        if zero != 0 {
+            return Some(at + (zero.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&x| x == c)
+        .map(|i| at + i)
 }
 
 /// `b.is_ascii()` eight bytes at a time (the slice method is a byte loop here, ~4
@@ -297,15 +522,85 @@ mod tests {
             "[1.000s][info][gc] Pause ".into(),
             "[1.000s][info][gc] Pause x".into(),
             "[".into(),
+            // G1's region counts.
+            "[1.000s][info][gc,heap] GC(1) Old regions: 12->30".into(),
+            "[1.000s][info][gc,heap] GC(1) Humongous regions: 0->3".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: 12->30(40)".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: 12-> 30".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: 12->30 ".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: 1.5->30".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: ->30".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: 12->".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: 1234567890123456->30".into(),
+            "[1.000s][info][gc,heap] GC(1) Old regions: 123456789012345->30".into(),
+            "[1.000s][info][gc,heap] GC(1) Humongous regions: x->3".into(),
+            "[1.000s][info][gc,heap] GC(1) Humongous regions: 3".into(),
+            "[1.000s][info][gc,heap] GC(1) Humongous regions:  0->3".into(),
+            "[1796021929339ms][info][gc,heap] GC(1) Old regions: 12->30".into(),
+            "[2026-01-01T00:00:00.000+0000][info][gc,heap] GC(1) Old regions: 12->30".into(),
+            "[1.000s][info][safepoint] GC(1) Old regions: 12->30".into(),
+            "[1.000s][info][gc,heap] Old regions: 12->30".into(),
+            "[1.000s][info][gc,heap] GC(1) Y: Old regions: 12->30".into(),
+            // The kept head's edges: the same head, then something else than ` A->B(C) Dms`.
+            pause.replace("2.345ms", "2.345ms x"),
+            pause.replace(" 2.345ms", "  2.345ms"),
+            pause.replace("(256M) ", "(256M)x "),
+            pause.replace("(256M) ", "(256M)"),
+            pause.replace("(256M)", "(256M"),
+            pause.replace("(256M)", "(256M))"),
+            pause.replace("(256M)", "()"),
+            pause.replace("2.345ms", "2.345s"),
+            pause.replace("2.345ms", "2.345m"),
+            pause.replace("2.345ms", "12.ms"),
+            pause.replace("2.345ms", ".5ms"),
+            pause.replace("2.345ms", "1234567890123456ms"),
+            pause.replace("2.345ms", "1234567890.123456ms"),
+            pause.replace("2.345ms", "123456789012345ms"),
+            pause.replace("2.345ms", "69,637ms"),
+            pause.replace("24M->3M", "24->3"),
+            pause.replace("24M->3M", "24.5K->3.25k"),
+            pause.replace("24M->3M", "24G->3T"),
+            pause.replace("24M->3M", "24B->0B"),
+            pause.replace("24M->3M", "24X->3M"),
+            pause.replace("24M->3M", "24M-3M"),
+            pause.replace("24M->3M", "24M->>3M"),
+            pause.replace("24M->3M", "24M->3M->2M"),
+            pause.replace("24M->3M", "12345678901234567890123M->3M"),
+            pause.replace("24M->3M", "24.M->3M"),
+            pause.replace(") 24M", ")\t24M"),
+            pause.replace("(G1 Evacuation Pause) ", "(G1 Evacuation Pause) (Evacuation Failure) "),
+            pause.replace("(G1 Evacuation Pause) ", ""),
+            pause.replace("(G1 Evacuation Pause) ", "(G1 Evacuation Pause)  "),
+            pause.replace("Pause)", "Pause) "),
+            pause.replace("[1.000s]", "[1.000ms]"),
+            pause.replace("[1.000s]", "[1.s]"),
+            pause.replace("[1.000s]", "[1234567890123456s]"),
+            pause.replace("[1.000s]", "[1796021929339ms][1.5s]"),
+            pause.replace("[1.000s]", "[99999999999999ms][1.5s]"),
+            pause.replace("[1.000s]", "[1.000s ]"),
+            pause.replace("[1.000s]", "[1.000us]"),
+            pause.replace("[1.000s]", "[1.000ns]"),
+            pause.replace("[1.000s]", "[1000ms"),
+            "[1.000s][info][gc] GC(1) Pause Young 24M->3M(256M) 2.345ms".into(),
+            "[1.000s][info][gc] GC(1) Pause Young (Normal) 24M->3M(256M) 2.345ms".into(),
+            "[1.000s][info][gc] GC(1) Pause Young 24M->3M(256M) 2.345ms".into(),
+            "[1.000s][info][gc] GC(1) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(256M) 2.345ms".into(),
         ];
-        lines.extend(edges.iter().map(|e| e.as_bytes().to_vec()));
-        let (mut taken, mut pauses) = (0, 0);
+        // Each edge after the common line, so the reader holds its head.
+        for e in &edges {
+            lines.push(pause.as_bytes().to_vec());
+            lines.push(e.as_bytes().to_vec());
+        }
+        let (mut taken, mut pauses, mut regions) = (0, 0, 0);
+        // One reader over every line in order, as a worker reads a block: its kept head
+        // is the last pause's, so the lines after it are read through it.
+        let mut reader = PauseReader::default();
         for l in &lines {
             // As a worker sees it: inside a block, after other bytes.
             let mut buf = b"noise\n".to_vec();
             buf.extend_from_slice(l);
             let (start, end) = (6, buf.len());
-            if let Some(fast) = pause_line(&buf, start, end) {
+            if let Some(fast) = reader.read(&buf, start, end) {
                 let general = preparse_line(&buf, start, end);
                 assert_eq!(fast, general, "{:?}", String::from_utf8_lossy(l));
                 taken += 1;
@@ -316,16 +611,52 @@ mod tests {
                         ..
                     }
                 ));
+                regions += usize::from(matches!(
+                    fast,
+                    Pre::Unified {
+                        event: Some(SpanEvent::Plain(
+                            Event::OldRegions { .. } | Event::HumongousRegions { .. }
+                        )),
+                        ..
+                    }
+                ));
             }
         }
         assert!(
-            taken > 1000 && pauses > 1000,
-            "{taken} lines taken, {pauses} pauses"
+            taken > 1000 && pauses > 1000 && regions > 100,
+            "{taken} lines taken, {pauses} pauses, {regions} region counts"
         );
     }
 
     fn trim_cr_owned(l: &[u8]) -> Vec<u8> {
         l.strip_suffix(b"\r").unwrap_or(l).to_vec()
+    }
+
+    #[test]
+    fn a_byte_found_eight_bytes_at_a_time() {
+        for n in 0..40 {
+            let mut b: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert_eq!(find_byte(&b, b']'), None, "{n}");
+            for i in 0..n {
+                for j in i..n {
+                    let (x, y) = (b[i], b[j]);
+                    b[i] = b']';
+                    b[j] = b']';
+                    assert_eq!(find_byte(&b, b']'), Some(i), "{n} {i} {j}");
+                    // The byte before it one above or below: no false flag from a borrow.
+                    if i > 0 {
+                        let z = b[i - 1];
+                        for near in [b'\\', b'^', 0, 0xff] {
+                            b[i - 1] = near;
+                            assert_eq!(find_byte(&b, b']'), Some(i), "{n} {i} {near}");
+                        }
+                        b[i - 1] = z;
+                    }
+                    b[i] = x;
+                    b[j] = y;
+                }
+            }
+        }
     }
 
     #[test]
@@ -351,9 +682,13 @@ mod cost {
     fn one_line_many_times() {
         let line = b"[1796021927326ms][462ms] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 12M->11M(256M) 69.637ms";
         let mut n = 0;
+        let mut reader = super::PauseReader::default();
         for _ in 0..100_000 {
-            n +=
-                usize::from(super::pause_line(std::hint::black_box(line), 0, line.len()).is_some());
+            n += usize::from(
+                reader
+                    .read(std::hint::black_box(line), 0, line.len())
+                    .is_some(),
+            );
         }
         assert_eq!(n, 100_000);
     }

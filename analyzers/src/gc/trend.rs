@@ -21,8 +21,15 @@ pub(super) struct Trend {
     pub(super) timed: u64,
 }
 
+/// Log time in minutes, the trends' unit.
+pub(super) fn minutes(t: f64) -> f64 {
+    t / 60.0
+}
+
 impl Trend {
-    pub(super) fn add(&mut self, t: Option<f64>, f: f64, high_share: f64) {
+    /// A heap fraction `f` at log time `minute` ([`minutes`]: a young pause adds to two
+    /// trends, and the division is done once).
+    pub(super) fn add_at_minute(&mut self, minute: Option<f64>, f: f64, high_share: f64) {
         if self.n == 0 {
             self.first = f;
             self.min = f;
@@ -34,8 +41,7 @@ impl Trend {
         self.max = self.max.max(f);
         self.sum += f;
         self.high += u64::from(f >= high_share);
-        if let Some(t) = t {
-            let m = t / 60.0;
+        if let Some(m) = minute {
             self.timed += 1;
             self.st += m;
             self.sy += f;
