@@ -791,6 +791,15 @@ impl Decoder<'_> {
             .collect()
     }
 
+    /// Step over an array field's elements (the report reads none of them).
+    fn skip_array(&self, c: &mut Cursor<'_>, f: &Field) -> DResult<()> {
+        let n = c.count()?;
+        for _ in 0..n {
+            self.skip_scalar(c, f, 1)?;
+        }
+        Ok(())
+    }
+
     /// [`event_lite`](Self::event_lite) by a plan from [`lite_plan`](Self::lite_plan).
     pub fn event_lite_planned<'a>(
         &self,
@@ -803,11 +812,7 @@ impl Decoder<'_> {
         for step in plan {
             let l = match *step {
                 LiteStep::Array(i) => {
-                    let f = &class.fields[i];
-                    let n = c.count()?;
-                    for _ in 0..n {
-                        self.skip_scalar(c, f, 1)?;
-                    }
+                    self.skip_array(c, &class.fields[i])?;
                     Lite::Other
                 }
                 LiteStep::Pool(class_id) => Lite::Ref(class_id, c.long()?),
@@ -880,11 +885,7 @@ impl Decoder<'_> {
                     let keep = slot != NOT_KEPT;
                     let l = match step {
                         LiteStep::Array(i) => {
-                            let f = &class.fields[i];
-                            let n = c.count()?;
-                            for _ in 0..n {
-                                self.skip_scalar(c, f, 1)?;
-                            }
+                            self.skip_array(c, &class.fields[i])?;
                             Lite::Other
                         }
                         LiteStep::Pool(class_id) if keep => Lite::Ref(class_id, c.long()?),
