@@ -28,7 +28,7 @@ use crate::librdkafka::{corr_id_tail_at, raw_stamp_and_facility, CorrIdTail};
 use crate::librdkafka::{
     raw_stderr_record, unescape_json_slashes, EventOf, HeadCache, Record, RecordFinder, Timestamp,
 };
-use crate::line_memo::{LineMemo, Lookup};
+use crate::line_memo::{LineMemo, Lookup, Probe};
 use crate::timeline::{Row, Timeline};
 
 /// What the analyzers implement to be driven line by line.
@@ -594,6 +594,7 @@ fn corr_template(
     r: &SpanRecord,
     line: &[u8],
     start: usize,
+    key_at: usize,
     at: usize,
 ) -> Option<(SpanRecord, CorrIdTail)> {
     let (tail, id, rtt) = match r.event {
@@ -612,8 +613,60 @@ fn corr_template(
     if !same {
         return None;
     }
-    let (_, key_at, _) = raw_stamp_and_facility(line)?;
     Some((relative(r, (start + key_at) as u32)?, tail))
+}
+
+/// Which memo missed a line, with its probe (and where its key ends).
+enum Missed {
+    None,
+    Rest(Probe),
+    Corr(Probe, usize),
+    Offset(Probe, usize),
+}
+
+/// Tell the memo that missed `line` (at `start` in its block) what the raw parser made of
+/// it: `rec`, its record, or none.
+fn remember(
+    parser: &mut LineParser,
+    missed: Missed,
+    line: &[u8],
+    start: usize,
+    rec: Option<&SpanRecord>,
+) {
+    match missed {
+        Missed::None => {}
+        Missed::Rest(probe) => {
+            // The raw parser took the line: its result depends on the rest alone.
+            let base = (start + probe.key_at()) as u32;
+            let kept = match rec {
+                None => Some(None),
+                Some(r) => relative(r, base).map(Some),
+            };
+            if let Some(kept) = kept {
+                parser.memo.insert(line, probe, kept);
+            }
+        }
+        Missed::Corr(probe, at) => {
+            if let Some(kept) = rec.and_then(|r| corr_template(r, line, start, probe.key_at(), at))
+            {
+                parser.corr_memo.insert(line, probe, Some(kept));
+            }
+        }
+        Missed::Offset(probe, at) => {
+            // Kept only when the record is a `Fetch topic` that ends at the ` at offset `
+            // the key ends with: its parse ends with that literal, so it read no byte
+            // after the key, and any line sharing the key parses the same way.
+            let ends_there = |r: &&SpanRecord| {
+                matches!(r.event, EventOf::FetchTopic { .. })
+                    && (r.base + r.body.1) as usize == start + at
+            };
+            if let Some(r) = rec.filter(ends_there) {
+                if let Some(kept) = relative(r, (start + probe.key_at()) as u32) {
+                    parser.offset_memo.insert(line, probe, Some(kept));
+                }
+            }
+        }
+    }
 }
 
 /// The CorrId (and round trip) of a record placed from the CorrId memo.
@@ -685,9 +738,8 @@ fn parse_line(
     // to its CorrId, a FETCH line through ` at offset ` when it has the words, any other
     // line by its whole rest.
     let stamp = raw_stamp_and_facility(line);
-    let mut probe = None;
-    let mut corr_probe = None;
-    let mut offset_probe = None;
+    // The memo that missed, to be told the parse's result.
+    let mut missed = Missed::None;
     if let Some(st) = stamp {
         let fac = &line[st.1..st.1 + st.2];
         if is_send_recv(fac) {
@@ -709,7 +761,7 @@ fn parse_line(
                         }
                         return;
                     }
-                    Lookup::Miss(p) => corr_probe = Some((p, at)),
+                    Lookup::Miss(p) => missed = Missed::Corr(p, at),
                     Lookup::Pass => {}
                 }
             }
@@ -728,7 +780,7 @@ fn parse_line(
                     return;
                 }
                 Lookup::Hit { .. } => {} // only records are kept
-                Lookup::Miss(p) => offset_probe = Some((p, at)),
+                Lookup::Miss(p) => missed = Missed::Offset(p, at),
                 Lookup::Pass => {}
             }
         } else {
@@ -743,56 +795,22 @@ fn parse_line(
                     }
                     return;
                 }
-                Lookup::Miss(p) => probe = Some(p),
+                Lookup::Miss(p) => missed = Missed::Rest(p),
                 Lookup::Pass => {}
             }
         }
     }
-    let found = match stamp {
-        Some(stamp) => parser.cache.record_stamped(line, stamp),
-        None => parser.cache.record(line),
-    };
+    // Without a raw stamp the raw parser takes nothing (`HeadCache::record` starts there).
+    let found = stamp.and_then(|st| parser.cache.record_stamped(line, st));
     if let Some(found) = found {
         // Pushed where it goes (a record is ~150 bytes: moving it through options and
         // temporaries showed in callgrind).
-        let pushed = match found {
-            Some(rec) => {
-                out.push(to_spans(buf, index, start, end, rec));
-                true
-            }
-            None => false,
-        };
-        if let Some(probe) = probe {
-            // The raw parser took the line: its result depends on the rest alone.
-            let base = (start + probe.key_at()) as u32;
-            let kept = match out.last().filter(|_| pushed) {
-                None => Some(None),
-                Some(r) => relative(r, base).map(Some),
-            };
-            if let Some(kept) = kept {
-                parser.memo.insert(&buf[start..end], probe, kept);
-            }
+        let pushed = found.is_some();
+        if let Some(rec) = found {
+            out.push(to_spans(buf, index, start, end, rec));
         }
-        if let (Some((probe, at)), true) = (corr_probe, pushed) {
-            let r = out.last().expect("pushed");
-            let line = &buf[start..end];
-            if let Some(kept) = corr_template(r, line, start, at) {
-                parser.corr_memo.insert(line, probe, Some(kept));
-            }
-        }
-        if let (Some((probe, at)), true) = (offset_probe, pushed) {
-            // Kept only when the record is a `Fetch topic` that ends at the ` at offset `
-            // the key ends with: its parse ends with that literal, so it read no byte
-            // after the key, and any line sharing the key parses the same way.
-            let r = out.last().expect("pushed");
-            let ends_there = (r.base + r.body.1) as usize == start + at;
-            if matches!(r.event, EventOf::FetchTopic { .. }) && ends_there {
-                let line = &buf[start..end];
-                if let Some(kept) = relative(r, (start + probe.key_at()) as u32) {
-                    parser.offset_memo.insert(line, probe, Some(kept));
-                }
-            }
-        }
+        let rec = if pushed { out.last() } else { None };
+        remember(parser, missed, &buf[start..end], start, rec);
         return;
     }
     let scratch = &mut parser.scratch;

@@ -16,7 +16,7 @@
 use super::event::{fast_decimal, Event, HeapChange, POW10};
 use super::preparse::{Pre, Span, SpanEvent};
 use super::unified::{self, PauseParts};
-use crate::bytes_eq::same_bytes;
+use crate::bytes_eq::{find_byte, same_bytes};
 
 /// Pause heads kept: a G1 log alternates `Normal` and `Concurrent Start` young pauses,
 /// each for `G1 Evacuation Pause` or `G1 Preventive Collection`, then `Remark`, `Full`.
@@ -383,32 +383,6 @@ fn size(s: &[u8]) -> Option<f64> {
     Some(fast_decimal(num)? * mult)
 }
 
-/// Where `c` first is in `b`, eight bytes at a time: the searches here are short (a
-/// decoration, a GC id), where memchr's set-up costs more and a byte loop takes ~3
-/// instructions a byte.
-#[inline(always)]
-fn find_byte(b: &[u8], c: u8) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut words = b.chunks_exact(8);
-    let mut at = 0;
-    for w in &mut words {
-        // Bytes equal to `c` become zero; the lowest zero byte is flagged exactly (a false
-        // flag can only sit above a true one, borrowed from it).
-        let x = u64::from_le_bytes(w.try_into().expect("chunks of 8")) ^ (ONES * u64::from(c));
-        let zero = x.wrapping_sub(ONES) & !x & HIGH;
-        if zero != 0 {
-            return Some(at + (zero.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    words
-        .remainder()
-        .iter()
-        .position(|&x| x == c)
-        .map(|i| at + i)
-}
-
 /// `b.is_ascii()` eight bytes at a time (the slice method is a byte loop here, ~4
 /// instructions a byte over the whole line).
 fn is_ascii(b: &[u8]) -> bool {
@@ -630,33 +604,6 @@ mod tests {
 
     fn trim_cr_owned(l: &[u8]) -> Vec<u8> {
         l.strip_suffix(b"\r").unwrap_or(l).to_vec()
-    }
-
-    #[test]
-    fn a_byte_found_eight_bytes_at_a_time() {
-        for n in 0..40 {
-            let mut b: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
-            assert_eq!(find_byte(&b, b']'), None, "{n}");
-            for i in 0..n {
-                for j in i..n {
-                    let (x, y) = (b[i], b[j]);
-                    b[i] = b']';
-                    b[j] = b']';
-                    assert_eq!(find_byte(&b, b']'), Some(i), "{n} {i} {j}");
-                    // The byte before it one above or below: no false flag from a borrow.
-                    if i > 0 {
-                        let z = b[i - 1];
-                        for near in [b'\\', b'^', 0, 0xff] {
-                            b[i - 1] = near;
-                            assert_eq!(find_byte(&b, b']'), Some(i), "{n} {i} {near}");
-                        }
-                        b[i - 1] = z;
-                    }
-                    b[i] = x;
-                    b[j] = y;
-                }
-            }
-        }
     }
 
     #[test]

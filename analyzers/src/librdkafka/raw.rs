@@ -15,7 +15,7 @@ use std::ops::Range;
 use super::event;
 use super::timestamp::{stamp_end, Timestamp, TimestampSource};
 use super::{is_broker_name, thread_end, Record};
-use crate::bytes_eq::starts_with_bytes;
+use crate::bytes_eq::{find_byte, starts_with_bytes};
 
 /// Where a raw line's fields are (byte ranges in the line).
 struct Head {
@@ -35,7 +35,7 @@ pub(crate) fn stamp_and_facility(line: &[u8]) -> Option<(f64, usize, usize)> {
         return None;
     }
     let (secs, fac_start) = stamp_end(line, 3)?;
-    let fac_len = position(&line[fac_start..line.len().min(fac_start + 40)], b'|')?;
+    let fac_len = find_byte(&line[fac_start..line.len().min(fac_start + 40)], b'|')?;
     Some((secs, fac_start, fac_len))
 }
 
@@ -46,7 +46,7 @@ fn client_and_thread(
     line: &[u8],
     client_start: usize,
 ) -> Option<(usize, Option<Range<usize>>, usize)> {
-    let client_len = position(
+    let client_len = find_byte(
         &line[client_start..line.len().min(client_start + 300)],
         b'|',
     )?;
@@ -69,7 +69,7 @@ fn client_and_thread(
 /// its range, and where the body starts.
 #[inline]
 fn broker_at(line: &[u8], p: usize) -> (Option<Range<usize>>, usize) {
-    let word_len = position(&line[p..line.len().min(p + 320)], b' ').unwrap_or(0);
+    let word_len = find_byte(&line[p..line.len().min(p + 320)], b' ').unwrap_or(0);
     if word_len > 1 && line[p + word_len - 1] == b':' && is_broker_name(&line[p..p + word_len - 1])
     {
         (Some(p..p + word_len - 1), p + word_len + 1)
@@ -234,25 +234,6 @@ impl HeadCache {
     }
 }
 
-/// First index of `b` in a short slice (memchr's setup costs more than the few bytes
-/// of a log line's fields): eight bytes a step, then byte by byte.
-#[inline]
-fn position(s: &[u8], b: u8) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    let mut i = 0;
-    while let Some(chunk) = s.get(i..i + 8) {
-        let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ (b as u64 * ONES);
-        // The lowest high bit set marks the first zero byte of `x` exactly (a borrow
-        // can only mark bytes above it).
-        let zero = x.wrapping_sub(ONES) & !x & (0x80 * ONES);
-        if zero != 0 {
-            return Some(i + zero.trailing_zeros() as usize / 8);
-        }
-        i += 8;
-    }
-    s[i..].iter().position(|&x| x == b).map(|p| i + p)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,26 +270,6 @@ mod tests {
         "%7|1700000000.007|||| [thrd:k:9092/1]: k:9092/1: Sent ProduceRequest (v10, 1 bytes @ 0, CorrId 7)",
         "%7|1700000000.007|SEND|| [thrd:]: : Sent ProduceRequest (v10, 1 bytes @ 0, CorrId 7)",
     ];
-
-    #[test]
-    fn position_finds_what_a_byte_loop_finds() {
-        for len in 0..40 {
-            for at in 0..=len {
-                for other in [0u8, b'|' ^ 0x80, b'|' - 1, b'|' + 1, 0xff] {
-                    let mut s = vec![other; len];
-                    if at < len {
-                        s[at] = b'|';
-                    }
-                    // A second one after the first.
-                    if at + 3 < len {
-                        s[at + 3] = b'|';
-                    }
-                    let want = s.iter().position(|&x| x == b'|');
-                    assert_eq!(position(&s, b'|'), want, "{s:?}");
-                }
-            }
-        }
-    }
 
     #[test]
     fn the_cache_gives_the_plain_records_in_any_order() {
