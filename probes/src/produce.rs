@@ -281,6 +281,11 @@ pub fn prefill(
     })
 }
 
+/// Statistics emits a window must hold for its rates (first to last).
+const MIN_WINDOW_EMITS: u64 = 2;
+/// How long past its set length a window waits for them.
+const EMITS_GRACE: Duration = Duration::from_secs(3);
+
 /// How long a producer throughput run lasts.
 #[derive(Debug, Clone, Copy)]
 pub struct ThroughputSpec {
@@ -368,6 +373,7 @@ pub fn measure_throughput(
     let start = Edge::now(origin, acked0, acked0 * size);
     let sampler = Sampler::start(progress.clone(), origin);
     let end_at = start.at + spec.window;
+    let emits0 = producer.sink.stats_count();
     let mut interrupted = false;
     loop {
         send(i)?;
@@ -376,7 +382,11 @@ pub fn measure_throughput(
             dq.serve(0);
             let acked = ctx.delivered();
             progress.publish(acked, acked * size);
-            if Instant::now() >= end_at {
+            let now = Instant::now();
+            // Rates need two statistics emits inside the window; on a loaded machine the
+            // 1 s timer slips, so a short window stays open for them, a bounded while.
+            let sampled = producer.sink.stats_count() >= emits0 + MIN_WINDOW_EMITS;
+            if now >= end_at && (sampled || now >= end_at + EMITS_GRACE) {
                 break;
             }
             if interrupt::stopped() {
