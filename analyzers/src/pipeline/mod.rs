@@ -1,0 +1,350 @@
+//! The front end both librdkafka log analyzers share: read the input in large blocks of
+//! whole lines, look only at the lines that can hold a record, parse them, and feed the
+//! records to the analyzer in input order (its accounting depends on order: CorrId
+//! pairing, backoff intervals, per-second counts).
+//!
+//! Where the time goes (issue 19): a line-at-a-time reader copying every line into a
+//! chunk was a third of the work. Here the reader fills one buffer per block straight
+//! from the input, and a worker finds the candidate lines with one multi-needle search
+//! (the body anchors, [`RecordFinder::anchor_at`]) over the whole block: a line without
+//! an anchor cannot hold a record (every parser starts at one; unescaping `\/` cannot
+//! make one, none holds a `/`), so it is only counted. Blocks are parsed on all cores;
+//! records cross threads as byte spans into their block, so nothing is allocated per
+//! record. Memory stays bounded: a few blocks in flight.
+//!
+//! The lines are those of [`LineReader`](crate::input::LineReader), byte for byte: `\r`
+//! trimmed, a line of `max_line` bytes or more cut to its head (and counted), the last
+//! line without a newline flagged. The line-at-a-time path stays as the reference the
+//! tests compare this one with.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
+
+use crate::error::AnalyzeError;
+use crate::input::{for_each_line, Input, InputSummary, DEFAULT_MAX_LINE_BYTES};
+use crate::librdkafka::{raw_stderr_record, unescape_json_slashes, Record, RecordFinder};
+use crate::timeline::{Row, Timeline};
+
+mod blocks;
+mod parse;
+
+use blocks::{Block, BlockReader};
+use parse::{parse_block, LineParser, Span, SpanRecord};
+
+/// What the analyzers implement to be driven line by line.
+pub trait RecordSink {
+    /// A line was read; `recognised` when it held at least one record.
+    fn line_done(&mut self, recognised: bool);
+    /// One record of the line `line_no`.
+    fn record(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>);
+    /// `n` lines without a record were read.
+    fn lines_skipped(&mut self, n: u64) {
+        for _ in 0..n {
+            self.line_done(false);
+        }
+    }
+}
+
+/// The finder both log analyzers share (built once per process).
+pub(crate) fn shared_finder() -> &'static RecordFinder {
+    static FINDER: std::sync::OnceLock<RecordFinder> = std::sync::OnceLock::new();
+    FINDER.get_or_init(RecordFinder::new)
+}
+
+/// How a librdkafka log analyzer ([`ProtocolLogAnalyzer`](crate::protocol_log::ProtocolLogAnalyzer),
+/// [`FetchLogAnalyzer`](crate::fetch_log::FetchLogAnalyzer)) reads: a whole input at once,
+/// line by line or through the block front end, or one line at a time. Written once
+/// here; an analyzer gives only its line cap and a scratch buffer.
+pub trait LogAnalyzer: RecordSink + Sized {
+    /// The line cap of the analyzer's options.
+    fn max_line_bytes(&self) -> usize;
+    /// A buffer for a line with its `\/` unescaped.
+    fn scratch(&mut self) -> &mut Vec<u8>;
+
+    /// Read a whole input (gzip detected), one line at a time: the reference
+    /// [`read_parallel`](Self::read_parallel) is held to.
+    fn read<R: Read>(&mut self, input: R) -> Result<InputSummary, AnalyzeError> {
+        let max = self.max_line_bytes();
+        for_each_line(input, max, |line| self.push_line(line.number, line.bytes))
+    }
+
+    /// [`read`](Self::read) through the block front end: a reader thread and `workers`
+    /// parser threads (0: all on this thread); the analysis itself stays on this
+    /// thread, in input order, so the report is the same as [`read`](Self::read)'s.
+    fn read_parallel<R: Read + Send>(
+        &mut self,
+        input: R,
+        workers: usize,
+    ) -> Result<InputSummary, AnalyzeError> {
+        let max = self.max_line_bytes();
+        drive(input, max, workers, self)
+    }
+
+    /// Analyse one line (without its newline).
+    fn push_line(&mut self, line_no: u64, line: &[u8]) {
+        let mut scratch = std::mem::take(self.scratch());
+        feed_line(self, shared_finder(), &mut scratch, line_no, line);
+        *self.scratch() = scratch;
+    }
+}
+
+/// The line cap an analyzer's options give (`None`: the default).
+pub(crate) fn max_line_or_default(max: Option<usize>) -> usize {
+    max.unwrap_or(DEFAULT_MAX_LINE_BYTES)
+}
+
+/// An analyzer's per-second timeline, written as a CSV or kept in memory.
+pub(crate) trait Timed<'w>: Sized {
+    type Row: Row;
+    fn timeline_mut(&mut self) -> &mut Timeline<'w, Self::Row>;
+
+    /// Also write a per-second CSV timeline.
+    fn with_timeline(mut self, w: impl Write + 'w) -> Self {
+        *self.timeline_mut() = Timeline::to_writer(w);
+        self
+    }
+
+    /// Keep `columns` of the per-second timeline in memory instead (gap-report's charts).
+    fn with_series(mut self, columns: &'static [&'static str]) -> Self {
+        *self.timeline_mut() = Timeline::collecting(columns);
+        self
+    }
+}
+
+/// Two analyzers fed from one read (gap-report reads a librdkafka log once for both).
+impl<A: RecordSink, B: RecordSink> RecordSink for (&mut A, &mut B) {
+    fn line_done(&mut self, recognised: bool) {
+        self.0.line_done(recognised);
+        self.1.line_done(recognised);
+    }
+    fn record(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>) {
+        self.0.record(line_no, line, rec);
+        self.1.record(line_no, line, rec);
+    }
+    fn lines_skipped(&mut self, n: u64) {
+        self.0.lines_skipped(n);
+        self.1.lines_skipped(n);
+    }
+}
+
+/// One line (without its newline) into `sink`, the line-at-a-time way: librdkafka's
+/// own stderr format first (one message at a known place, never JSON-escaped), then
+/// any wrapper, with `\/` unescaped. The analyzers' `push_line`, and the reference the
+/// block path is tested against.
+pub(crate) fn feed_line<S: RecordSink>(
+    sink: &mut S,
+    finder: &RecordFinder,
+    scratch: &mut Vec<u8>,
+    line_no: u64,
+    line: &[u8],
+) {
+    if let Some(found) = raw_stderr_record(line) {
+        let any = found.is_some();
+        if let Some(rec) = found {
+            sink.record(line_no, line, &rec);
+        }
+        sink.line_done(any);
+        return;
+    }
+    let text: &[u8] = if unescape_json_slashes(line, scratch) {
+        scratch
+    } else {
+        line
+    };
+    let mut any = false;
+    for rec in finder.records(text) {
+        any = true;
+        sink.record(line_no, text, &rec);
+    }
+    sink.line_done(any);
+}
+
+/// A fed block's buffer and records vector, back to the reader for another block.
+type Spare = (Vec<u8>, Vec<SpanRecord>);
+
+/// Most records a spare vector keeps room for (~2 MiB; a block of ordinary lines needs
+/// four or five thousand).
+const MAX_SPARE_RECORDS: usize = (2 << 20) / std::mem::size_of::<SpanRecord>();
+
+/// A block and what its worker made of it.
+struct Parsed {
+    block: Block,
+    lines: u64,
+    records: Vec<SpanRecord>,
+}
+
+impl Parsed {
+    fn new(block: Block, lines: u64, records: Vec<SpanRecord>) -> Parsed {
+        Parsed {
+            block,
+            lines,
+            records,
+        }
+    }
+}
+
+/// Worker threads to use: one per core (the reader and the analyzer's thread mostly wait).
+pub(crate) fn default_workers() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+/// Read `input` (gzip detected) and feed every line's records to `sink` in order.
+/// `workers` parser threads; 0 parses on this thread.
+pub(crate) fn drive<R: Read + Send, S: RecordSink>(
+    input: R,
+    max_line: usize,
+    workers: usize,
+    sink: &mut S,
+) -> Result<InputSummary, AnalyzeError> {
+    // Spans are u32 offsets into a block: keep a block under 4 GiB.
+    let max_line = max_line.clamp(1, 1 << 30);
+    let input = Input::detect(input).map_err(AnalyzeError::Read)?;
+    let gzip = input.is_gzip();
+    let cut = input.gzip_cut();
+    let mut reader = BlockReader::new(input, gzip, cut, max_line);
+    if workers == 0 {
+        let finder = RecordFinder::new();
+        let mut parser = LineParser::default();
+        let mut spare = Vec::new();
+        let mut spare_records = Vec::new();
+        let mut lines = 0u64;
+        loop {
+            let block = match reader.next_block(std::mem::take(&mut spare)) {
+                Ok(Some(b)) => b,
+                Ok(None) => break,
+                Err(e) => return Err(reader.error(e)),
+            };
+            let records = std::mem::take(&mut spare_records);
+            let parsed = parse_block(block, &finder, &mut parser, records);
+            feed(&parsed, lines, sink);
+            lines += parsed.lines;
+            spare = parsed.block.buf;
+            spare_records = parsed.records;
+        }
+        return Ok(reader.summary());
+    }
+    std::thread::scope(|scope| {
+        let (block_tx, block_rx) = sync_channel::<Block>(workers * 2);
+        let (parsed_tx, parsed_rx) = sync_channel::<Parsed>(workers * 2 + 2);
+        // Fed blocks go back to the reader, with their records' vector: fresh ones
+        // would cost the kernel a page fault and a zeroed page every 4 KiB (and the
+        // analyzer's thread an munmap of each records vector). The pool holds every
+        // block that can be in flight (both queues, one per worker parsing and one
+        // waiting for its turn, the one fed, the one read): one that drops blocks when
+        // full had the reader allocate anew whenever it ran ahead, ~100 k page faults
+        // a GiB.
+        let in_flight = workers * 2 + (workers * 2 + 2) + workers * 2 + 2;
+        let (spare_tx, spare_rx) = sync_channel::<Spare>(in_flight);
+        let block_rx = Arc::new(Mutex::new(block_rx));
+        let reader = scope.spawn(move || {
+            let result = loop {
+                let (buf, records) = spare_rx.try_recv().unwrap_or_default();
+                match reader.next_block(buf) {
+                    Ok(Some(mut b)) => {
+                        b.records = records;
+                        if block_tx.send(b).is_err() {
+                            break Ok(()); // the consumer stopped
+                        }
+                    }
+                    Ok(None) => break Ok(()),
+                    Err(e) => break Err(reader.error(e)),
+                }
+            };
+            drop(block_tx);
+            result.map(|()| reader.summary())
+        });
+        for _ in 0..workers {
+            let rx = Arc::clone(&block_rx);
+            let tx = parsed_tx.clone();
+            scope.spawn(move || parse_blocks(rx, tx));
+        }
+        drop(parsed_tx);
+        feed_in_order(parsed_rx, sink, spare_tx);
+        reader.join().expect("the reader thread does not panic")
+    })
+}
+
+fn parse_blocks(rx: Arc<Mutex<Receiver<Block>>>, tx: SyncSender<Parsed>) {
+    let finder = RecordFinder::new();
+    let mut parser = LineParser::default();
+    loop {
+        let next = rx
+            .lock()
+            .expect("no worker panics holding the queue")
+            .recv();
+        let Ok(mut block) = next else { return };
+        let records = std::mem::take(&mut block.records);
+        let parsed = parse_block(block, &finder, &mut parser, records);
+        if tx.send(parsed).is_err() {
+            return;
+        }
+    }
+}
+
+fn feed_in_order<S: RecordSink>(rx: Receiver<Parsed>, sink: &mut S, spare: SyncSender<Spare>) {
+    let mut pending: BTreeMap<u64, Parsed> = BTreeMap::new();
+    let mut next = 0u64;
+    let mut lines = 0u64;
+    for parsed in rx {
+        pending.insert(parsed.block.seq, parsed);
+        while let Some(p) = pending.remove(&next) {
+            feed(&p, lines, sink);
+            lines += p.lines;
+            next += 1;
+            let mut records = p.records;
+            if records.capacity() > MAX_SPARE_RECORDS {
+                records = Vec::new(); // a block of tiny records: do not keep its room
+            }
+            let _ = spare.try_send((p.block.buf, records)); // a full pool just drops them
+        }
+    }
+}
+
+/// Feed one parsed block; `base` lines came before it.
+fn feed<S: RecordSink>(p: &Parsed, base: u64, sink: &mut S) {
+    let buf = &p.block.buf;
+    let mut recs = p.records.iter().peekable();
+    let mut next_line = 0u64;
+    while let Some(first) = recs.peek() {
+        let i = first.line as u64;
+        sink.lines_skipped(i - next_line);
+        let (ls, le) = (first.line_start as usize, first.line_end as usize);
+        let line = &buf[ls..le];
+        while let Some(r) = recs.next_if(|r| r.line as u64 == i) {
+            // Checking the spans again here was a seventh of this thread's work (issue 19).
+            let text = |s: Span| {
+                let a = (r.base + s.0) as usize;
+                let b = a + s.1 as usize;
+                let bytes = &buf[a..b];
+                debug_assert!(std::str::from_utf8(bytes).is_ok());
+                // SAFETY: every span is made by `span_of` from a `&str` the worker's
+                // parser took from these very bytes (or is empty), or is such a span of
+                // an earlier line placed on this one by a memo, which does so only where
+                // this line's bytes are those bytes; and nothing writes a block's buffer
+                // after its worker parsed it (the one rewrite, `\/` unescaping, is of a
+                // line before that line is parsed, inside that line).
+                unsafe { std::str::from_utf8_unchecked(bytes) }
+            };
+            let rec = Record {
+                event: r.event.clone().map(text),
+                timestamp: r.timestamp,
+                facility: r.facility.map(text),
+                client: r.client.map(text),
+                thread: r.thread.map(text),
+                broker: r.broker.map(text),
+                body: (r.base + r.body.0) as usize - ls..(r.base + r.body.1) as usize - ls,
+            };
+            sink.record(base + i + 1, line, &rec);
+        }
+        sink.line_done(true);
+        next_line = i + 1;
+    }
+    sink.lines_skipped(p.lines - next_line);
+}
+
+#[cfg(test)]
+mod tests;
