@@ -30,6 +30,7 @@ pub mod jfr;
 pub mod json_doc;
 pub mod librdkafka;
 mod line_memo;
+mod newlines;
 mod pipeline;
 pub mod probe_result;
 pub mod progress;

@@ -59,6 +59,8 @@ pub(super) struct LineParser {
     offset_memo: LineMemo<SpanRecord>,
     at_offset: memchr::memmem::Finder<'static>,
     scratch: Vec<u8>,
+    /// The block's newlines (reused from block to block).
+    newlines: Vec<u32>,
 }
 
 impl Default for LineParser {
@@ -70,6 +72,7 @@ impl Default for LineParser {
             offset_memo: LineMemo::default(),
             at_offset: memchr::memmem::Finder::new(AT_OFFSET),
             scratch: Vec::new(),
+            newlines: Vec::new(),
         }
     }
 }
@@ -412,31 +415,46 @@ pub(super) fn parse_block(
         parse_line(buf, 0, 0, len, finder, parser, &mut records);
         return Parsed::new(block, 1, records);
     }
-    // Lines in `buf[from..to]` (`to` ends on a newline, or at `len` for the last line).
-    let count_lines = |buf: &[u8], from: usize, to: usize| -> u64 {
-        let n = memchr::memchr_iter(b'\n', &buf[from..to]).count() as u64;
-        n + (to == len && block.unterminated && from < to) as u64
+    // Every line's end at once (the newlines, then `len` for an unterminated last line).
+    let mut newlines = std::mem::take(&mut parser.newlines);
+    newlines.clear();
+    crate::newlines::newline_positions(&buf[..len], &mut newlines);
+    let end_of = |k: usize| newlines.get(k).map_or(len, |&e| e as usize);
+    // Lines from `pos`, the start of the one that ends at the `k`-th newline (the last,
+    // unterminated, one too).
+    let lines_from = |k: usize, pos: usize| -> u64 {
+        (newlines.len() - k) as u64 + (block.unterminated && pos < len) as u64
     };
+    // `pos` starts line `index`, which ends at `newlines[k]`.
     let mut pos = 0;
+    let mut k = 0;
     let mut index = 0u64;
     while pos < len {
         if is_raw_start(&buf[pos..len]) {
             // librdkafka's own format: its parser finds the body at its known place,
             // cheaper than searching the line for anchors.
-            let line_end = memchr::memchr(b'\n', &buf[pos..len]).map_or(len, |i| pos + i);
+            let line_end = end_of(k);
             let end = trim_cr(buf, pos, line_end);
             parse_line(buf, index as u32, pos, end, finder, parser, &mut records);
             index += 1;
+            k += 1;
             pos = line_end + 1;
             continue;
         }
         let Some(at) = finder.anchor_at(&buf[pos..len]).map(|a| pos + a) else {
-            index += count_lines(buf, pos, len);
+            index += lines_from(k, pos);
             break;
         };
-        let line_start = memchr::memrchr(b'\n', &buf[pos..at]).map_or(pos, |i| pos + i + 1);
-        index += count_lines(buf, pos, line_start);
-        let line_end = memchr::memchr(b'\n', &buf[at..len]).map_or(len, |i| at + i);
+        // The line that holds the anchor: the first whose end is at or after it.
+        let skipped = newlines[k..].partition_point(|&e| (e as usize) < at);
+        let line_start = if skipped == 0 {
+            pos
+        } else {
+            newlines[k + skipped - 1] as usize + 1
+        };
+        index += skipped as u64;
+        k += skipped;
+        let line_end = end_of(k);
         let end = trim_cr(buf, line_start, line_end);
         parse_line(
             buf,
@@ -448,7 +466,9 @@ pub(super) fn parse_block(
             &mut records,
         );
         index += 1;
+        k += 1;
         pos = line_end + 1;
     }
+    parser.newlines = newlines;
     Parsed::new(block, index, records)
 }
