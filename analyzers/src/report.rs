@@ -83,6 +83,13 @@ impl TimestampCounts {
         }
     }
 
+    /// Both counts as one.
+    pub(crate) fn merge(&mut self, other: &TimestampCounts) {
+        self.librdkafka += other.librdkafka;
+        self.wrapper += other.wrapper;
+        self.none += other.none;
+    }
+
     /// The report's `timestamps` field: the source most records had; "none" when
     /// most records had no time (rates and timelines are then not computed).
     pub fn label(&self) -> &'static str {
@@ -118,6 +125,13 @@ impl Span {
     pub fn add(&mut self, t: f64) {
         self.min = Some(self.min.map_or(t, |m| m.min(t)));
         self.max = Some(self.max.map_or(t, |m| m.max(t)));
+    }
+
+    /// Both spans' times as one.
+    pub fn merge(&mut self, other: &Span) {
+        for t in [other.min, other.max].into_iter().flatten() {
+            self.add(t);
+        }
     }
 
     pub fn window(&self, start: Option<f64>, end: Option<f64>) -> Option<Window> {
@@ -169,6 +183,18 @@ impl Dist {
         self.min = self.min.min(v);
         self.max = self.max.max(v);
         self.sum += v as u128 * n as u128;
+    }
+
+    /// Both distributions' values as one: what recording the other's values here makes.
+    pub fn merge(&mut self, other: &Dist) {
+        if other.is_empty() {
+            return;
+        }
+        // Both histograms resize as needed: adding cannot fail for want of range.
+        let _ = self.h.add(&other.h);
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+        self.sum += other.sum;
     }
 
     pub fn is_empty(&self) -> bool {

@@ -10,7 +10,7 @@ use crate::error::AnalyzeError;
 use crate::fast_hash::FastMap;
 use crate::input::InputSummary;
 use crate::librdkafka::{Event, Record};
-use crate::pipeline::{self, LogAnalyzer, RecordSink, Timed};
+use crate::pipeline::{self, LogAnalyzer, NoTally, RecordSink, Timed};
 use crate::report::{round3, us_to_ms, Dist, Examples, Span, TimestampCounts};
 use crate::requests::{Effect, RequestAccounting};
 use crate::timeline::{self, Collected, Timeline};
@@ -591,6 +591,15 @@ impl<'w> Timed<'w> for FetchLogAnalyzer<'w> {
 }
 
 impl RecordSink for FetchLogAnalyzer<'_> {
+    // Every fetch record is keyed by its partition and ordered in time: none is order-free.
+    type Tally = NoTally;
+
+    fn tally(&self) -> NoTally {
+        NoTally
+    }
+
+    fn merge(&mut self, _: NoTally) {}
+
     fn line_done(&mut self, recognised: bool) {
         self.lines_read += 1;
         self.lines_skipped += !recognised as u64;

@@ -33,7 +33,7 @@ use std::io::{Read, Write};
 
 use crate::error::AnalyzeError;
 use crate::pipeline::{self, Timed};
-pub use crate::pipeline::{LogAnalyzer, RecordSink};
+pub use crate::pipeline::{LogAnalyzer, NoTally, RecordSink, Tally};
 
 pub use analyzer::FetchLogAnalyzer;
 pub use model::{DecideCounts, FetchLogReport, FetcherStats, PartitionFetch, ReasonCount};

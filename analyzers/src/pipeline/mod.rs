@@ -24,7 +24,9 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::AnalyzeError;
 use crate::input::{for_each_line, Input, InputSummary, DEFAULT_MAX_LINE_BYTES};
-use crate::librdkafka::{raw_stderr_record, unescape_json_slashes, Record, RecordFinder};
+use crate::librdkafka::{
+    raw_stderr_record, unescape_json_slashes, EventOf, Record, RecordFinder, Timestamp,
+};
 use crate::timeline::{Row, Timeline};
 
 mod blocks;
@@ -35,6 +37,13 @@ use parse::{parse_block, LineParser, Span, SpanRecord};
 
 /// What the analyzers implement to be driven line by line.
 pub trait RecordSink {
+    /// The order-free part of the sink's accounting, which the block front end's parsing
+    /// threads do themselves ([`NoTally`]: none).
+    type Tally: Tally;
+    /// A fresh tally, for one parsing thread.
+    fn tally(&self) -> Self::Tally;
+    /// A parsing thread's tally, once the input is read.
+    fn merge(&mut self, tally: Self::Tally);
     /// A line was read; `recognised` when it held at least one record.
     fn line_done(&mut self, recognised: bool);
     /// One record of the line `line_no`.
@@ -44,6 +53,34 @@ pub trait RecordSink {
         for _ in 0..n {
             self.line_done(false);
         }
+    }
+    /// `n` lines were read whose one record a parsing thread's tally took.
+    fn lines_tallied(&mut self, n: u64) {
+        for _ in 0..n {
+            self.line_done(true);
+        }
+    }
+}
+
+/// Accounting that gives the same result whatever the order of the records it takes
+/// (counts, extremes, distributions). A parsing thread offers it each raw line's record:
+/// one it takes never crosses to the analyzing thread (issue 19: a producer's MessageSet
+/// lines are half its records, and the in-order feed was the bottleneck). The sink does
+/// the same accounting with the same code on the line-at-a-time path.
+pub trait Tally: Send {
+    /// Take the record `event` at `timestamp` (a raw line's only record) when this tally
+    /// accounts for it whole.
+    fn take<S>(&mut self, event: &EventOf<S>, timestamp: Option<Timestamp>) -> bool;
+}
+
+/// A sink with no order-free part: every record goes to it.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoTally;
+
+impl Tally for NoTally {
+    #[inline]
+    fn take<S>(&mut self, _: &EventOf<S>, _: Option<Timestamp>) -> bool {
+        false
     }
 }
 
@@ -115,6 +152,12 @@ pub(crate) trait Timed<'w>: Sized {
 
 /// Two analyzers fed from one read (gap-report reads a librdkafka log once for both).
 impl<A: RecordSink, B: RecordSink> RecordSink for (&mut A, &mut B) {
+    // Both see every record: a record one tally took would be lost to the other.
+    type Tally = NoTally;
+    fn tally(&self) -> NoTally {
+        NoTally
+    }
+    fn merge(&mut self, _: NoTally) {}
     fn line_done(&mut self, recognised: bool) {
         self.0.line_done(recognised);
         self.1.line_done(recognised);
@@ -173,14 +216,17 @@ struct Parsed {
     block: Block,
     lines: u64,
     records: Vec<SpanRecord>,
+    /// Lines whose one record the worker's tally took.
+    tallied: u64,
 }
 
 impl Parsed {
-    fn new(block: Block, lines: u64, records: Vec<SpanRecord>) -> Parsed {
+    fn new(block: Block, lines: u64, records: Vec<SpanRecord>, tallied: u64) -> Parsed {
         Parsed {
             block,
             lines,
             records,
+            tallied,
         }
     }
 }
@@ -209,6 +255,7 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
     if workers == 0 {
         let finder = RecordFinder::new();
         let mut parser = LineParser::default();
+        let mut tally = sink.tally();
         let mut spare = Vec::new();
         let mut spare_records = Vec::new();
         let mut lines = 0u64;
@@ -219,12 +266,13 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
                 Err(e) => return Err(reader.error(e)),
             };
             let records = std::mem::take(&mut spare_records);
-            let parsed = parse_block(block, &finder, &mut parser, records);
+            let parsed = parse_block(block, &finder, &mut parser, &mut tally, records);
             feed(&parsed, lines, sink);
             lines += parsed.lines;
             spare = parsed.block.buf;
             spare_records = parsed.records;
         }
+        sink.merge(tally);
         return Ok(reader.summary());
     }
     std::thread::scope(|scope| {
@@ -257,18 +305,29 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
             drop(block_tx);
             result.map(|()| reader.summary())
         });
-        for _ in 0..workers {
-            let rx = Arc::clone(&block_rx);
-            let tx = parsed_tx.clone();
-            scope.spawn(move || parse_blocks(rx, tx));
-        }
+        let parsers: Vec<_> = (0..workers)
+            .map(|_| {
+                let rx = Arc::clone(&block_rx);
+                let tx = parsed_tx.clone();
+                let tally = sink.tally();
+                scope.spawn(move || parse_blocks(rx, tx, tally))
+            })
+            .collect();
         drop(parsed_tx);
         feed_in_order(parsed_rx, sink, spare_tx);
+        for p in parsers {
+            sink.merge(p.join().expect("a parsing thread does not panic"));
+        }
         reader.join().expect("the reader thread does not panic")
     })
 }
 
-fn parse_blocks(rx: Arc<Mutex<Receiver<Block>>>, tx: SyncSender<Parsed>) {
+/// A parsing thread: blocks in, parsed blocks out; gives its tally at the end.
+fn parse_blocks<T: Tally>(
+    rx: Arc<Mutex<Receiver<Block>>>,
+    tx: SyncSender<Parsed>,
+    mut tally: T,
+) -> T {
     let finder = RecordFinder::new();
     let mut parser = LineParser::default();
     loop {
@@ -276,11 +335,11 @@ fn parse_blocks(rx: Arc<Mutex<Receiver<Block>>>, tx: SyncSender<Parsed>) {
             .lock()
             .expect("no worker panics holding the queue")
             .recv();
-        let Ok(mut block) = next else { return };
+        let Ok(mut block) = next else { return tally };
         let records = std::mem::take(&mut block.records);
-        let parsed = parse_block(block, &finder, &mut parser, records);
+        let parsed = parse_block(block, &finder, &mut parser, &mut tally, records);
         if tx.send(parsed).is_err() {
-            return;
+            return tally;
         }
     }
 }
@@ -309,9 +368,11 @@ fn feed<S: RecordSink>(p: &Parsed, base: u64, sink: &mut S) {
     let buf = &p.block.buf;
     let mut recs = p.records.iter().peekable();
     let mut next_line = 0u64;
+    // Lines without a record sent here: skipped ones, and the tallied ones among them.
+    let mut gaps = 0u64;
     while let Some(first) = recs.peek() {
         let i = first.line as u64;
-        sink.lines_skipped(i - next_line);
+        gaps += i - next_line;
         let (ls, le) = (first.line_start as usize, first.line_end as usize);
         let line = &buf[ls..le];
         while let Some(r) = recs.next_if(|r| r.line as u64 == i) {
@@ -343,7 +404,9 @@ fn feed<S: RecordSink>(p: &Parsed, base: u64, sink: &mut S) {
         sink.line_done(true);
         next_line = i + 1;
     }
-    sink.lines_skipped(p.lines - next_line);
+    gaps += p.lines - next_line;
+    sink.lines_skipped(gaps - p.tallied);
+    sink.lines_tallied(p.tallied);
 }
 
 #[cfg(test)]

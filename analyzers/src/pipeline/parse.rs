@@ -3,7 +3,7 @@
 //! into the block.
 
 use super::blocks::Block;
-use super::Parsed;
+use super::{Parsed, Tally};
 use crate::librdkafka::{corr_id_tail_at, raw_stamp_and_facility, CorrIdTail};
 use crate::librdkafka::{
     unescape_json_slashes, EventOf, HeadCache, Record, RecordFinder, Timestamp,
@@ -295,14 +295,14 @@ fn placed(
 /// analyzers' order: librdkafka's own format first (a repeat of a recent raw line
 /// through the memo, else through `cache`: the block's lines come in order), then any
 /// wrapper.
-fn parse_line(
+fn parse_line<T: Tally>(
     buf: &mut [u8],
     index: u32,
     start: usize,
     mut end: usize,
     finder: &RecordFinder,
     parser: &mut LineParser,
-    out: &mut Vec<SpanRecord>,
+    out: &mut Out<'_, T>,
 ) {
     let line = &buf[start..end];
     // A raw line goes to one memo by its shape: a request's SEND/RECV line by its bytes up
@@ -327,7 +327,7 @@ fn parse_line(
                                 let mut r = placed(t, index, start, end, key_at, secs);
                                 with_corr_id(&mut r, id, rtt);
                                 r.body.1 = (start + body_end) as u32 - r.base;
-                                out.push(r);
+                                out.records.push(r); // a request: never tallied
                             }
                         }
                         return;
@@ -347,7 +347,7 @@ fn parse_line(
                     key_at,
                     value: Some(t),
                 } => {
-                    out.push(placed(t, index, start, end, key_at, secs));
+                    out.raw(placed(t, index, start, end, key_at, secs));
                     return;
                 }
                 Lookup::Hit { .. } => {} // only records are kept
@@ -362,7 +362,7 @@ fn parse_line(
                     value,
                 } => {
                     if let Some(t) = value {
-                        out.push(placed(t, index, start, end, key_at, secs));
+                        out.raw(placed(t, index, start, end, key_at, secs));
                     }
                     return;
                 }
@@ -378,10 +378,13 @@ fn parse_line(
         // temporaries showed in callgrind).
         let pushed = found.is_some();
         if let Some(rec) = found {
-            out.push(to_spans(buf, index, start, end, rec));
+            out.records.push(to_spans(buf, index, start, end, rec));
         }
-        let rec = if pushed { out.last() } else { None };
+        let rec = if pushed { out.records.last() } else { None };
         remember(parser, missed, &buf[start..end], start, rec);
+        if pushed {
+            out.offer_last();
+        }
         return;
     }
     let scratch = &mut parser.scratch;
@@ -391,8 +394,40 @@ fn parse_line(
         end = start + scratch.len();
     }
     let buf = &*buf;
+    // A wrapper's line may hold several records: all go to the analyzing thread.
     for rec in finder.records(&buf[start..end]) {
-        out.push(to_spans(buf, index, start, end, rec));
+        out.records.push(to_spans(buf, index, start, end, rec));
+    }
+}
+
+/// Where a block's records go: to the analyzing thread, or, for a raw line's record the
+/// sink's order-free part accounts for whole, to the parsing thread's tally.
+pub(super) struct Out<'a, T> {
+    records: Vec<SpanRecord>,
+    tally: &'a mut T,
+    /// Lines whose record the tally took.
+    tallied: u64,
+}
+
+impl<T: Tally> Out<'_, T> {
+    /// A raw line's record.
+    #[inline]
+    fn raw(&mut self, r: SpanRecord) {
+        if self.tally.take(&r.event, r.timestamp) {
+            self.tallied += 1;
+        } else {
+            self.records.push(r);
+        }
+    }
+
+    /// The raw line's record pushed last, now that the memo has seen it.
+    #[inline]
+    fn offer_last(&mut self) {
+        let Some(r) = self.records.last() else { return };
+        if self.tally.take(&r.event, r.timestamp) {
+            self.records.pop();
+            self.tallied += 1;
+        }
     }
 }
 
@@ -410,19 +445,25 @@ fn trim_cr(buf: &[u8], start: usize, end: usize) -> usize {
     }
 }
 
-pub(super) fn parse_block(
+pub(super) fn parse_block<T: Tally>(
     mut block: Block,
     finder: &RecordFinder,
     parser: &mut LineParser,
+    tally: &mut T,
     mut records: Vec<SpanRecord>,
 ) -> Parsed {
     records.clear();
+    let mut out = Out {
+        records,
+        tally,
+        tallied: 0,
+    };
     let len = block.len;
     let buf = &mut block.buf[..];
     if block.long_head {
         // The head of a too-long line, as it is (no `\r` trimming: its end was cut).
-        parse_line(buf, 0, 0, len, finder, parser, &mut records);
-        return Parsed::new(block, 1, records);
+        parse_line(buf, 0, 0, len, finder, parser, &mut out);
+        return Parsed::new(block, 1, out.records, out.tallied);
     }
     // Every line's end at once (the newlines, then `len` for an unterminated last line).
     let mut newlines = std::mem::take(&mut parser.newlines);
@@ -444,7 +485,7 @@ pub(super) fn parse_block(
             // cheaper than searching the line for anchors.
             let line_end = end_of(k);
             let end = trim_cr(buf, pos, line_end);
-            parse_line(buf, index as u32, pos, end, finder, parser, &mut records);
+            parse_line(buf, index as u32, pos, end, finder, parser, &mut out);
             index += 1;
             k += 1;
             pos = line_end + 1;
@@ -465,19 +506,11 @@ pub(super) fn parse_block(
         k += skipped;
         let line_end = end_of(k);
         let end = trim_cr(buf, line_start, line_end);
-        parse_line(
-            buf,
-            index as u32,
-            line_start,
-            end,
-            finder,
-            parser,
-            &mut records,
-        );
+        parse_line(buf, index as u32, line_start, end, finder, parser, &mut out);
         index += 1;
         k += 1;
         pos = line_end + 1;
     }
     parser.newlines = newlines;
-    Parsed::new(block, index, records)
+    Parsed::new(block, index, out.records, out.tallied)
 }

@@ -16,6 +16,11 @@ struct Seen {
 }
 
 impl RecordSink for Seen {
+    type Tally = NoTally;
+    fn tally(&self) -> NoTally {
+        NoTally
+    }
+    fn merge(&mut self, _: NoTally) {}
     fn line_done(&mut self, recognised: bool) {
         self.lines += 1;
         self.recognised += recognised as u64;

@@ -3,13 +3,14 @@
 use serde::Serialize;
 
 use super::diagnose::{diagnose_ceiling, diagnose_inflight, diagnose_timeouts};
+use super::message_sets::MessageSetTally;
 use super::model::{bump, produce_shapes, MessagesPerRequest, ProtocolLogReport, TimeoutSummary};
 use super::ProtocolLogOptions;
 use crate::error::AnalyzeError;
 use crate::input::InputSummary;
 use crate::librdkafka::{Event, Record};
-use crate::pipeline::{self, LogAnalyzer, RecordSink, Timed};
-use crate::report::{round3, Dist, ExampleLine, Examples, Span, TimestampCounts, EXAMPLE_CHARS};
+use crate::pipeline::{self, LogAnalyzer, RecordSink, Tally, Timed};
+use crate::report::{round3, ExampleLine, Examples, Span, TimestampCounts, EXAMPLE_CHARS};
 use crate::requests::{Effect, RequestAccounting};
 use crate::timeline::{self, Collected, Timeline};
 
@@ -98,9 +99,8 @@ pub struct ProtocolLogAnalyzer<'w> {
     ts: TimestampCounts,
     span: Span,
     requests: RequestAccounting,
-    msgs_per_set: Dist,
-    delivered: u64,
-    msgset_errors: u64,
+    /// MessageSet records (also the parsing threads', merged in).
+    sets: MessageSetTally,
     timeouts: TimeoutSummary,
     ex_produce_sent: Examples,
     ex_produce_recv: Examples,
@@ -123,9 +123,7 @@ impl<'w> ProtocolLogAnalyzer<'w> {
             ts: TimestampCounts::default(),
             span: Span::default(),
             requests: RequestAccounting::default(),
-            msgs_per_set: Dist::default(),
-            delivered: 0,
-            msgset_errors: 0,
+            sets: MessageSetTally::new(opts.window_start, opts.window_end),
             timeouts: TimeoutSummary::default(),
             ex_produce_sent: Examples::default(),
             ex_produce_recv: Examples::default(),
@@ -136,6 +134,9 @@ impl<'w> ProtocolLogAnalyzer<'w> {
     }
 
     fn record_impl(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>) {
+        if self.sets.take(&rec.event, rec.timestamp) {
+            return;
+        }
         self.records += 1;
         let t = rec.timestamp.map(|t| t.secs);
         if let Some(t) = t {
@@ -148,21 +149,6 @@ impl<'w> ProtocolLogAnalyzer<'w> {
             self.span.add(t);
         }
         self.ts.add(rec.timestamp.map(|t| t.source));
-        match rec.event {
-            Event::ProduceMessageSet { messages, .. } => {
-                self.msgs_per_set.record(messages);
-                return;
-            }
-            Event::MessageSetDelivered { .. } => {
-                self.delivered += 1;
-                return;
-            }
-            Event::MessageSetError { .. } => {
-                self.msgset_errors += 1;
-                return;
-            }
-            _ => {}
-        }
         if !rec.event.is_protocol() {
             return;
         }
@@ -256,6 +242,11 @@ impl<'w> ProtocolLogAnalyzer<'w> {
         mut self,
         input: InputSummary,
     ) -> Result<(ProtocolLogReport, Option<Collected>), AnalyzeError> {
+        let sets = std::mem::take(&mut self.sets);
+        self.records += sets.records;
+        self.outside += sets.outside;
+        self.span.merge(&sets.span);
+        self.ts.merge(&sets.ts);
         let window = self
             .span
             .window(self.opts.window_start, self.opts.window_end);
@@ -277,13 +268,14 @@ impl<'w> ProtocolLogAnalyzer<'w> {
             );
         }
         let produce = produce_shapes(&self.requests);
-        let messages_per_request = (!self.msgs_per_set.is_empty()).then(|| MessagesPerRequest {
-            messagesets: self.msgs_per_set.len(),
-            p50: self.msgs_per_set.quantile(0.5),
-            mean: round3(self.msgs_per_set.mean()),
-            max: self.msgs_per_set.max(),
-            delivered: self.delivered,
-            errors: self.msgset_errors,
+        let msgs_per_set = &sets.msgs_per_set;
+        let messages_per_request = (!msgs_per_set.is_empty()).then(|| MessagesPerRequest {
+            messagesets: msgs_per_set.len(),
+            p50: msgs_per_set.quantile(0.5),
+            mean: round3(msgs_per_set.mean()),
+            max: msgs_per_set.max(),
+            delivered: sets.delivered,
+            errors: sets.errors,
         });
         if messages_per_request.is_none() && !produce.is_empty() {
             not_computed.push(
@@ -387,6 +379,16 @@ impl<'w> Timed<'w> for ProtocolLogAnalyzer<'w> {
 }
 
 impl RecordSink for ProtocolLogAnalyzer<'_> {
+    type Tally = MessageSetTally;
+
+    fn tally(&self) -> MessageSetTally {
+        MessageSetTally::new(self.opts.window_start, self.opts.window_end)
+    }
+
+    fn merge(&mut self, tally: MessageSetTally) {
+        self.sets.merge(&tally);
+    }
+
     fn line_done(&mut self, recognised: bool) {
         self.lines_read += 1;
         self.lines_skipped += !recognised as u64;

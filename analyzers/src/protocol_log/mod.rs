@@ -22,6 +22,7 @@
 
 mod analyzer;
 mod diagnose;
+mod message_sets;
 mod model;
 mod render;
 
@@ -29,7 +30,8 @@ use std::io::{Read, Write};
 
 use crate::error::AnalyzeError;
 use crate::pipeline::{self, Timed};
-pub use crate::pipeline::{LogAnalyzer, RecordSink};
+pub use crate::pipeline::{LogAnalyzer, NoTally, RecordSink, Tally};
+pub use message_sets::MessageSetTally;
 
 pub use analyzer::ProtocolLogAnalyzer;
 pub use model::{

@@ -69,3 +69,46 @@ fn bad_input_matches() {
     assert_eq!(a, b);
     assert_eq!(a["input"]["unterminated_last_line"], true);
 }
+
+#[test]
+fn producer_message_sets_tallied_by_the_parsing_threads_match_inside_and_outside_a_window() {
+    // A captured producer with debug=protocol,msg: half its records are MessageSet lines,
+    // which the parsing threads count themselves; with --from/--to some fall outside.
+    let gz = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/librdkafka/producer-kafka431-batch16k-6p-protocol/debug.log.gz"
+    ))
+    .unwrap();
+    let mut first = ProtocolLogAnalyzer::new(&ProtocolLogOptions::default());
+    let s = first.read(&gz[..]).unwrap();
+    let report = serde_json::to_value(first.finish(s).unwrap()).unwrap();
+    let start = report["window"]["start_s"].as_f64().unwrap();
+    assert!(
+        report["messages_per_request"]["messagesets"]
+            .as_u64()
+            .unwrap()
+            > 1000
+    );
+    for (from, to) in [(None, None), (Some(start + 0.2), Some(start + 0.6))] {
+        let opts = ProtocolLogOptions {
+            window_start: from,
+            window_end: to,
+            ..ProtocolLogOptions::default()
+        };
+        let mut seq = ProtocolLogAnalyzer::new(&opts);
+        let s = seq.read(&gz[..]).unwrap();
+        let want = serde_json::to_value(seq.finish(s).unwrap()).unwrap();
+        if from.is_some() {
+            assert!(
+                want["records_outside_window"].as_u64().unwrap() > 100,
+                "{want}"
+            );
+        }
+        for workers in [0, 1, 2] {
+            let mut par = ProtocolLogAnalyzer::new(&opts);
+            let p = par.read_parallel(&gz[..], workers).unwrap();
+            let got = serde_json::to_value(par.finish(p).unwrap()).unwrap();
+            assert_eq!(got, want, "workers {workers}, window {from:?}..{to:?}");
+        }
+    }
+}
