@@ -474,47 +474,36 @@ pub(super) fn parse_block<T: Tally>(
     newlines.clear();
     crate::newlines::newline_positions(&buf[..len], &mut newlines);
     let end_of = |k: usize| newlines.get(k).map_or(len, |&e| e as usize);
-    // Lines from `pos`, the start of the one that ends at the `k`-th newline (the last,
-    // unterminated, one too).
-    let lines_from = |k: usize, pos: usize| -> u64 {
-        (newlines.len() - k) as u64 + (block.unterminated && pos < len) as u64
-    };
-    // `pos` starts line `index`, which ends at `newlines[k]`.
+    // A block is whole lines, or one line the input ended without a newline.
+    let lines = newlines.len() as u64 + block.unterminated as u64;
+    // `pos` starts line `k`, which ends at `newlines[k]`.
     let mut pos = 0;
     let mut k = 0;
-    let mut index = 0u64;
     while pos < len {
-        if is_raw_start(&buf[pos..len]) {
-            // librdkafka's own format: its parser finds the body at its known place,
-            // cheaper than searching the line for anchors.
-            let line_end = end_of(k);
-            let end = trim_cr(buf, pos, line_end);
-            parse_line(buf, index as u32, pos, end, finder, parser, &mut out);
-            index += 1;
-            k += 1;
-            pos = line_end + 1;
-            continue;
-        }
-        let Some(at) = finder.anchor_at(&buf[pos..len]).map(|a| pos + a) else {
-            index += lines_from(k, pos);
-            break;
-        };
-        // The line that holds the anchor: the first whose end is at or after it.
-        let skipped = newlines[k..].partition_point(|&e| (e as usize) < at);
-        let line_start = if skipped == 0 {
+        // The next line to parse: this one in librdkafka's own format (its parser finds
+        // the body at its known place, cheaper than searching for anchors), else the
+        // first from here that holds an anchor.
+        let line_start = if is_raw_start(&buf[pos..len]) {
             pos
         } else {
-            newlines[k + skipped - 1] as usize + 1
+            let Some(at) = finder.anchor_at(&buf[pos..len]).map(|a| pos + a) else {
+                break;
+            };
+            // The first line whose end is at or after the anchor.
+            let skipped = newlines[k..].partition_point(|&e| (e as usize) < at);
+            k += skipped;
+            if skipped == 0 {
+                pos
+            } else {
+                newlines[k - 1] as usize + 1
+            }
         };
-        index += skipped as u64;
-        k += skipped;
         let line_end = end_of(k);
         let end = trim_cr(buf, line_start, line_end);
-        parse_line(buf, index as u32, line_start, end, finder, parser, &mut out);
-        index += 1;
+        parse_line(buf, k as u32, line_start, end, finder, parser, &mut out);
         k += 1;
         pos = line_end + 1;
     }
     parser.newlines = newlines;
-    Parsed::new(block, index, out.records, out.tallied)
+    Parsed::new(block, lines, out.records, out.tallied)
 }
