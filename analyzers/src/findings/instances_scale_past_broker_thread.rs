@@ -146,7 +146,19 @@ pub fn decide(e: &Evidence) -> Verdict {
             .machine_busy_cores
             .median()
             .is_some_and(|b| b >= e.machine_cores as f64 - IDLE_CORES_MARGIN);
-        if c.state == CheckState::Failed && full {
+        if c.state == CheckState::Failed && p.machine_busy_cores.median().is_none() {
+            // Without the machine's busy cores a lack of gain cannot be told from a
+            // machine that ran out.
+            c = Check::undecided(
+                c.condition,
+                format!(
+                    "{}: the machine's busy cores were not measured (a window under a tenth \
+                     of a second, or no /proc/stat), so a machine that ran out cannot be \
+                     ruled out",
+                    c.detail
+                ),
+            );
+        } else if c.state == CheckState::Failed && full {
             c = Check::undecided(
                 c.condition,
                 format!(
@@ -217,7 +229,8 @@ pub const FINDING: Finding = Finding {
     rule: "one instance's rdk:broker at ≥ 0.9 cores in every rep (≥ 3 reps), and every K the \
            machine can hold (K ≤ its cores, less one when the broker shares them) ≥ 1.3x one \
            instance's aggregate msg/s with ranges apart; K beyond that: not judged (CANNOT \
-           TELL with the machine's cores); no gain with every core busy: CANNOT TELL",
+           TELL with the machine's cores); no gain with every core busy, or the machine's busy \
+           cores not measured: CANNOT TELL",
     rule_fn: "findings::instances_scale_past_broker_thread::decide",
     sources: &[direct(
         "instances-scale-past-broker-thread",
@@ -327,6 +340,11 @@ mod tests {
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
         assert!(v.reason.contains("the machine ran out"), "{}", v.reason);
+        // Not measured (windows too short for /proc's ticks): a lack of gain is not judged.
+        e.points[1].machine_busy_cores = Reps::default();
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+        assert!(v.reason.contains("busy cores were not measured"), "{}", v.reason);
     }
 
     #[test]

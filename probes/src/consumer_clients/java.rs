@@ -148,7 +148,7 @@ pub fn run(
     // The JVM's start and end are inside this span, not only its window: an upper bound.
     f.machine_busy_cores = machine0
         .zip(crate::kit::instances::MachineCpu::now())
-        .map(|(a, b)| a.busy_cores_until(&b));
+        .and_then(|(a, b)| a.busy_cores_until(&b));
     Ok(Some(f))
 }
 

@@ -156,7 +156,7 @@ pub fn run(
         } else {
             0.0
         },
-        machine_busy_cores: w.machine.map(|(a, b)| a.busy_cores_until(&b)),
+        machine_busy_cores: w.machine.and_then(|(a, b)| a.busy_cores_until(&b)),
         threads: roles,
         per_instance: instances::per_instance(&w.start_each, &w.end_each, figures.window_s),
         timeline: figures.timeline,

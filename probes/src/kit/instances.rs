@@ -222,6 +222,10 @@ pub fn thread_cores(a: &Snapshot, b: &Snapshot, prefix: &str) -> Vec<f64> {
     v
 }
 
+/// Ticks of /proc/stat a span must cover for its busy cores to be given (0.1 s at the usual
+/// 100 Hz): below it the count is mostly rounding.
+pub const MIN_MACHINE_SPAN_TICKS: f64 = 10.0;
+
 /// The whole machine's CPU time at one moment (/proc/stat's first line), to say how many of
 /// its cores were busy over a window: whether the machine, not the client, ran out.
 #[derive(Debug, Clone, Copy)]
@@ -241,14 +245,18 @@ impl MachineCpu {
         })
     }
 
-    /// Busy cores (every process, this one and the broker included) from `self` to `later`.
-    pub fn busy_cores_until(&self, later: &MachineCpu) -> f64 {
+    /// Busy cores (every process, this one and the broker included) from `self` to `later`;
+    /// `None` (not measured) over a span shorter than [`MIN_MACHINE_SPAN_TICKS`] of /proc's
+    /// ticks, where one tick more or less is a tenth of the answer (a 13 ms window read as
+    /// 0.0 busy cores).
+    pub fn busy_cores_until(&self, later: &MachineCpu) -> Option<f64> {
         let secs = later.at.duration_since(self.at).as_secs_f64();
-        if secs <= 0.0 {
-            return 0.0;
+        let tps = threads::ticks_per_second() as f64;
+        if secs * tps < MIN_MACHINE_SPAN_TICKS {
+            return None;
         }
         let ticks = later.busy_ticks.saturating_sub(self.busy_ticks) as f64;
-        crate::measure::round3(ticks / threads::ticks_per_second() as f64 / secs)
+        Some(crate::measure::round3(ticks / tps / secs))
     }
 }
 
@@ -331,6 +339,11 @@ mod tests {
         let a = MachineCpu::now().expect("/proc/stat");
         std::thread::sleep(Duration::from_millis(20));
         let b = MachineCpu::now().unwrap();
-        assert!(a.busy_cores_until(&b) >= 0.0);
+        // 20 ms is two ticks: not measured, rather than a rounded 0.0.
+        assert_eq!(a.busy_cores_until(&b), None);
+        let span = threads::ticks_per_second() as f64;
+        std::thread::sleep(Duration::from_secs_f64(MIN_MACHINE_SPAN_TICKS / span));
+        let c = MachineCpu::now().unwrap();
+        assert!(a.busy_cores_until(&c).is_some_and(|v| v >= 0.0));
     }
 }
