@@ -29,6 +29,7 @@ pub mod input;
 pub mod jfr;
 pub mod json_doc;
 pub mod librdkafka;
+mod line_blocks;
 mod line_memo;
 mod newlines;
 mod pipeline;

@@ -23,14 +23,11 @@ use aho_corasick::{AhoCorasick, Input};
 use super::analyzer::Analyzer;
 use super::preparse::{preparse_block, PreLine};
 use super::scan::{count_lines, trim_cr, LineSink, ScanSummary};
+use crate::line_blocks::{BlockReader, LineBlock};
 
-/// Whole lines read in one go: `buf[..len]`.
-pub(crate) struct Block {
-    pub(crate) buf: Vec<u8>,
-    pub(crate) len: usize,
-    /// Not lines but the head of one line longer than the buffer.
-    pub(crate) head: bool,
-}
+/// Whole lines read in one go: `buf[..len]`; `long_head`: not lines but the head of one
+/// line longer than the buffer.
+pub(crate) type Block = LineBlock;
 
 /// A block and what the worker found in it.
 pub(crate) struct Parsed {
@@ -43,104 +40,22 @@ pub(crate) struct Parsed {
     pub(crate) pre: Vec<PreLine>,
 }
 
-/// Reads an input into blocks of whole lines of at most `cap` bytes.
-struct BlockReader<R> {
-    inner: R,
-    cap: usize,
-    /// Bytes after the last newline of the previous block: the start of a line.
-    carry: Vec<u8>,
-    eof: bool,
-    /// Inside a line longer than the buffer whose head was handed out already.
-    skipping: bool,
-    sum: ScanSummary,
+/// Blocks of the buffer's size, a line that does not fit it with its newline cut to its
+/// head: the lines of [`scan::scan`](super::scan::scan).
+fn block_reader<R: Read>(input: R, buffer_bytes: usize) -> BlockReader<R> {
+    let cap = buffer_bytes.max(64);
+    BlockReader::new(input, cap, cap)
 }
 
-impl<R: Read> BlockReader<R> {
-    fn new(inner: R, buffer_bytes: usize) -> Self {
-        BlockReader {
-            inner,
-            cap: buffer_bytes.max(64),
-            carry: Vec::new(),
-            eof: false,
-            skipping: false,
-            sum: ScanSummary::default(),
-        }
-    }
-
-    /// Fill `buf` up to its end or the end of the input.
-    fn read_more(&mut self, buf: &mut [u8], len: &mut usize) -> io::Result<()> {
-        while *len < buf.len() && !self.eof {
-            match self.inner.read(&mut buf[*len..]) {
-                Ok(0) => self.eof = true,
-                Ok(n) => {
-                    if self.sum.first_nul.is_none() {
-                        if let Some(i) = memchr::memchr(0, &buf[*len..*len + n]) {
-                            self.sum.first_nul = Some(self.sum.bytes + i as u64);
-                        }
-                    }
-                    self.sum.bytes += n as u64;
-                    *len += n;
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
-    }
-
-    /// The next block, read into `buf` (a spare buffer, reused), or `None` at the end.
-    fn next_block(&mut self, mut buf: Vec<u8>) -> io::Result<Option<Block>> {
-        buf.resize(self.cap, 0);
-        let mut len = self.carry.len();
-        buf[..len].copy_from_slice(&self.carry);
-        self.carry.clear();
-        loop {
-            self.read_more(&mut buf, &mut len)?;
-            if self.skipping {
-                match memchr::memchr(b'\n', &buf[..len]) {
-                    Some(i) => {
-                        buf.copy_within(i + 1..len, 0);
-                        len -= i + 1;
-                        self.skipping = false;
-                    }
-                    None => {
-                        len = 0;
-                        if self.eof {
-                            return Ok(None);
-                        }
-                    }
-                }
-                continue;
-            }
-            if len == 0 {
-                return Ok(None);
-            }
-            if let Some(i) = memchr::memrchr(b'\n', &buf[..len]) {
-                self.carry.extend_from_slice(&buf[i + 1..len]);
-                return Ok(Some(Block {
-                    buf,
-                    len: i + 1,
-                    head: false,
-                }));
-            }
-            if len == self.cap {
-                // A line longer than the buffer: hand out its head, skip its tail.
-                self.skipping = true;
-                self.sum.lines_truncated += 1;
-                return Ok(Some(Block {
-                    buf,
-                    len,
-                    head: true,
-                }));
-            }
-            // Short of the buffer without a newline: the input ended inside a line.
-            self.sum.unterminated_last_line = true;
-            return Ok(Some(Block {
-                buf,
-                len,
-                head: false,
-            }));
-        }
+/// What the line scan says of the input, from the reader at its end (`lines`: counted by
+/// the feed).
+fn summary<R: Read>(reader: &BlockReader<R>, lines: u64) -> ScanSummary {
+    ScanSummary {
+        bytes: reader.bytes_read(),
+        lines,
+        lines_truncated: reader.lines_truncated(),
+        first_nul: reader.first_nul(),
+        unterminated_last_line: reader.unterminated_last_line(),
     }
 }
 
@@ -156,7 +71,7 @@ pub(crate) fn drive(
 ) -> io::Result<ScanSummary> {
     let mut lines = 0u64;
     if workers == 0 {
-        let mut reader = BlockReader::new(input, buffer_bytes);
+        let mut reader = block_reader(input, buffer_bytes);
         let mut spare = Vec::new();
         let mut pre = Vec::new();
         while let Some(block) = reader.next_block(std::mem::take(&mut spare))? {
@@ -165,9 +80,7 @@ pub(crate) fn drive(
             spare = parsed.block.buf;
             pre = parsed.pre;
         }
-        let mut sum = reader.sum;
-        sum.lines = lines;
-        return Ok(sum);
+        return Ok(summary(&reader, lines));
     }
     let sum = std::thread::scope(|scope| -> io::Result<ScanSummary> {
         // One queue each way per worker, blocks dealt round-robin: results come back in
@@ -193,7 +106,7 @@ pub(crate) fn drive(
         }
         let (spare_tx, spare_rx) = channel::<(Vec<u8>, Vec<PreLine>)>();
         let reading = scope.spawn(move || -> io::Result<ScanSummary> {
-            let mut reader = BlockReader::new(input, buffer_bytes);
+            let mut reader = block_reader(input, buffer_bytes);
             let (mut made, mut next) = (0, 0);
             loop {
                 let (buf, pre) = match spare_rx.try_recv() {
@@ -218,7 +131,7 @@ pub(crate) fn drive(
                 next = (next + 1) % workers;
             }
             // Dropping the queues ends the workers once they are done.
-            Ok(reader.sum)
+            Ok(summary(&reader, 0))
         });
         // A worker's queue closes after its last block: the blocks are dealt in turn, so
         // the first closed queue in turn is the end of the input (or of the reading, on
@@ -241,7 +154,7 @@ pub(crate) fn drive(
 fn feed(p: &Parsed, ac: &AhoCorasick, lines: &mut u64, a: &mut Analyzer<'_, '_>) {
     let buf = &p.block.buf[..p.block.len];
     let base = *lines;
-    if p.block.head {
+    if p.block.long_head {
         *lines += 1;
         a.line(*lines, buf, true);
         return;

@@ -212,7 +212,7 @@ pub(crate) fn preparse_line(buf: &[u8], start: usize, end: usize) -> Pre {
 /// Find and pre-parse the anchored lines of `block` (`pre` is a spare vector, reused).
 pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLine>) -> Parsed {
     pre.clear();
-    if block.head {
+    if block.long_head {
         let covered = block.len;
         return Parsed {
             block,

@@ -276,7 +276,7 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
         return Ok(reader.summary());
     }
     std::thread::scope(|scope| {
-        let (block_tx, block_rx) = sync_channel::<Block>(workers * 2);
+        let (block_tx, block_rx) = sync_channel::<(Block, Vec<SpanRecord>)>(workers * 2);
         let (parsed_tx, parsed_rx) = sync_channel::<Parsed>(workers * 2 + 2);
         // Fed blocks go back to the reader, with their records' vector: fresh ones
         // would cost the kernel a page fault and a zeroed page every 4 KiB (and the
@@ -292,9 +292,8 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
             let result = loop {
                 let (buf, records) = spare_rx.try_recv().unwrap_or_default();
                 match reader.next_block(buf) {
-                    Ok(Some(mut b)) => {
-                        b.records = records;
-                        if block_tx.send(b).is_err() {
+                    Ok(Some(b)) => {
+                        if block_tx.send((b, records)).is_err() {
                             break Ok(()); // the consumer stopped
                         }
                     }
@@ -324,7 +323,7 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
 
 /// A parsing thread: blocks in, parsed blocks out; gives its tally at the end.
 fn parse_blocks<T: Tally>(
-    rx: Arc<Mutex<Receiver<Block>>>,
+    rx: Arc<Mutex<Receiver<(Block, Vec<SpanRecord>)>>>,
     tx: SyncSender<Parsed>,
     mut tally: T,
 ) -> T {
@@ -335,8 +334,9 @@ fn parse_blocks<T: Tally>(
             .lock()
             .expect("no worker panics holding the queue")
             .recv();
-        let Ok(mut block) = next else { return tally };
-        let records = std::mem::take(&mut block.records);
+        let Ok((block, records)) = next else {
+            return tally;
+        };
         let parsed = parse_block(block, &finder, &mut parser, &mut tally, records);
         if tx.send(parsed).is_err() {
             return tally;
