@@ -13,7 +13,7 @@ use super::trend::{minutes, Trend};
 use super::windows::Windows;
 use super::{diagnose, scan, unified, GcLogOptions};
 use crate::error::AnalyzeError;
-use crate::report::{Dist, Examples};
+use crate::report::Examples;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Clock {
@@ -51,8 +51,7 @@ pub(crate) struct Analyzer<'o, 'w> {
     pub(super) offset: f64,
     pub(super) last_t: Option<f64>,
     pub(super) restarts: u64,
-    // Pauses.
-    pub(super) all: Dist,
+    // Pauses (their distribution: the types' merged, see `diagnose::build`).
     pub(super) total_ms: f64,
     pub(super) max_ms: f64,
     pub(super) types: Vec<TypeAcc>,
@@ -127,7 +126,6 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             offset: 0.0,
             last_t: None,
             restarts: 0,
-            all: Dist::default(),
             total_ms: 0.0,
             max_ms: 0.0,
             types: Vec::new(),
@@ -480,7 +478,6 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             Self::collector_seen(&mut self.hinted, c);
         }
         let us = (ms * 1000.0).round().max(0.0) as u64;
-        self.all.record(us);
         self.total_ms += ms;
         self.max_ms = self.max_ms.max(ms);
         self.types[idx].dist.record(us);

@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::event::Collector;
 use super::{examples, pause_stats, round2, round3, Analyzer, Clock, GcReport, PauseTypeStats};
-use crate::report::Diagnosis;
+use crate::report::{Diagnosis, Dist};
 
 const MB: f64 = 1048576.0;
 
@@ -76,7 +76,14 @@ pub(super) fn build(a: Analyzer<'_, '_>, with_timeline: bool) -> GcReport {
             ));
         }
     }
-    let pauses = pause_stats(&a.all, a.total_ms);
+    // Every pause was recorded in exactly one type's distribution: all of them together are
+    // those merged (exact: counts per bucket, extremes, an integer sum), not a second
+    // record per pause on the analyzing thread.
+    let mut all = Dist::default();
+    for t in &a.types {
+        all.merge(&t.dist);
+    }
+    let pauses = pause_stats(&all, a.total_ms);
     let mut pauses_by_type: Vec<PauseTypeStats> = a
         .types
         .iter()
