@@ -106,7 +106,7 @@ pub(super) fn build(a: Analyzer<'_, '_>, with_timeline: bool) -> GcReport {
         None
     };
     let timed = a.clock.is_some();
-    let (start, end) = (a.windows.span_start, a.windows.span_end);
+    let (start, end) = a.windows.span();
     let jdk_hint = if a.jdk.is_some() {
         None
     } else if a.evac_failure_marked && format != Some("legacy") {
