@@ -344,7 +344,11 @@ mod tests {
         e.points[1].machine_busy_cores = Reps::default();
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        assert!(v.reason.contains("busy cores were not measured"), "{}", v.reason);
+        assert!(
+            v.reason.contains("busy cores were not measured"),
+            "{}",
+            v.reason
+        );
     }
 
     #[test]

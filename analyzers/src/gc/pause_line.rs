@@ -245,35 +245,89 @@ impl PauseReader {
     }
 }
 
+/// The run of ASCII digits at the start of `t`, as an integer with its length, for a run
+/// of at most 16 digits (`None`: longer); the value is exact for at most 15. Eight bytes a
+/// step where eight are there ([`digits8`]), else a byte at a time: a dense log's line
+/// holds ~35 digits, and the byte loop's ~9 instructions a digit were a tenth of a line.
+#[inline(always)]
+fn digit_run(t: &[u8]) -> Option<(u64, usize)> {
+    let (mut m, mut n) = (0u64, 0usize);
+    while let Some(chunk) = t.get(n..n + 8) {
+        let (v, k) = digits8(chunk.try_into().expect("eight bytes"));
+        m = m * POW10_U64[k] + v;
+        n += k;
+        if k < 8 {
+            return Some((m, n));
+        }
+        if n > 8 {
+            // Sixteen digits, and maybe more: longer than any number taken here.
+            return None;
+        }
+    }
+    while n < t.len() && t[n].is_ascii_digit() {
+        if n >= 16 {
+            return None;
+        }
+        m = m * 10 + u64::from(t[n] - b'0');
+        n += 1;
+    }
+    Some((m, n))
+}
+
+/// Powers of ten as integers, `10^0` to `10^8`.
+const POW10_U64: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// The leading ASCII digits of eight bytes (the first byte the most significant digit):
+/// their value and how many (0 to 8), with no branch per byte.
+#[inline(always)]
+fn digits8(bytes: [u8; 8]) -> (u64, usize) {
+    let w = u64::from_le_bytes(bytes);
+    // Each byte less `'0'`: a digit is 0..=9 and stays under 0x80 with 0x76 added; a byte
+    // below `'0'` wraps to 0x80 or more, one above `'9'` reaches 0x80 with 0x76 added.
+    // A borrow or carry only runs toward later bytes, past the first non-digit.
+    let x = w.wrapping_sub(0x3030_3030_3030_3030);
+    let non_digit = (x | x.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080;
+    let n = (non_digit.trailing_zeros() / 8) as usize;
+    if n == 0 {
+        return (0, 0);
+    }
+    // The n digits to the top bytes (zeros before them are leading zeros), then pairs,
+    // quads and the eight combined.
+    let v = x << (64 - 8 * n as u32);
+    let v = (v & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(2561) >> 8;
+    let v = (v & 0x00FF_00FF_00FF_00FF).wrapping_mul(6_553_601) >> 16;
+    let v = (v & 0x0000_FFFF_0000_FFFF).wrapping_mul(42_949_672_960_001) >> 32;
+    (v, n)
+}
+
 /// A decimal `D[.D]` (or `,`) at `b[i..]` as [`fast_decimal`] reads it (at most 15
 /// digits, one before the separator at least, one after it), and where it ends; `None`
 /// for any other form (the caller then reads the text the general way).
 #[inline(always)]
 fn decimal_at(b: &[u8], i: usize) -> Option<(f64, usize)> {
     let t = b.get(i..)?;
-    let mut j = 0;
-    let mut m = 0u64;
-    while j < t.len() && t[j].is_ascii_digit() {
-        // Wrapping: more than 15 digits are refused below, whatever `m` holds.
-        m = m.wrapping_mul(10).wrapping_add(u64::from(t[j] - b'0'));
-        j += 1;
-    }
-    let int_digits = j;
+    let (m, int_digits) = digit_run(t)?;
     if int_digits == 0 || int_digits > 15 {
         return None;
     }
+    let j = int_digits;
     if j + 1 < t.len() && matches!(t[j], b'.' | b',') && t[j + 1].is_ascii_digit() {
-        j += 1;
-        let frac = j;
-        while j < t.len() && t[j].is_ascii_digit() {
-            m = m.wrapping_mul(10).wrapping_add(u64::from(t[j] - b'0'));
-            j += 1;
-        }
-        let k = j - frac;
+        let (f, k) = digit_run(&t[j + 1..])?;
         if int_digits + k > 15 {
             return None;
         }
-        return Some((m as f64 / POW10[k], i + j));
+        let m = m * POW10_U64[k.min(8)] * if k > 8 { POW10_U64[k - 8] } else { 1 } + f;
+        return Some((m as f64 / POW10[k], i + j + 1 + k));
     }
     // `m / 10^0`: the same value as the division by one.
     Some((m as f64, i + j))
@@ -604,6 +658,109 @@ mod tests {
 
     fn trim_cr_owned(l: &[u8]) -> Vec<u8> {
         l.strip_suffix(b"\r").unwrap_or(l).to_vec()
+    }
+
+    /// `decimal_at` as it was before its digits were read eight at a time: a byte loop.
+    fn decimal_at_bytewise(b: &[u8], i: usize) -> Option<(f64, usize)> {
+        let t = b.get(i..)?;
+        let mut j = 0;
+        let mut m = 0u64;
+        while j < t.len() && t[j].is_ascii_digit() {
+            m = m.wrapping_mul(10).wrapping_add(u64::from(t[j] - b'0'));
+            j += 1;
+        }
+        let int_digits = j;
+        if int_digits == 0 || int_digits > 15 {
+            return None;
+        }
+        if j + 1 < t.len() && matches!(t[j], b'.' | b',') && t[j + 1].is_ascii_digit() {
+            j += 1;
+            let frac = j;
+            while j < t.len() && t[j].is_ascii_digit() {
+                m = m.wrapping_mul(10).wrapping_add(u64::from(t[j] - b'0'));
+                j += 1;
+            }
+            let k = j - frac;
+            if int_digits + k > 15 {
+                return None;
+            }
+            return Some((m as f64 / POW10[k], i + j));
+        }
+        Some((m as f64, i + j))
+    }
+
+    /// Every run length 0 to 20 before and after a separator, each neighbouring byte kind
+    /// (the digit check's edges `/`, `:`, a high byte), at each offset: the same value and
+    /// end as the byte loop.
+    #[test]
+    fn digits_eight_at_a_time_read_what_the_byte_loop_read() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut digit = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            b'0' + (x % 10) as u8
+        };
+        let mut cases = 0;
+        for int in 0..=20 {
+            for frac in [
+                None,
+                Some(0),
+                Some(1),
+                Some(3),
+                Some(7),
+                Some(8),
+                Some(9),
+                Some(16),
+            ] {
+                for sep in [b'.', b','] {
+                    for after in [&b""[..], b"/", b":", b"ms]", b"M->", &[0xC3, 0xA9][..]] {
+                        let mut b: Vec<u8> = b"[x ".to_vec();
+                        b.extend((0..int).map(|_| digit()));
+                        if let Some(f) = frac {
+                            b.push(sep);
+                            b.extend((0..f).map(|_| digit()));
+                        }
+                        b.extend_from_slice(after);
+                        for i in 0..b.len().min(6) {
+                            assert_eq!(
+                                decimal_at(&b, i),
+                                decimal_at_bytewise(&b, i),
+                                "{:?} at {i}",
+                                String::from_utf8_lossy(&b)
+                            );
+                            cases += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(cases > 5000, "{cases}");
+        for bytes in [
+            &b"12345678"[..],
+            b"00000000",
+            b"99999999",
+            b"1/345678",
+            b"9:",
+            b"x1234567",
+        ]
+        .iter()
+        .map(|b| {
+            let mut a = [0u8; 8];
+            a[..b.len()].copy_from_slice(b);
+            a
+        }) {
+            let n = bytes.iter().take_while(|c| c.is_ascii_digit()).count();
+            let v = bytes[..n]
+                .iter()
+                .fold(0u64, |v, &c| v * 10 + u64::from(c - b'0'));
+            assert_eq!(
+                digits8(bytes),
+                (v, n),
+                "{:?}",
+                String::from_utf8_lossy(&bytes)
+            );
+        }
     }
 
     #[test]

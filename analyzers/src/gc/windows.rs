@@ -38,10 +38,7 @@ struct OpenWindows {
 
 impl OpenWindows {
     fn first_index(&self) -> Option<i64> {
-        self.older
-            .front()
-            .or(self.newest.as_ref())
-            .map(|(i, _)| *i)
+        self.older.front().or(self.newest.as_ref()).map(|(i, _)| *i)
     }
 
     fn pop_first(&mut self) -> Option<(i64, WindowAcc)> {
