@@ -142,11 +142,9 @@ pub fn decide(e: &Evidence) -> Verdict {
         );
         // No gain on a machine with no idle core left says the machine ran out, not that
         // instances do not scale.
-        let full = p
-            .machine_busy_cores
-            .median()
-            .is_some_and(|b| b >= e.machine_cores as f64 - IDLE_CORES_MARGIN);
-        if c.state == CheckState::Failed && p.machine_busy_cores.median().is_none() {
+        let busy = p.machine_busy_cores.median();
+        let full = busy.is_some_and(|b| b >= e.machine_cores as f64 - IDLE_CORES_MARGIN);
+        if c.state == CheckState::Failed && busy.is_none() {
             // Without the machine's busy cores a lack of gain cannot be told from a
             // machine that ran out.
             c = Check::undecided(

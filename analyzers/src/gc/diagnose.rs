@@ -106,7 +106,7 @@ pub(super) fn build(a: Analyzer<'_, '_>, with_timeline: bool) -> GcReport {
         None
     };
     let timed = a.clock.is_some();
-    let (start, end) = a.windows.span();
+    let span = a.windows.span();
     let jdk_hint = if a.jdk.is_some() {
         None
     } else if a.evac_failure_marked && format != Some("legacy") {
@@ -146,9 +146,9 @@ pub(super) fn build(a: Analyzer<'_, '_>, with_timeline: bool) -> GcReport {
             Some(Clock::Wall) => "wall",
             None => "none",
         },
-        start_s: start.map(round3),
-        end_s: end.map(round3),
-        duration_s: start.zip(end).map(|(s, e)| round3(e - s)),
+        start_s: span.map(|(s, _)| round3(s)),
+        end_s: span.map(|(_, e)| round3(e)),
+        duration_s: span.map(|(s, e)| round3(e - s)),
         gc_id_first: a.gc_id_first,
         gc_id_last: a.gc_id_last,
         max_heap_mb: max_heap.map(|b| round2(b / MB)),

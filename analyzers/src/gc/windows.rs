@@ -306,20 +306,16 @@ impl<'w> Windows<'w> {
     }
 
     /// The earliest and latest times observed, once one was.
-    pub fn span(&self) -> (Option<f64>, Option<f64>) {
-        if self.spanned {
-            (Some(self.span_start), Some(self.span_end))
-        } else {
-            (None, None)
-        }
+    pub fn span(&self) -> Option<(f64, f64)> {
+        self.spanned.then_some((self.span_start, self.span_end))
     }
 
     fn coverage_s(&self, i: i64) -> f64 {
         let ws = i as f64 * self.width_s;
         let we = ws + self.width_s;
         match self.span() {
-            (Some(s), Some(e)) => (we.min(e) - ws.max(s)).max(0.0),
-            _ => 0.0,
+            Some((s, e)) => (we.min(e) - ws.max(s)).max(0.0),
+            None => 0.0,
         }
     }
 
@@ -330,10 +326,7 @@ impl<'w> Windows<'w> {
         // Saturating: a garbage time stamp can put a window at i64::MAX.
         self.closed_below = Some(i.saturating_add(1));
         self.closed += 1;
-        let span = match self.span() {
-            (Some(s), Some(e)) => e - s,
-            _ => 0.0,
-        };
+        let span = self.span().map_or(0.0, |(s, e)| e - s);
         let cover = self.coverage_s(i);
         // A partial window (the log's first or last) counts as at least half a window:
         // a 3 ms pause at the very end of a log is not "100% of the window in GC".
