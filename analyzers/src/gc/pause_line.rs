@@ -13,7 +13,7 @@
 //! followed by ` A->B(C) Dms` is read by comparing the head and parsing the four numbers
 //! in one pass (splitting a head from its end cost ~1,000 instructions a line).
 
-use super::event::{fast_decimal, Event, HeapChange, POW10};
+use super::event::{fast_decimal, Collector, Event, HeapChange, POW10};
 use super::preparse::{Pre, Span, SpanEvent};
 use super::unified::{self, PauseParts};
 use crate::bytes_eq::{find_byte, same_bytes};
@@ -21,6 +21,17 @@ use crate::bytes_eq::{find_byte, same_bytes};
 /// Pause heads kept: a G1 log alternates `Normal` and `Concurrent Start` young pauses,
 /// each for `G1 Evacuation Pause` or `G1 Preventive Collection`, then `Remark`, `Full`.
 const HEADS_KEPT: usize = 8;
+
+/// What [`PauseReader::read`] made of a line it takes.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Reading {
+    /// The line as the general path reads it (the line holds an anchor).
+    Line(Pre),
+    /// A line that holds no anchor: the anchor search would pass over it (G1's
+    /// `Concurrent Mark Cycle` lines, a quarter of a dense `-Xlog:gc` log with them and
+    /// `To-space exhausted`, cost that search and a failed try each).
+    NoAnchor,
+}
 
 /// Reads pause lines; keeps the last pause heads it split (see the module's comment).
 #[derive(Debug, Default)]
@@ -33,7 +44,7 @@ pub(crate) struct PauseReader {
 impl PauseReader {
     /// `buf[start..end]` (one line, `\r` trimmed) read as the general path would, or
     /// `None` when this parser does not take its form.
-    pub(crate) fn read(&mut self, buf: &[u8], start: usize, end: usize) -> Option<Pre> {
+    pub(crate) fn read(&mut self, buf: &[u8], start: usize, end: usize) -> Option<Reading> {
         let b = &buf[start..end];
         if b.first() != Some(&b'[') {
             return None;
@@ -47,6 +58,8 @@ impl PauseReader {
         let mut numeric: [Option<(f64, bool)>; 2] = [None, None];
         let mut numeric_seen = 0;
         let mut tags: Option<&[u8]> = None;
+        // An ISO time's token is checked at two places only: it could hold anything.
+        let mut iso_time = false;
         while b.get(at) == Some(&b'[') {
             let slot = usize::from(numeric_seen > 0);
             // The usual `[123.456s]` or `[1796021927326ms]`, read as it is scanned.
@@ -62,6 +75,7 @@ impl PauseReader {
             if first.is_ascii_digit() {
                 if token.len() >= 11 && token[4] == b'-' && token[10] == b'T' {
                     // An ISO time: needed only without an uptime, when this parser gives up.
+                    iso_time = true;
                 } else if token[token.len() - 1] == b's' {
                     numeric[slot] = Some(numeric_time(token)?);
                     numeric_seen += 1;
@@ -86,7 +100,7 @@ impl PauseReader {
             return None;
         }
         if tags.is_some_and(|t| !t.starts_with(b"gc")) {
-            return Some(Pre::OtherTags);
+            return Some(Reading::Line(Pre::OtherTags));
         }
         if b.get(at) == Some(&b' ') {
             at += 1;
@@ -114,18 +128,21 @@ impl PauseReader {
         // The message, as `parse_message` trims it; a pause from its first word.
         let m_end = at + b[at..].trim_ascii_end().len();
         if !b[at..m_end].starts_with(b"Pause ") {
-            return regions(b, at, m_end, id, uptime?);
+            if let Some(r) = other_message(b, at, m_end, id, uptime, iso_time) {
+                return Some(r);
+            }
+            return regions(b, at, m_end, id, uptime?).map(Reading::Line);
         }
         // `parse_pause`: the duration last (a `gc,start` line ends in `)`: no duration, so
         // no event). The message holds a space (`Pause `) and ends in a non-space, so its
         // last token is not empty and ends with the message's last byte.
         if b[m_end - 1] == b')' {
-            return Some(Pre::Unified {
+            return Some(Reading::Line(Pre::Unified {
                 id,
                 event: None,
                 uptime: None,
                 wall: None,
-            });
+            }));
         }
         // A kept head again, then ` A->B(C) Dms` to the end: the general path's last
         // token is the duration and the one before it this heap change, so its head is
@@ -166,7 +183,7 @@ impl PauseReader {
             start: start + at + a,
             end: start + at + b,
         };
-        Some(Pre::Unified {
+        Some(Reading::Line(Pre::Unified {
             id,
             event: Some(SpanEvent::Pause {
                 kind: span((0, p.kind_end)),
@@ -179,8 +196,43 @@ impl PauseReader {
             }),
             uptime: Some(uptime),
             wall: None,
-        })
+        }))
     }
+}
+
+/// A dense G1 `-Xlog:gc` log's lines other than pauses, from the message at `b[at..]`
+/// (`m_end`: where it ends, trailing blanks trimmed): `To-space exhausted` and `Using G1`
+/// as `parse_message` reads them, and `Concurrent Mark Cycle` (with or without its
+/// duration), which holds no anchor. `None`: another message.
+fn other_message(
+    b: &[u8],
+    at: usize,
+    m_end: usize,
+    id: Option<u64>,
+    uptime: Option<f64>,
+    iso_time: bool,
+) -> Option<Reading> {
+    let m = &b[at..m_end];
+    let event = if m == b"To-space exhausted" {
+        Event::ToSpaceExhausted
+    } else if m.starts_with(b"Using G1") {
+        Event::Collector(Collector::G1)
+    } else if let Some(rest) = b[at..].strip_prefix(b"Concurrent Mark Cycle") {
+        // No anchor: every anchor holds a byte these cannot (an upper-case letter, `:`,
+        // `(`, `-`, …) or would have to start inside `Cycle` (`egion size: ` would need
+        // `gion` next). The decorations hold none either: numbers, levels and tags, all
+        // checked whole, but for an ISO time's token, which is not.
+        let plain = |c: &u8| c.is_ascii_digit() || matches!(c, b'.' | b',' | b' ' | b'm' | b's');
+        return (!iso_time && rest.iter().all(plain)).then_some(Reading::NoAnchor);
+    } else {
+        return None;
+    };
+    Some(Reading::Line(Pre::Unified {
+        id,
+        event: Some(SpanEvent::Plain(event)),
+        uptime: Some(uptime?),
+        wall: None,
+    }))
 }
 
 /// G1's `Old regions: A->B` and `Humongous regions: A->B` (a `gc*` log's other lines
@@ -491,6 +543,24 @@ mod tests {
         let pause = "[1.000s][info][gc] GC(1) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(256M) 2.345ms";
         let edges = [
             pause.to_string(),
+            "[1.000s][info][gc] GC(1) To-space exhausted".into(),
+            "[1.000s][info][gc] GC(1) To-space exhausted  ".into(),
+            "[1.000s][info][gc] GC(1) To-space exhausted!".into(),
+            "[2026-01-01T00:00:00.000+0000][info][gc] GC(1) To-space exhausted".into(),
+            "[1.000s][info][gc] Using G1".into(),
+            "[1.000s][info][gc,init] Using G1 (something)".into(),
+            "[1.000s][info][gc] Using G2".into(),
+            "[1.000s][info][safepoint] Using G1".into(),
+            "[1.000s][info][gc] GC(1) Concurrent Mark Cycle".into(),
+            "[1.000s][info][gc] GC(1) Concurrent Mark Cycle 12.5ms".into(),
+            "[1.000s][info][gc] GC(1) Concurrent Mark Cycle 12,5 ms ".into(),
+            "[1.000s][info][gc] GC(1) Concurrent Mark Cycle\t".into(),
+            "[1.000s][info][gc] GC(1) Concurrent Mark Cycle Pause 1ms".into(),
+            "[1.000s][info][gc] GC(1) Concurrent Mark Cycleegion size: 1M".into(),
+            "[1.000s][info][gc] GC(1) Concurrent Mark Cycle Mark Abort".into(),
+            "[2026-01-01TPause ][1.000s][gc] GC(1) Concurrent Mark Cycle".into(),
+            "[2026-01-01T00:00:00.000+0000][1.000s] Concurrent Mark Cycle".into(),
+            "[1.000s][info][gc] Concurrent Mark Cycle".into(),
             pause.replace("2.345ms", "2,345ms"),
             pause.replace("2.345ms", "0.002s"),
             pause.replace("2.345ms", "1234567890123456ms"),
@@ -619,7 +689,8 @@ mod tests {
             lines.push(pause.as_bytes().to_vec());
             lines.push(e.as_bytes().to_vec());
         }
-        let (mut taken, mut pauses, mut regions) = (0, 0, 0);
+        let (mut taken, mut pauses, mut regions, mut unanchored) = (0, 0, 0, 0);
+        let ac = crate::gc::scan::anchors();
         // One reader over every line in order, as a worker reads a block: its kept head
         // is the last pause's, so the lines after it are read through it.
         let mut reader = PauseReader::default();
@@ -628,7 +699,21 @@ mod tests {
             let mut buf = b"noise\n".to_vec();
             buf.extend_from_slice(l);
             let (start, end) = (6, buf.len());
-            if let Some(fast) = reader.read(&buf, start, end) {
+            let fast = match reader.read(&buf, start, end) {
+                Some(Reading::Line(p)) => p,
+                Some(Reading::NoAnchor) => {
+                    // What the reader passes over, the anchor search does too.
+                    assert!(
+                        ac.find(&buf[start..end]).is_none(),
+                        "{:?}",
+                        String::from_utf8_lossy(l)
+                    );
+                    unanchored += 1;
+                    continue;
+                }
+                None => continue,
+            };
+            {
                 let general = preparse_line(&buf, start, end);
                 assert_eq!(fast, general, "{:?}", String::from_utf8_lossy(l));
                 taken += 1;
@@ -651,8 +736,9 @@ mod tests {
             }
         }
         assert!(
-            taken > 1000 && pauses > 1000 && regions > 100,
-            "{taken} lines taken, {pauses} pauses, {regions} region counts"
+            taken > 1000 && pauses > 1000 && regions > 100 && unanchored > 10,
+            "{taken} lines taken, {pauses} pauses, {regions} region counts, \
+             {unanchored} passed over"
         );
     }
 
@@ -791,7 +877,7 @@ mod cost {
             n += usize::from(
                 reader
                     .read(std::hint::black_box(line), 0, line.len())
-                    .is_some(),
+                    .is_some_and(|r| matches!(r, super::Reading::Line(_))),
             );
         }
         assert_eq!(n, 100_000);

@@ -10,7 +10,7 @@ use aho_corasick::{AhoCorasick, Input};
 
 use super::blocks::{Block, Parsed};
 use super::event::{Event, HeapChange, PauseClass};
-use super::pause_line::PauseReader;
+use super::pause_line::{PauseReader, Reading};
 use super::scan::{trim_cr, ANCHORS};
 
 /// Anchored lines pre-parsed per block, at most: a block of 1 MiB holds ~10,000 lines of
@@ -18,18 +18,28 @@ use super::scan::{trim_cr, ANCHORS};
 /// results (~230 bytes a line) would make memory grow with the blocks in flight.
 pub(crate) const MAX_PRE_LINES: usize = 16_384;
 
-/// The index of `Pause ` among the anchors.
-const PAUSE_ANCHOR: usize = 0;
-/// The indexes of `Old regions: ` and `Humongous regions: `.
-const OLD_REGIONS_ANCHOR: usize = 15;
-const HUMONGOUS_ANCHOR: usize = 16;
+/// The anchors of the lines the pause reader takes: `Pause `, `To-space exhausted`,
+/// `Using G1`, `Old regions: ` and `Humongous regions: ` (checked below).
+const READER_ANCHORS: [usize; 5] = [0, 1, 2, 15, 16];
 const _: () = {
-    let a = ANCHORS[PAUSE_ANCHOR].as_bytes();
-    assert!(a.len() == 6 && a[0] == b'P' && a[4] == b'e' && a[5] == b' ');
-    let o = ANCHORS[OLD_REGIONS_ANCHOR].as_bytes();
-    assert!(o.len() == 13 && o[0] == b'O' && o[4] == b'r' && o[11] == b':');
-    let h = ANCHORS[HUMONGOUS_ANCHOR].as_bytes();
-    assert!(h.len() == 19 && h[0] == b'H' && h[10] == b'r' && h[17] == b':');
+    let want: [&[u8]; 5] = [
+        b"Pause ",
+        b"To-space exhausted",
+        b"Using G1",
+        b"Old regions: ",
+        b"Humongous regions: ",
+    ];
+    let mut i = 0;
+    while i < want.len() {
+        let a = ANCHORS[READER_ANCHORS[i]].as_bytes();
+        assert!(a.len() == want[i].len());
+        let mut j = 0;
+        while j < a.len() {
+            assert!(a[j] == want[i][j]);
+            j += 1;
+        }
+        i += 1;
+    }
 };
 use super::unified;
 
@@ -225,33 +235,41 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
     let mut pos = 0;
     let mut index = 0u64;
     let mut reader = PauseReader::default();
-    // The line after a pause line is tried as one first: in a dense log it is one, and
-    // the pause parser tells so for less than the anchor search costs. A line it takes
-    // holds `Pause `, an anchor, so the lines found are the same. A try that fails
-    // (a `gc*` log's next line is a phase) stops the tries until the search finds a
-    // pause line right after the line before it.
-    let mut after_pause = false;
+    // The line after one the pause reader took is tried by it first: in a dense log it
+    // is one it takes too, and the reader tells so for less than the anchor search
+    // costs. A line it takes holds an anchor, and one it passes over holds none, so the
+    // lines found are the same. A try that fails (a `gc*` log's next line is a phase)
+    // stops the tries until the search finds a line the reader takes right after the
+    // line before it.
+    let mut after_taken = false;
     let mut tries = true;
     while pos < len {
         if pre.len() >= MAX_PRE_LINES {
             break;
         }
-        if after_pause && tries {
+        if after_taken && tries {
             let le = memchr::memchr(b'\n', &region[pos..]).map_or(len, |i| pos + i);
             let end = pos + trim_cr(&region[pos..le]).len();
-            if let Some(p @ Pre::Unified { .. }) = reader.read(region, pos, end) {
-                pre.push(PreLine {
-                    index,
-                    start: pos,
-                    end,
-                    next: le + 1,
-                    pre: p,
-                });
-                index += 1;
-                pos = le + 1;
-                continue;
+            match reader.read(region, pos, end) {
+                Some(Reading::Line(p @ Pre::Unified { .. })) => {
+                    pre.push(PreLine {
+                        index,
+                        start: pos,
+                        end,
+                        next: le + 1,
+                        pre: p,
+                    });
+                    index += 1;
+                    pos = le + 1;
+                    continue;
+                }
+                Some(Reading::NoAnchor) => {
+                    index += 1;
+                    pos = le + 1;
+                    continue;
+                }
+                _ => tries = false,
             }
-            tries = false;
         }
         let Some(m) = ac.find(Input::new(region).span(pos..len)) else {
             pos = len;
@@ -261,17 +279,19 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
         index += memchr::memchr_iter(b'\n', &region[pos..ls]).count() as u64;
         let le = memchr::memchr(b'\n', &region[m.end()..]).map_or(len, |i| m.end() + i);
         let end = ls + trim_cr(&region[ls..le]).len();
-        // A line the pause parser takes has `Pause `, `Old regions: ` or `Humongous
-        // regions: ` as its first anchor (decorations hold none): other lines go to the
-        // general path directly.
+        // A line the pause reader takes has one of its anchors first (decorations hold
+        // none): other lines go to the general path directly.
         let anchor = m.pattern().as_usize();
-        let fast = if matches!(anchor, PAUSE_ANCHOR | OLD_REGIONS_ANCHOR | HUMONGOUS_ANCHOR) {
-            reader.read(region, ls, end)
+        let fast = if READER_ANCHORS.contains(&anchor) {
+            match reader.read(region, ls, end) {
+                Some(Reading::Line(p)) => Some(p),
+                _ => None,
+            }
         } else {
             None
         };
-        after_pause = anchor == PAUSE_ANCHOR && matches!(fast, Some(Pre::Unified { .. }));
-        tries |= after_pause && ls == pos;
+        after_taken = matches!(fast, Some(Pre::Unified { .. }));
+        tries |= after_taken && ls == pos;
         pre.push(PreLine {
             index,
             start: ls,
