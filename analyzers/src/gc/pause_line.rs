@@ -47,12 +47,18 @@ impl PauseReader {
     /// `buf[start..end]` (one line, `\r` trimmed) read as the general path would, or
     /// `None` when this parser does not take its form.
     pub(crate) fn read(&mut self, buf: &[u8], start: usize, end: usize) -> Option<Reading> {
-        let b = &buf[start..end];
-        if b.first() != Some(&b'[') {
+        // ASCII: valid UTF-8 (the general path's check), and every offset a char boundary.
+        if !is_ascii(&buf[start..end]) {
             return None;
         }
-        // ASCII: valid UTF-8 (the general path's check), and every offset a char boundary.
-        if !is_ascii(b) {
+        self.read_ascii(buf, start, end)
+    }
+
+    /// [`Self::read`] for a line known to be ASCII.
+    pub(crate) fn read_ascii(&mut self, buf: &[u8], start: usize, end: usize) -> Option<Reading> {
+        let b = &buf[start..end];
+        debug_assert!(b.is_ascii());
+        if b.first() != Some(&b'[') {
             return None;
         }
         // Decorations, as `split_decorations` classifies them.

@@ -11,6 +11,7 @@ use aho_corasick::{AhoCorasick, Input};
 use super::blocks::{Block, Parsed};
 use super::event::{Event, HeapChange, PauseClass};
 use super::pause_line::{PauseReader, Reading};
+use crate::bytes_eq::line_end_and_ascii;
 use super::scan::{trim_cr, ANCHORS};
 
 /// Anchored lines pre-parsed per block, at most: a block of 1 MiB holds ~10,000 lines of
@@ -248,9 +249,14 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
             break;
         }
         if after_taken && tries {
-            let le = memchr::memchr(b'\n', &region[pos..]).map_or(len, |i| pos + i);
+            let (le, ascii) = line_end_and_ascii(region, pos);
             let end = pos + trim_cr(&region[pos..le]).len();
-            match reader.read(region, pos, end) {
+            let read = if ascii {
+                reader.read_ascii(region, pos, end)
+            } else {
+                None
+            };
+            match read {
                 Some(Reading::Line(p @ Pre::Unified { .. })) => {
                     pre.push(PreLine {
                         index,
