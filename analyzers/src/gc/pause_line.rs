@@ -70,7 +70,15 @@ impl PauseReader {
         let mut iso_time = false;
         while b.get(at) == Some(&b'[') {
             let slot = usize::from(numeric_seen > 0);
-            // The usual `[123.456s]` or `[1796021927326ms]`, read as it is scanned.
+            // `[1796021927326ms]`: the wall clock beside an uptime, whose value this
+            // reader never uses (it gives a line without uptime up).
+            if let Some(next) = epoch_ms(b, at + 1) {
+                numeric[slot] = Some((f64::NAN, true));
+                numeric_seen += 1;
+                at = next;
+                continue;
+            }
+            // The usual `[123.456s]` or `[462ms]`, read as it is scanned.
             if let Some((v, next)) = quick_time(b, at + 1) {
                 numeric[slot] = Some(v);
                 numeric_seen += 1;
@@ -360,17 +368,42 @@ const POW10_U64: [u64; 9] = [
     100_000_000,
 ];
 
-/// The leading ASCII digits of eight bytes (the first byte the most significant digit):
-/// their value and how many (0 to 8), with no branch per byte.
+/// How many of eight bytes are leading ASCII digits (0 to 8), and the bytes less `'0'`.
 #[inline(always)]
-fn digits8(bytes: [u8; 8]) -> (u64, usize) {
+fn leading_digits8(bytes: [u8; 8]) -> (usize, u64) {
     let w = u64::from_le_bytes(bytes);
     // Each byte less `'0'`: a digit is 0..=9 and stays under 0x80 with 0x76 added; a byte
     // below `'0'` wraps to 0x80 or more, one above `'9'` reaches 0x80 with 0x76 added.
     // A borrow or carry only runs toward later bytes, past the first non-digit.
     let x = w.wrapping_sub(0x3030_3030_3030_3030);
     let non_digit = (x | x.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080;
-    let n = (non_digit.trailing_zeros() / 8) as usize;
+    ((non_digit.trailing_zeros() / 8) as usize, x)
+}
+
+/// A `[…ms]` decoration at `b[i..]` (just after its `[`) of 13 to 15 digits, the first
+/// not `0`, without a fraction: at least 10^12 ms, so [`quick_time`] classifies it as
+/// epoch milliseconds (over 10^11); where the next decoration starts. Its digits are
+/// counted, not combined.
+#[inline(always)]
+fn epoch_ms(b: &[u8], i: usize) -> Option<usize> {
+    let t = b.get(i..i + 16)?;
+    if t[0] == b'0' {
+        return None;
+    }
+    let (n1, _) = leading_digits8(t[..8].try_into().expect("eight bytes"));
+    let (n2, _) = leading_digits8(t[8..].try_into().expect("eight bytes"));
+    if n1 != 8 || !(5..=7).contains(&n2) {
+        return None;
+    }
+    let e = i + 8 + n2;
+    (b.get(e..e + 3)? == b"ms]").then_some(e + 3)
+}
+
+/// The leading ASCII digits of eight bytes (the first byte the most significant digit):
+/// their value and how many (0 to 8), with no branch per byte.
+#[inline(always)]
+fn digits8(bytes: [u8; 8]) -> (u64, usize) {
+    let (n, x) = leading_digits8(bytes);
     if n == 0 {
         return (0, 0);
     }
@@ -892,6 +925,28 @@ mod tests {
                 String::from_utf8_lossy(&bytes)
             );
         }
+    }
+
+    /// Where `epoch_ms` takes a decoration, `quick_time` takes it the same way: epoch
+    /// milliseconds, ending at the same place.
+    #[test]
+    fn epoch_stamps_are_what_quick_time_calls_epoch() {
+        let mut taken = 0;
+        for digits in ["1", "0", "9"] {
+            for n in 1..=17 {
+                for tail in ["ms]", "ms", "s]", ".5ms]", "ms][", "mss]", "]"] {
+                    let token = format!("[{}{}{tail}", digits, "7".repeat(n - 1));
+                    let b = token.as_bytes();
+                    if let Some(next) = epoch_ms(b, 1) {
+                        taken += 1;
+                        let ((_, epoch), q_next) = quick_time(b, 1).expect("quick_time takes it");
+                        assert!(epoch, "{token}");
+                        assert_eq!(next, q_next, "{token}");
+                    }
+                }
+            }
+        }
+        assert!(taken >= 6, "{taken}");
     }
 
     #[test]
