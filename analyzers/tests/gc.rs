@@ -1051,6 +1051,25 @@ fn the_block_front_end_matches_the_line_scan_on_edges_and_mixed_logs() {
     for set in &sets {
         assert_blocks_match_line_scan(set, &[1 << 20, 4096], "files read together");
     }
+    // Dense and sparse stretches in one file: the parser threads in use change with the
+    // blocks' density (a dense block takes a parser off), and the blocks dealt to fewer
+    // parsers and then to all of them again still reach the analyzer in input order.
+    let mut stretches = Vec::new();
+    for _ in 0..3 {
+        stretches.extend_from_slice(&unified);
+        for _ in 0..20 {
+            stretches.extend_from_slice(&xlog_gc);
+        }
+    }
+    for threads in [2, 3] {
+        let reference = report_with(&[("gc.log", &stretches)], None, 4096);
+        let got = report_with(&[("gc.log", &stretches)], Some(threads), 4096);
+        assert!(
+            got == reference,
+            "dense and sparse stretches, {threads} threads: the block front end differs\n{}",
+            first_difference(&reference, &got)
+        );
+    }
 }
 
 #[test]
