@@ -19,7 +19,9 @@ pub struct Point {
 #[derive(Debug, Clone)]
 pub(crate) struct Series {
     points: Vec<Point>,
-    pending: Option<Point>,
+    /// The points merged since the last one kept: `pending` when `in_pending > 0` (a
+    /// plain field, not an `Option`: two pushes a pause on a dense log).
+    pending: Point,
     in_pending: u64,
     stride: u64,
 }
@@ -28,7 +30,11 @@ impl Default for Series {
     fn default() -> Self {
         Series {
             points: Vec::new(),
-            pending: None,
+            pending: Point {
+                t: 0.0,
+                v: 0.0,
+                kind: 0,
+            },
             in_pending: 0,
             stride: 1,
         }
@@ -44,35 +50,44 @@ fn merge(a: Point, b: Point) -> Point {
 }
 
 impl Series {
+    #[inline]
     pub fn push(&mut self, p: Point) {
-        self.pending = Some(match self.pending {
-            Some(q) => merge(q, p),
-            None => p,
-        });
+        self.pending = if self.in_pending == 0 {
+            p
+        } else {
+            merge(self.pending, p)
+        };
         self.in_pending += 1;
         if self.in_pending >= self.stride {
-            self.points.extend(self.pending.take());
-            self.in_pending = 0;
-            if self.points.len() >= CAP {
-                let merged: Vec<Point> = self
-                    .points
-                    .chunks(2)
-                    .map(|c| {
-                        if c.len() == 2 {
-                            merge(c[0], c[1])
-                        } else {
-                            c[0]
-                        }
-                    })
-                    .collect();
-                self.points = merged;
-                self.stride *= 2;
-            }
+            self.keep_pending();
+        }
+    }
+
+    #[inline(never)]
+    fn keep_pending(&mut self) {
+        self.points.push(self.pending);
+        self.in_pending = 0;
+        if self.points.len() >= CAP {
+            let merged: Vec<Point> = self
+                .points
+                .chunks(2)
+                .map(|c| {
+                    if c.len() == 2 {
+                        merge(c[0], c[1])
+                    } else {
+                        c[0]
+                    }
+                })
+                .collect();
+            self.points = merged;
+            self.stride *= 2;
         }
     }
 
     pub fn into_points(mut self) -> Vec<Point> {
-        self.points.extend(self.pending.take());
+        if self.in_pending > 0 {
+            self.points.push(self.pending);
+        }
         self.points
     }
 }
