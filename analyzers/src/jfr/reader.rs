@@ -291,6 +291,13 @@ impl<'a> Cursor<'a> {
         }
         let rest = self.buf.get(self.pos..).unwrap_or(&[]);
         // The varint ends at its first byte under 0x80, or with its 9th byte.
+        if let Some(w8) = rest.get(..8) {
+            let stop = !u64::from_le_bytes(w8.try_into().expect("8 bytes")) & 0x8080_8080_8080_8080;
+            if stop != 0 {
+                self.pos += (stop.trailing_zeros() / 8 + 1) as usize;
+                return Ok(());
+            }
+        }
         match rest.iter().take(8).position(|&b| b < 0x80) {
             Some(i) => self.pos += i + 1,
             None if rest.len() > 8 => self.pos += 9,
@@ -1533,6 +1540,14 @@ mod tests {
                 let mut c = Cursor::new(b, start, true);
                 let got = (c.varint().ok(), c.pos);
                 assert_eq!(got, reference(b, start), "{b:02x?} from {start}");
+                // Skipping stops where reading stops, and fails where it fails (from
+                // inside the data: past its end the two differ, as they always did).
+                if start > b.len() {
+                    continue;
+                }
+                let mut s = Cursor::new(b, start, true);
+                let skipped = (s.skip_long().is_ok(), s.pos);
+                assert_eq!(skipped, (got.0.is_some(), got.1), "skip {b:02x?} from {start}");
             }
         }
     }
