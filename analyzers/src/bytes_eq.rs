@@ -148,11 +148,17 @@ pub(crate) fn line_end_and_ascii(buf: &[u8], from: usize) -> (usize, bool) {
             i += 16;
         }
         if high != 0 {
-            let end = buf[i..].iter().position(|&c| c == b'\n').map_or(n, |p| i + p);
+            let end = buf[i..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(n, |p| i + p);
             return (end, false);
         }
     }
-    let end = buf[i..].iter().position(|&c| c == b'\n').map_or(n, |p| i + p);
+    let end = buf[i..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(n, |p| i + p);
     (end, buf[i..end].is_ascii())
 }
 
@@ -269,7 +275,11 @@ mod tests {
                     for from in 0..=len.min(18) {
                         let end = memchr::memchr(b'\n', &b[from..]).map_or(len, |p| from + p);
                         let want = (end, b[from..end].is_ascii());
-                        assert_eq!(line_end_and_ascii(&b, from), want, "{len} {hi:?} {nl:?} {from}");
+                        assert_eq!(
+                            line_end_and_ascii(&b, from),
+                            want,
+                            "{len} {hi:?} {nl:?} {from}"
+                        );
                     }
                 }
             }

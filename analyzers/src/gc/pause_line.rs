@@ -172,15 +172,19 @@ impl PauseReader {
                 None
             }
         };
-        let known = self.heads.get(self.last_head).and_then(try_head).or_else(|| {
-            let (i, k) = self
-                .heads
-                .iter()
-                .enumerate()
-                .find_map(|(i, e)| try_head(e).map(|k| (i, k)))?;
-            self.last_head = i;
-            Some(k)
-        });
+        let known = self
+            .heads
+            .get(self.last_head)
+            .and_then(try_head)
+            .or_else(|| {
+                let (i, k) = self
+                    .heads
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, e)| try_head(e).map(|k| (i, k)))?;
+                self.last_head = i;
+                Some(k)
+            });
         let (p, head_len, heap, ms) = match known {
             Some(k) => k,
             None => {

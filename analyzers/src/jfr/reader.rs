@@ -1547,7 +1547,11 @@ mod tests {
                 }
                 let mut s = Cursor::new(b, start, true);
                 let skipped = (s.skip_long().is_ok(), s.pos);
-                assert_eq!(skipped, (got.0.is_some(), got.1), "skip {b:02x?} from {start}");
+                assert_eq!(
+                    skipped,
+                    (got.0.is_some(), got.1),
+                    "skip {b:02x?} from {start}"
+                );
             }
         }
     }
