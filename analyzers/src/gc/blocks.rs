@@ -138,7 +138,7 @@ pub(crate) fn drive(
                 if to_workers[next].send((block, pre)).is_err() || order_tx.send(next).is_err() {
                     break;
                 }
-                next = (next + 1) % active.load(Ordering::Relaxed).clamp(1, workers);
+                next = (next + 1) % active.load(Ordering::Relaxed);
             }
             // Dropping the queues ends the workers once they are done, and the analyzer's
             // loop once it took every block dealt.
@@ -153,6 +153,7 @@ pub(crate) fn drive(
             // A dense block: half its lines or more pre-parsed for the analyzer.
             let dense = parsed.pre.len() as u64 * 2 >= lines - before;
             let want = if dense { workers - 1 } else { workers };
+            // At least one parser (`workers` is one or more here).
             active.store(want.max(1), Ordering::Relaxed);
             // The reader may have stopped already: then the spare is not needed.
             let _ = spare_tx.send((parsed.block.buf, parsed.pre));

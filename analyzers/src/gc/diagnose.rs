@@ -182,8 +182,8 @@ pub(super) fn build(a: Analyzer<'_, '_>, with_timeline: bool) -> GcReport {
         unsupported,
         input: a.summary.clone(),
         timeline_rows: with_timeline.then_some(a.windows.rows),
-        heap_points: a.heap_series.clone().into_points(),
-        pause_points: a.pause_series.clone().into_points(),
+        heap_points: a.heap_series.points(),
+        pause_points: a.pause_series.points(),
     };
     if report.unsupported.is_none() {
         report.diagnoses = diagnoses(&a, &report, collector);

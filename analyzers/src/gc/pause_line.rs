@@ -572,7 +572,8 @@ fn size(s: &[u8]) -> Option<f64> {
 
 /// `b.is_ascii()` sixteen bytes a step with SSE2, the last sixteen overlapping (the
 /// slice method is a byte loop here, ~4 instructions a byte over the whole line; eight
-/// bytes a step in `u64`s was ~50 a line).
+/// bytes a step in `u64`s was ~50 a line). Elsewhere, and for short lines, the slice
+/// method.
 fn is_ascii(b: &[u8]) -> bool {
     let n = b.len();
     #[cfg(target_arch = "x86_64")]
@@ -591,21 +592,7 @@ fn is_ascii(b: &[u8]) -> bool {
             return _mm_movemask_epi8(any) == 0;
         }
     }
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-    if n >= 16 {
-        let mut any = word(n - 16) | word(n - 8);
-        let mut i = 0;
-        while i + 16 <= n {
-            any |= word(i) | word(i + 8);
-            i += 16;
-        }
-        return any & HIGH == 0;
-    }
-    if n >= 8 {
-        return (word(0) | word(n - 8)) & HIGH == 0;
-    }
-    b.iter().fold(0u8, |a, &c| a | c) & 0x80 == 0
+    b.is_ascii()
 }
 
 #[cfg(test)]

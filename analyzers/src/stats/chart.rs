@@ -3,6 +3,7 @@
 //! disappears) and later points are merged in groups of the same size.
 
 use super::interval::{ms, Interval};
+use crate::downsample::{Downsampled, Merge};
 
 /// Most points kept per client.
 const CAP: usize = 1024;
@@ -58,20 +59,22 @@ fn hi(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     }
 }
 
-fn merge(a: ChartPoint, b: ChartPoint) -> ChartPoint {
-    ChartPoint {
-        t_s: b.t_s,
-        tx_msgs_per_s: avg(a.tx_msgs_per_s, b.tx_msgs_per_s),
-        rx_msgs_per_s: avg(a.rx_msgs_per_s, b.rx_msgs_per_s),
-        int_latency_p50_ms: hi(a.int_latency_p50_ms, b.int_latency_p50_ms),
-        int_latency_p99_ms: hi(a.int_latency_p99_ms, b.int_latency_p99_ms),
-        rtt_p50_ms: hi(a.rtt_p50_ms, b.rtt_p50_ms),
-        rtt_p99_ms: hi(a.rtt_p99_ms, b.rtt_p99_ms),
-        msg_cnt: hi(a.msg_cnt, b.msg_cnt),
-        waitresp_cnt: hi(a.waitresp_cnt, b.waitresp_cnt),
-        outbuf_cnt: hi(a.outbuf_cnt, b.outbuf_cnt),
-        fetchq_cnt: hi(a.fetchq_cnt, b.fetchq_cnt),
-        lag: hi(a.lag, b.lag),
+impl Merge for ChartPoint {
+    fn merge(a: ChartPoint, b: ChartPoint) -> ChartPoint {
+        ChartPoint {
+            t_s: b.t_s,
+            tx_msgs_per_s: avg(a.tx_msgs_per_s, b.tx_msgs_per_s),
+            rx_msgs_per_s: avg(a.rx_msgs_per_s, b.rx_msgs_per_s),
+            int_latency_p50_ms: hi(a.int_latency_p50_ms, b.int_latency_p50_ms),
+            int_latency_p99_ms: hi(a.int_latency_p99_ms, b.int_latency_p99_ms),
+            rtt_p50_ms: hi(a.rtt_p50_ms, b.rtt_p50_ms),
+            rtt_p99_ms: hi(a.rtt_p99_ms, b.rtt_p99_ms),
+            msg_cnt: hi(a.msg_cnt, b.msg_cnt),
+            waitresp_cnt: hi(a.waitresp_cnt, b.waitresp_cnt),
+            outbuf_cnt: hi(a.outbuf_cnt, b.outbuf_cnt),
+            fetchq_cnt: hi(a.fetchq_cnt, b.fetchq_cnt),
+            lag: hi(a.lag, b.lag),
+        }
     }
 }
 
@@ -81,10 +84,7 @@ pub struct ClientChart {
     /// `name` (and `#series` after a restart), for file names and titles.
     pub label: String,
     pub producer: bool,
-    points: Vec<ChartPoint>,
-    pending: Option<ChartPoint>,
-    in_pending: u64,
-    stride: u64,
+    points: Downsampled<ChartPoint, CAP>,
 }
 
 impl ClientChart {
@@ -92,41 +92,16 @@ impl ClientChart {
         ClientChart {
             label,
             producer,
-            stride: 1,
             ..ClientChart::default()
         }
     }
 
     pub fn push(&mut self, p: ChartPoint) {
-        self.pending = Some(match self.pending {
-            Some(q) => merge(q, p),
-            None => p,
-        });
-        self.in_pending += 1;
-        if self.in_pending >= self.stride {
-            self.points.extend(self.pending.take());
-            self.in_pending = 0;
-            if self.points.len() >= CAP {
-                self.points = self
-                    .points
-                    .chunks(2)
-                    .map(|c| {
-                        if c.len() == 2 {
-                            merge(c[0], c[1])
-                        } else {
-                            c[0]
-                        }
-                    })
-                    .collect();
-                self.stride *= 2;
-            }
-        }
+        self.points.push(p);
     }
 
     pub fn points(&self) -> Vec<ChartPoint> {
-        let mut p = self.points.clone();
-        p.extend(self.pending);
-        p
+        self.points.points()
     }
 }
 
