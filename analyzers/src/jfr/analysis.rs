@@ -85,8 +85,10 @@ struct CpuAcc {
     system: f64,
 }
 
+/// The socket events of one key (an operation on a thread, or to an address): sizes,
+/// total bytes and time, first and last.
 #[derive(Default)]
-struct SocketAcc {
+pub(crate) struct SocketAcc {
     bytes: Dist,
     /// The last size seen and how many times in a row, not in `bytes` yet: a socket
     /// stuck at its buffer's size reads or writes the same size again and again, and
@@ -96,6 +98,32 @@ struct SocketAcc {
     duration_ns: u128,
     first_ns: Option<i64>,
     last_ns: Option<i64>,
+}
+
+impl SocketAcc {
+    /// One event of `bytes` at `t_ns` that took `duration_ns`.
+    #[inline]
+    pub(crate) fn add(&mut self, bytes: i64, t_ns: i64, duration_ns: i64) {
+        let b = bytes.max(0) as u64;
+        if self.run.0 == b {
+            self.run.1 += 1;
+        } else {
+            self.flush();
+            self.run = (b, 1);
+        }
+        self.total += b as u128;
+        self.duration_ns += duration_ns.max(0) as u128;
+        self.first_ns = Some(self.first_ns.map_or(t_ns, |f| f.min(t_ns)));
+        self.last_ns = Some(self.last_ns.map_or(t_ns, |l| l.max(t_ns)));
+    }
+
+    /// The run of equal sizes not recorded yet, into the histogram.
+    fn flush(&mut self) {
+        if self.run.1 > 0 {
+            self.bytes.record_n(self.run.0, self.run.1);
+            self.run.1 = 0;
+        }
+    }
 }
 
 /// The two accumulators one socket event adds to (see [`Aggregator::socket_slots`]).
@@ -281,21 +309,25 @@ impl Aggregator {
 
     /// One socket event counted where `slots` say.
     pub fn socket_at(&mut self, slots: SocketSlots, bytes: i64, t_ns: i64, duration_ns: i64) {
-        let b = bytes.max(0) as u64;
+        for i in [slots.by_thread, slots.by_address] {
+            self.socket_accs[i].add(bytes, t_ns, duration_ns);
+        }
+    }
+
+    /// What [`socket_at`](Self::socket_at) of each event of `part` makes: its events,
+    /// counted apart (on another core), added to both slots at once.
+    pub fn socket_merge(&mut self, slots: SocketSlots, part: &mut SocketAcc) {
+        part.flush();
         for i in [slots.by_thread, slots.by_address] {
             let a = &mut self.socket_accs[i];
-            if a.run.0 == b {
-                a.run.1 += 1;
-            } else {
-                if a.run.1 > 0 {
-                    a.bytes.record_n(a.run.0, a.run.1);
-                }
-                a.run = (b, 1);
-            }
-            a.total += b as u128;
-            a.duration_ns += duration_ns.max(0) as u128;
-            a.first_ns = Some(a.first_ns.map_or(t_ns, |f| f.min(t_ns)));
-            a.last_ns = Some(a.last_ns.map_or(t_ns, |l| l.max(t_ns)));
+            a.bytes.merge(&part.bytes);
+            a.total += part.total;
+            a.duration_ns += part.duration_ns;
+            a.first_ns = match (a.first_ns, part.first_ns) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, y) => x.or(y),
+            };
+            a.last_ns = a.last_ns.max(part.last_ns);
         }
     }
 
@@ -357,10 +389,7 @@ impl Aggregator {
     /// The report, with diagnoses.
     pub fn finish(mut self, input: InputInfo, opts: &ReportOptions) -> JfrReport {
         for a in &mut self.socket_accs {
-            if a.run.1 > 0 {
-                a.bytes.record_n(a.run.0, a.run.1);
-                a.run.1 = 0;
-            }
+            a.flush();
         }
         let duration_s = match (self.start_ns, self.end_ns) {
             (Some(s), Some(e)) => e.saturating_sub(s).max(0) as f64 / 1e9,

@@ -5,13 +5,16 @@
 use crate::fast_hash::FastMap;
 use std::rc::Rc;
 
-use super::analysis::{frame_name, Aggregator, Jvm, SocketOp};
-use super::reader::{Chunk, Class, Decoder, Lite, Pick, Value, CHECKPOINT_TYPE, METADATA_TYPE};
+use super::analysis::{frame_name, Aggregator, Jvm, SocketOp, SocketSlots};
+use super::chunk_part::{self, Part, Readers};
+use super::reader::{
+    Chunk, Class, Decoder, EventPos, Lite, Pick, Value, CHECKPOINT_TYPE, METADATA_TYPE,
+};
 use super::socket_memo::{SocketKey, SocketMemo};
 
 /// The event types the report reads.
 #[derive(Debug, Clone, Copy)]
-enum Handler {
+pub(super) enum Handler {
     ThreadCpu,
     Socket(SocketOp),
     Sample,
@@ -130,13 +133,13 @@ struct TypeSlot<'m> {
     count: u64,
     bytes: u64,
     handler: Option<(Handler, &'m Class)>,
-    socket: Option<SocketFields>,
+    socket: Option<&'m SocketFields>,
 }
 
 /// How a socket event class is read: the fields the report reads, into the slots below.
-struct SocketFields {
+pub(super) struct SocketFields {
     /// See [`Decoder::pick_plan`]; the other fields are skipped.
-    plan: Vec<Pick>,
+    pub plan: Vec<Pick>,
 }
 
 /// The slots of [`SocketFields`]: where each field the report reads goes.
@@ -147,7 +150,7 @@ const DURATION: usize = 3;
 const ADDRESS: usize = 4;
 const HOST: usize = 5;
 const PORT: usize = 6;
-const SOCKET_SLOTS: usize = 7;
+pub(super) const SOCKET_SLOTS: usize = 7;
 
 impl SocketFields {
     fn of(class: &Class, op: SocketOp, dec: &Decoder<'_>, compressed: bool) -> Self {
@@ -166,6 +169,37 @@ impl SocketFields {
             plan: dec.pick_plan(class, &wanted, compressed),
         }
     }
+}
+
+/// A socket event read in place: the key of its slots and its figures (bytes, start
+/// and duration in nanoseconds), as the full path reads them; `None` when a field is
+/// `Lite::Other` (the event is then decoded the full way).
+#[inline(always)]
+pub(super) fn socket_event<'c>(
+    chunk: &'c Chunk,
+    op: SocketOp,
+    lite: &[Lite<'c>; SOCKET_SLOTS],
+) -> Option<(SocketKey<'c>, i64, i64, i64)> {
+    let [thread, bytes, start, dur, address, host, port] = *lite;
+    if lite.iter().any(|l| matches!(l, Lite::Other)) {
+        return None;
+    }
+    let h = &chunk.header;
+    let key = SocketKey {
+        op,
+        thread,
+        address,
+        host,
+        port,
+    };
+    let bytes = lite_i64(chunk, bytes).unwrap_or(0);
+    let start = lite_i64(chunk, start)
+        .map(|t| h.ticks_to_nanos(t))
+        .unwrap_or(h.start_nanos);
+    let dur = lite_i64(chunk, dur)
+        .map(|d| h.ticks_to_duration(d))
+        .unwrap_or(0);
+    Some((key, bytes, start, dur))
 }
 
 /// A number field as the full path reads it (`resolve`, then `as_i64`).
@@ -187,61 +221,48 @@ fn lite_str<'c>(chunk: &'c Chunk, l: Lite<'c>) -> Option<&'c str> {
     }
 }
 
-/// One socket event from its [`Lite`] fields, as the full path's `Handler::Socket`
-/// arm reads it; false (nothing done) when a field it reads is `Lite::Other`.
-fn socket_lite<'c>(
-    chunk: &'c Chunk,
-    names: &mut Names<'c>,
-    memo: &mut SocketMemo<'c>,
-    agg: &mut Aggregator,
-    op: SocketOp,
-    lite: &[Lite<'c>; SOCKET_SLOTS],
-) -> bool {
-    let [thread, bytes, start, dur, addr, host, port] = *lite;
-    if lite.iter().any(|l| matches!(l, Lite::Other)) {
-        return false;
-    }
-    let h = &chunk.header;
-    let key = SocketKey {
-        op,
-        thread,
-        address: addr,
-        host,
-        port,
-    };
-    let slots = match memo.get(&key) {
-        Some(s) => s,
-        None => {
-            let t = names.thread(&thread.value());
-            let addr = lite_str(chunk, addr).unwrap_or("");
-            let host = lite_str(chunk, host).unwrap_or("");
-            let shown = if addr.is_empty() { host } else { addr };
-            let s = agg.socket_slots(op, &t, shown, lite_i64(chunk, port).unwrap_or(0));
-            memo.put(key, s);
-            s
-        }
-    };
-    let bytes = lite_i64(chunk, bytes).unwrap_or(0);
-    let start = lite_i64(chunk, start)
-        .map(|t| h.ticks_to_nanos(t))
-        .unwrap_or(h.start_nanos);
-    let dur = lite_i64(chunk, dur)
-        .map(|d| h.ticks_to_duration(d))
-        .unwrap_or(0);
-    agg.socket_at(slots, bytes, start, dur);
-    true
+/// How [`feed`] reads a chunk.
+#[derive(Clone, Copy)]
+struct Mode {
+    /// Socket events read in place; false decodes them the full way too (the reference
+    /// the in-place reading is tested against).
+    fast: bool,
+    /// A chunk with this many bytes of events or more is read in two parts, the later
+    /// on a second core (see [`chunk_part`]).
+    split_bytes: usize,
+    /// The share of a split chunk's event bytes read by the first core.
+    first_share: f64,
+    /// Events counted in parts (see [`chunk_part`]); false reads them one by one into
+    /// the report (what a part that gave up does).
+    in_parts: bool,
 }
+
+/// Below this, a second thread costs more than it saves.
+const SPLIT_BYTES: usize = 1 << 20;
+
+/// The share of a split chunk's event bytes read by the first core: less than half, as it
+/// also merges the other's counts and adds its own socket events to the accumulators.
+const FIRST_SHARE: f64 = 0.45;
 
 /// Feed one chunk's events into `agg`; returns how many of the events the report
 /// reads did not decode (counted, not analysed).
 pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
-    feed(chunk, agg, true)
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let split_bytes = if cores > 1 { SPLIT_BYTES } else { usize::MAX };
+    feed(
+        chunk,
+        agg,
+        Mode {
+            fast: true,
+            split_bytes,
+            first_share: FIRST_SHARE,
+            in_parts: true,
+        },
+    )
 }
 
-/// [`feed_chunk`]; `fast` false decodes socket events the full way too (the reference
-/// the in-place reading is tested against).
-fn feed(chunk: &Chunk, agg: &mut Aggregator, fast: bool) -> u64 {
-    let mut undecoded = 0u64;
+fn feed(chunk: &Chunk, agg: &mut Aggregator, mode: Mode) -> u64 {
     let h = &chunk.header;
     agg.span(
         h.start_nanos,
@@ -265,39 +286,159 @@ fn feed(chunk: &Chunk, agg: &mut Aggregator, fast: bool) -> u64 {
             }
         }
     }
-    let mut memo = SocketMemo::default();
-    // Per type id: its count and size (names at the end), and what reads it. One
-    // lookup an event (it was three maps), and none for a run of the same type.
-    let mut types: FastMap<i64, usize> = FastMap::default();
-    let mut slots: Vec<TypeSlot> = Vec::new();
-    let mut last: Option<(i64, usize)> = None;
-    let mut sample_counts: FastMap<(i64, i64), u64> = FastMap::default();
-    let mut names = Names::new(chunk);
-    for ev in chunk.events() {
-        let at = match last {
-            Some((id, at)) if id == ev.type_id => at,
+    let (first, end) = chunk.events_span();
+    let cut = (mode.in_parts && end - first >= mode.split_bytes)
+        .then(|| chunk.event_near(first + ((end - first) as f64 * mode.first_share) as usize));
+    let mut reader = ChunkFeed {
+        chunk,
+        dec: Decoder { md },
+        handlers: &handlers,
+        sockets: &socket_fields,
+        fast: mode.fast,
+        names: Names::new(chunk),
+        memo: SocketMemo::default(),
+        types: FastMap::default(),
+        slots: Vec::new(),
+        last: None,
+        sample_counts: FastMap::default(),
+        undecoded: 0,
+    };
+    if !mode.in_parts {
+        for ev in chunk.events() {
+            reader.event(agg, ev);
+        }
+        return reader.finish(agg);
+    }
+    let readers = Readers {
+        chunk,
+        dec: &dec,
+        handlers: &handlers,
+        sockets: &socket_fields,
+    };
+    std::thread::scope(|s| {
+        // The later part on the other core, when the chunk is large enough to gain.
+        let later =
+            cut.map(|c| s.spawn(move || chunk_part::read(readers, chunk.events_between(c, end))));
+        let first_end = cut.unwrap_or(end);
+        let part = chunk_part::read(readers, chunk.events_between(first, first_end));
+        reader.merge(agg, part, first, first_end);
+        if let (Some(c), Some(later)) = (cut, later) {
+            // A part whose thread failed is read again here, as one that gave up is.
+            reader.merge(agg, later.join().ok().flatten(), c, end);
+        }
+    });
+    reader.finish(agg)
+}
+
+/// One chunk being read: its per-type counts, name caches and sample counts.
+struct ChunkFeed<'c, 'm> {
+    chunk: &'c Chunk,
+    dec: Decoder<'c>,
+    handlers: &'m FastMap<i64, (Handler, &'c Class)>,
+    sockets: &'m FastMap<i64, SocketFields>,
+    fast: bool,
+    names: Names<'c>,
+    memo: SocketMemo<'c>,
+    /// Per type id: its count and size (names at the end), and what reads it. One
+    /// lookup an event (it was three maps), and none for a run of the same type.
+    types: FastMap<i64, usize>,
+    slots: Vec<TypeSlot<'m>>,
+    last: Option<(i64, usize)>,
+    sample_counts: FastMap<(i64, i64), u64>,
+    undecoded: u64,
+}
+
+impl<'c: 'm, 'm> ChunkFeed<'c, 'm> {
+    /// The slot of events of `type_id`, made on first use.
+    #[inline]
+    fn slot(&mut self, type_id: i64) -> usize {
+        match self.last {
+            Some((id, at)) if id == type_id => at,
             _ => {
-                let at = *types.entry(ev.type_id).or_insert_with(|| {
+                let (slots, handlers, sockets) = (&mut self.slots, self.handlers, self.sockets);
+                let at = *self.types.entry(type_id).or_insert_with(|| {
                     slots.push(TypeSlot {
-                        id: ev.type_id,
+                        id: type_id,
                         count: 0,
                         bytes: 0,
-                        handler: handlers.get(&ev.type_id).copied(),
-                        socket: socket_fields.remove(&ev.type_id),
+                        handler: handlers.get(&type_id).copied(),
+                        socket: sockets.get(&type_id),
                     });
                     slots.len() - 1
                 });
-                last = Some((ev.type_id, at));
+                self.last = Some((type_id, at));
                 at
             }
-        };
-        let slot = &mut slots[at];
+        }
+    }
+
+    /// One event: counted, and read when the report reads its type.
+    #[inline]
+    fn event(&mut self, agg: &mut Aggregator, ev: EventPos) {
+        let at = self.slot(ev.type_id);
+        let slot = &mut self.slots[at];
         slot.count += 1;
         slot.bytes += ev.size as u64;
-        let Some((hd, class)) = slot.handler else {
-            continue;
+        if let Some((hd, class)) = slot.handler {
+            let socket = slot.socket;
+            self.read(agg, ev, hd, class, socket);
+        }
+    }
+
+    /// A part of the chunk's events, from `from` to `to`, read apart (see
+    /// [`chunk_part`]); read here one by one when it was not (`None`).
+    fn merge(&mut self, agg: &mut Aggregator, part: Option<Part<'c>>, from: usize, to: usize) {
+        let Some(part) = part else {
+            for ev in self.chunk.events_between(from, to) {
+                self.event(agg, ev);
+            }
+            return;
         };
-        if let (Handler::Socket(op), Some(sf), true) = (hd, &slot.socket, fast) {
+        for (id, count, bytes) in part.types {
+            let at = self.slot(id);
+            self.slots[at].count += count;
+            self.slots[at].bytes += bytes;
+        }
+        for (key, mut acc) in part.sockets {
+            let slots = self.socket_slots(agg, &key);
+            agg.socket_merge(slots, &mut acc);
+        }
+        for ev in part.others {
+            if let Some(&(hd, class)) = self.handlers.get(&ev.type_id) {
+                let socket = self.sockets.get(&ev.type_id);
+                self.read(agg, ev, hd, class, socket);
+            }
+        }
+    }
+
+    /// The accumulators of a socket event's key.
+    fn socket_slots(&mut self, agg: &mut Aggregator, key: &SocketKey<'c>) -> SocketSlots {
+        if let Some(s) = self.memo.get(key) {
+            return s;
+        }
+        let chunk = self.chunk;
+        let t = self.names.thread(&key.thread.value());
+        let addr = lite_str(chunk, key.address).unwrap_or("");
+        let host = lite_str(chunk, key.host).unwrap_or("");
+        let shown = if addr.is_empty() { host } else { addr };
+        let s = agg.socket_slots(key.op, &t, shown, lite_i64(chunk, key.port).unwrap_or(0));
+        self.memo.put(*key, s);
+        s
+    }
+
+    /// An event of a type the report reads.
+    fn read(
+        &mut self,
+        agg: &mut Aggregator,
+        ev: EventPos,
+        hd: Handler,
+        class: &Class,
+        socket: Option<&SocketFields>,
+    ) {
+        let chunk = self.chunk;
+        let dec = &self.dec;
+        let h = &chunk.header;
+        if let (Handler::Socket(op), Some(sf), true) = (hd, socket, self.fast) {
             // Nearly every event of a socket recording: its fields read in place,
             // nothing allocated; the full decoding below only when a field is not
             // one that reads so (an inline object, a string not in UTF-8).
@@ -305,17 +446,19 @@ fn feed(chunk: &Chunk, agg: &mut Aggregator, fast: bool) -> u64 {
             // as null, as it does on the full path.
             let mut lite = [Lite::Null; SOCKET_SLOTS];
             let mut cur = chunk.cursor(&ev);
-            if dec.event_pick(&mut cur, class, &sf.plan, &mut lite).is_ok()
-                && socket_lite(chunk, &mut names, &mut memo, agg, op, &lite)
-            {
-                continue;
+            if dec.event_pick(&mut cur, class, &sf.plan, &mut lite).is_ok() {
+                if let Some((key, bytes, start, dur)) = socket_event(chunk, op, &lite) {
+                    let slots = self.socket_slots(agg, &key);
+                    agg.socket_at(slots, bytes, start, dur);
+                    return;
+                }
             }
         }
         let mut cur = chunk.cursor(&ev);
         // An event that does not decode is still counted; its values are skipped.
         let Ok(fields) = dec.event(&mut cur, class) else {
-            undecoded += 1;
-            continue;
+            self.undecoded += 1;
+            return;
         };
         let f = |name: &str| -> &Value {
             class
@@ -330,6 +473,7 @@ fn feed(chunk: &Chunk, agg: &mut Aggregator, fast: bool) -> u64 {
                 .and_then(|i| fields.get(i))
                 .unwrap_or(&Value::Null)
         };
+        let names = &mut self.names;
         match hd {
             Handler::ThreadCpu => {
                 let t = names.thread(raw("eventThread"));
@@ -377,7 +521,10 @@ fn feed(chunk: &Chunk, agg: &mut Aggregator, fast: bool) -> u64 {
                     Value::Ref(_, k) => *k,
                     _ => i64::MIN,
                 };
-                *sample_counts.entry((thread_key, stack_key)).or_default() += 1;
+                *self
+                    .sample_counts
+                    .entry((thread_key, stack_key))
+                    .or_default() += 1;
             }
             Handler::Gc => {
                 let name = chunk.str(f("name")).unwrap_or("?").to_string();
@@ -438,41 +585,54 @@ fn feed(chunk: &Chunk, agg: &mut Aggregator, fast: bool) -> u64 {
             }
         }
     }
-    // Samples: decode each distinct stack once.
-    let stack_class = md.by_name("jdk.types.StackTrace").map(|c| c.id);
-    let thread_class = md.by_name("java.lang.Thread").map(|c| c.id);
-    let mut stacks: FastMap<i64, Vec<Rc<str>>> = FastMap::default();
-    let mut keys: Vec<_> = sample_counts.into_iter().collect();
-    keys.sort_unstable();
-    for ((tk, sk), n) in keys {
-        let thread = match thread_class {
-            Some(tc) if tk != i64::MIN => names.thread(&Value::Ref(tc, tk)),
-            _ => Rc::from("?"),
-        };
-        let frames = stacks.entry(sk).or_insert_with(|| match stack_class {
-            Some(sc) if sk != i64::MIN => names.frames(&Value::Ref(sc, sk)),
-            _ => Vec::new(),
-        });
-        agg.samples(&thread, frames, n);
+
+    /// The chunk's samples and event counts, into `agg`; how many events did not decode.
+    fn finish(self, agg: &mut Aggregator) -> u64 {
+        let ChunkFeed {
+            chunk,
+            mut names,
+            sample_counts,
+            slots,
+            undecoded,
+            ..
+        } = self;
+        let md = &chunk.metadata;
+        // Samples: decode each distinct stack once.
+        let stack_class = md.by_name("jdk.types.StackTrace").map(|c| c.id);
+        let thread_class = md.by_name("java.lang.Thread").map(|c| c.id);
+        let mut stacks: FastMap<i64, Vec<Rc<str>>> = FastMap::default();
+        let mut keys: Vec<_> = sample_counts.into_iter().collect();
+        keys.sort_unstable();
+        for ((tk, sk), n) in keys {
+            let thread = match thread_class {
+                Some(tc) if tk != i64::MIN => names.thread(&Value::Ref(tc, tk)),
+                _ => Rc::from("?"),
+            };
+            let frames = stacks.entry(sk).or_insert_with(|| match stack_class {
+                Some(sc) if sk != i64::MIN => names.frames(&Value::Ref(sc, sk)),
+                _ => Vec::new(),
+            });
+            agg.samples(&thread, frames, n);
+        }
+        for TypeSlot {
+            id,
+            count: n,
+            bytes,
+            ..
+        } in slots
+        {
+            let name = match id {
+                METADATA_TYPE => "jdk.Metadata".to_string(),
+                CHECKPOINT_TYPE => "jdk.CheckPoint".to_string(),
+                _ => match md.classes.get(&id) {
+                    Some(c) => c.name.to_string(),
+                    None => format!("unknown type id {id}"),
+                },
+            };
+            agg.count(&name, n, bytes);
+        }
+        undecoded
     }
-    for TypeSlot {
-        id,
-        count: n,
-        bytes,
-        ..
-    } in slots
-    {
-        let name = match id {
-            METADATA_TYPE => "jdk.Metadata".to_string(),
-            CHECKPOINT_TYPE => "jdk.CheckPoint".to_string(),
-            _ => match md.classes.get(&id) {
-                Some(c) => c.name.to_string(),
-                None => format!("unknown type id {id}"),
-            },
-        };
-        agg.count(&name, n, bytes);
-    }
-    undecoded
 }
 
 #[cfg(test)]
@@ -482,13 +642,13 @@ mod tests {
     use super::*;
     use std::path::{Path, PathBuf};
 
-    /// The report of `path` with socket events read in place (`fast`) or decoded whole.
-    fn report(path: &Path, fast: bool) -> String {
+    /// The report of `path` read as `mode` says.
+    fn report(path: &Path, mode: Mode) -> String {
         let mut chunks = ChunkReader::new(std::fs::File::open(path).unwrap());
         let mut agg = Aggregator::default();
         let mut undecoded = 0;
         while let Some(chunk) = chunks.next_chunk().unwrap() {
-            undecoded += feed(&chunk, &mut agg, fast);
+            undecoded += feed(&chunk, &mut agg, mode);
             chunks.recycle(chunk);
         }
         let r = agg.finish(InputInfo::default(), &ReportOptions::default());
@@ -521,10 +681,58 @@ mod tests {
         assert!(files.len() >= 4, "fixtures not found: {files:?}");
         let mut with_sockets = 0;
         for f in &files {
-            let (fast, full) = (report(f, true), report(f, false));
+            let (fast, full) = (report(f, FAST), report(f, FULL));
             assert_eq!(fast, full, "{}", f.display());
             with_sockets += fast.contains("\"bytes_p50\"") as usize;
         }
         assert!(with_sockets >= 4, "too few recordings with socket events");
+    }
+
+    /// One core, socket events decoded whole: the reference.
+    const FULL: Mode = Mode {
+        fast: false,
+        split_bytes: usize::MAX,
+        first_share: FIRST_SHARE,
+        in_parts: false,
+    };
+    /// One core, socket events read in place, one by one into the report.
+    const FAST: Mode = Mode {
+        fast: true,
+        split_bytes: usize::MAX,
+        first_share: FIRST_SHARE,
+        in_parts: false,
+    };
+
+    #[test]
+    fn a_chunk_read_on_two_cores_reports_what_one_core_reports() {
+        let mut files = Vec::new();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        recordings(&root.join("fixtures/jfr"), &mut files);
+        let corpus = std::env::var_os("KGAP_CORPUS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("../shared/corpus"));
+        recordings(&corpus.join("jfr"), &mut files);
+        assert!(files.len() >= 4, "fixtures not found: {files:?}");
+        for f in &files {
+            let one = report(f, FAST);
+            let one_part = Mode {
+                in_parts: true,
+                ..FAST
+            };
+            assert_eq!(one, report(f, one_part), "{} in one part", f.display());
+            // Every chunk split, at its first event, last byte and between.
+            for first_share in [0.0, 0.1, 0.45, 0.5, 0.9, 1.0] {
+                let two = report(
+                    f,
+                    Mode {
+                        fast: true,
+                        split_bytes: 0,
+                        first_share,
+                        in_parts: true,
+                    },
+                );
+                assert_eq!(one, two, "{} split at {first_share}", f.display());
+            }
+        }
     }
 }

@@ -25,6 +25,7 @@ use std::io::{BufRead, BufReader, Read};
 pub mod analysis;
 mod binary;
 mod chunk_bytes;
+mod chunk_part;
 mod json;
 pub mod reader;
 mod socket_memo;

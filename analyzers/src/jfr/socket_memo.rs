@@ -26,7 +26,7 @@ pub(super) struct SocketKey<'c> {
 
 impl SocketKey<'_> {
     #[inline(always)]
-    fn same(&self, o: &SocketKey<'_>) -> bool {
+    pub fn same(&self, o: &SocketKey<'_>) -> bool {
         // The thread first: the field that differs most often.
         same(&self.thread, &o.thread)
             && self.op == o.op
