@@ -240,16 +240,18 @@ struct Mode {
 /// Below this, a second thread costs more than it saves.
 const SPLIT_BYTES: usize = 1 << 20;
 
-/// The share of a split chunk's event bytes read by the first core: less than half, as it
-/// also merges the other's counts and adds its own socket events to the accumulators.
-const FIRST_SHARE: f64 = 0.45;
+/// The share of a split chunk's event bytes read by the first core: both read their part
+/// the same way; the merge after is short.
+const FIRST_SHARE: f64 = 0.5;
 
 /// Feed one chunk's events into `agg`; returns how many of the events the report
 /// reads did not decode (counted, not analysed).
 pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let split_bytes = if cores > 1 { SPLIT_BYTES } else { usize::MAX };
+    let split_bytes = if super::cores() > 1 {
+        SPLIT_BYTES
+    } else {
+        usize::MAX
+    };
     feed(
         chunk,
         agg,

@@ -8,7 +8,8 @@
 //! and heap after GC, allocation by class, lock contention, and diagnoses (a
 //! fixed socket buffer, one consumer at one core, GC pressure, deflate).
 //!
-//! Memory is bounded by one chunk of the recording (plus one event of an export).
+//! Memory is bounded by one chunk of the recording (plus one event of an export); a
+//! recording in a file is mapped, two chunks at a time, not read.
 //!
 //! ```no_run
 //! use kgap_analyzers::jfr::{analyze_jfr, ReportOptions};
@@ -152,7 +153,11 @@ fn read_binary<R: Read>(
 ) -> Result<(), AnalyzeError> {
     let mut versions = BTreeSet::new();
     let mut index = 0u64;
-    while let Some(chunk) = chunks.next_chunk().map_err(AnalyzeError::Read)? {
+    // A mapped recording's next chunk is parsed on the other core while this one is
+    // read: its bytes stay where they lie in the file, so holding two costs no memory.
+    let ahead = chunks.is_mapped() && cores() > 1;
+    let mut next = chunks.next_chunk().map_err(AnalyzeError::Read)?;
+    while let Some(chunk) = next.take() {
         index += 1;
         versions.insert(format!("{}.{}", chunk.header.major, chunk.header.minor));
         for p in &chunk.problems {
@@ -162,7 +167,18 @@ fn read_binary<R: Read>(
                 info.cut_at_byte.get_or_insert(chunk.file_offset + *got);
             }
         }
-        let undecoded = binary::feed_chunk(&chunk, agg);
+        let undecoded = std::thread::scope(|s| -> Result<u64, AnalyzeError> {
+            let parsing = match ahead {
+                true => chunks
+                    .next_bytes()
+                    .map_err(AnalyzeError::Read)?
+                    .map(|bytes| s.spawn(move || bytes.parse())),
+                false => None,
+            };
+            let undecoded = binary::feed_chunk(&chunk, agg);
+            next = parsing.map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            Ok(undecoded)
+        })?;
         if undecoded > 0 {
             info.problems.push(format!(
                 "chunk {index}: {undecoded} events did not match their declared fields \
@@ -170,6 +186,9 @@ fn read_binary<R: Read>(
             ));
         }
         chunks.recycle(chunk);
+        if !ahead {
+            next = chunks.next_chunk().map_err(AnalyzeError::Read)?;
+        }
     }
     if let Some(s) = chunks.stopped.take() {
         info.problems.push(s);
@@ -180,6 +199,12 @@ fn read_binary<R: Read>(
     info.version =
         (!versions.is_empty()).then(|| versions.into_iter().collect::<Vec<_>>().join(", "));
     Ok(())
+}
+
+/// Cores to read a recording on (see `binary::feed_chunk`), counted once.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Counts the bytes read through it.

@@ -1482,6 +1482,11 @@ impl<R: Read> ChunkReader<R> {
         }
     }
 
+    /// Are the chunks mapped where they lie in a file (see [`mapped`](ChunkReader::mapped))?
+    pub fn is_mapped(&self) -> bool {
+        self.file.is_some()
+    }
+
     /// Bytes consumed so far.
     pub fn offset(&self) -> u64 {
         self.offset
@@ -1489,6 +1494,11 @@ impl<R: Read> ChunkReader<R> {
 
     /// The next chunk, `None` at the end (or when reading stopped: see `stopped`).
     pub fn next_chunk(&mut self) -> io::Result<Option<Chunk>> {
+        Ok(self.next_bytes()?.map(ChunkRead::parse))
+    }
+
+    /// The next chunk's bytes, not parsed yet (see [`ChunkRead::parse`]).
+    pub fn next_bytes(&mut self) -> io::Result<Option<ChunkRead>> {
         if self.done {
             return Ok(None);
         }
@@ -1562,7 +1572,27 @@ impl<R: Read> ChunkReader<R> {
                 });
             }
         }
-        Ok(Some(Chunk::new(header, data, file_offset, problems)))
+        Ok(Some(ChunkRead {
+            header,
+            data,
+            file_offset,
+            problems,
+        }))
+    }
+}
+
+/// A chunk's bytes as read or mapped, with the problems seen reading them.
+pub struct ChunkRead {
+    header: ChunkHeader,
+    data: ChunkBytes,
+    file_offset: u64,
+    problems: Vec<ChunkProblem>,
+}
+
+impl ChunkRead {
+    /// The chunk (see [`Chunk::new`]).
+    pub fn parse(self) -> Chunk {
+        Chunk::new(self.header, self.data, self.file_offset, self.problems)
     }
 }
 
