@@ -1128,9 +1128,37 @@ pub struct Chunk {
     null: Value,
 }
 
-/// The event whose size field is at `pos`, or why it does not fit in `data`.
+/// The event whose size field is at `pos`, if it fits in `data` (see [`event_at`]).
+#[inline(always)]
+fn event_fits(data: &[u8], pos: usize, compressed: bool) -> Option<EventPos> {
+    let mut c = Cursor::new(data, pos, compressed);
+    let size = c.int().ok()?;
+    let type_id = c.long().ok()?;
+    let size_ok = size > 0 && (size as usize) >= c.pos - pos;
+    if !size_ok || pos + size as usize > data.len() {
+        return None;
+    }
+    Some(EventPos {
+        offset: pos,
+        size: size as usize,
+        type_id,
+        body: c.pos,
+    })
+}
+
+/// The event whose size field is at `pos`, or why it does not fit in `data`. The reason
+/// is worked out only when there is one: the walk of every event takes the short way.
 #[inline(always)]
 fn event_at(data: &[u8], pos: usize, compressed: bool) -> Result<EventPos, ChunkProblem> {
+    match event_fits(data, pos, compressed) {
+        Some(ev) => Ok(ev),
+        None => event_misfit(data, pos, compressed),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn event_misfit(data: &[u8], pos: usize, compressed: bool) -> Result<EventPos, ChunkProblem> {
     let mut c = Cursor::new(data, pos, compressed);
     let (size, type_id) = match c.int().and_then(|size| Ok((size, c.long()?))) {
         Ok(v) => v,
@@ -1177,7 +1205,7 @@ impl Iterator for Events<'_> {
             return None;
         }
         // Walked once already by `Chunk::new` up to `end`: it reads the same again.
-        let ev = event_at(self.data, self.pos, self.compressed).ok()?;
+        let ev = event_fits(self.data, self.pos, self.compressed)?;
         self.pos += ev.size;
         Some(ev)
     }
