@@ -6,7 +6,7 @@ use crate::fast_hash::FastMap;
 use std::rc::Rc;
 
 use super::analysis::{frame_name, Aggregator, Jvm, SocketOp, SocketSlots};
-use super::chunk_part::{self, Part, Readers};
+use super::chunk_part::{self, Part, Readers, TypeSlot, TypeTable};
 use super::reader::{
     Chunk, Class, Decoder, EventPos, Lite, Pick, Value, CHECKPOINT_TYPE, METADATA_TYPE,
 };
@@ -125,15 +125,6 @@ impl<'c> Names<'c> {
         }
         out
     }
-}
-
-/// One event type of a chunk, as [`feed_chunk`] meets it.
-struct TypeSlot<'m> {
-    id: i64,
-    count: u64,
-    bytes: u64,
-    handler: Option<(Handler, &'m Class)>,
-    socket: Option<&'m SocketFields>,
 }
 
 /// How a socket event class is read: the fields the report reads, into the slots below.
@@ -291,32 +282,25 @@ fn feed(chunk: &Chunk, agg: &mut Aggregator, mode: Mode) -> u64 {
     let (first, end) = chunk.events_span();
     let cut = (mode.in_parts && end - first >= mode.split_bytes)
         .then(|| chunk.event_near(first + ((end - first) as f64 * mode.first_share) as usize));
-    let mut reader = ChunkFeed {
-        chunk,
-        dec: Decoder { md },
-        handlers: &handlers,
-        sockets: &socket_fields,
-        fast: mode.fast,
-        names: Names::new(chunk),
-        memo: SocketMemo::default(),
-        types: FastMap::default(),
-        slots: Vec::new(),
-        last: None,
-        sample_counts: FastMap::default(),
-        undecoded: 0,
-    };
-    if !mode.in_parts {
-        for ev in chunk.events() {
-            reader.event(agg, ev);
-        }
-        return reader.finish(agg);
-    }
     let readers = Readers {
         chunk,
         dec: &dec,
         handlers: &handlers,
         sockets: &socket_fields,
     };
+    let mut reader = ChunkFeed {
+        r: readers,
+        fast: mode.fast,
+        names: Names::new(chunk),
+        memo: SocketMemo::default(),
+        types: TypeTable::default(),
+        sample_counts: FastMap::default(),
+        undecoded: 0,
+    };
+    if !mode.in_parts {
+        reader.merge(agg, None, first, end);
+        return reader.finish(agg);
+    }
     std::thread::scope(|s| {
         // The later part on the other core, when the chunk is large enough to gain.
         let later =
@@ -333,52 +317,21 @@ fn feed(chunk: &Chunk, agg: &mut Aggregator, mode: Mode) -> u64 {
 }
 
 /// One chunk being read: its per-type counts, name caches and sample counts.
-struct ChunkFeed<'c, 'm> {
-    chunk: &'c Chunk,
-    dec: Decoder<'c>,
-    handlers: &'m FastMap<i64, (Handler, &'c Class)>,
-    sockets: &'m FastMap<i64, SocketFields>,
+struct ChunkFeed<'a, 'c> {
+    r: Readers<'a, 'c>,
     fast: bool,
     names: Names<'c>,
     memo: SocketMemo<'c>,
-    /// Per type id: its count and size (names at the end), and what reads it. One
-    /// lookup an event (it was three maps), and none for a run of the same type.
-    types: FastMap<i64, usize>,
-    slots: Vec<TypeSlot<'m>>,
-    last: Option<(i64, usize)>,
+    types: TypeTable<'a, 'c>,
     sample_counts: FastMap<(i64, i64), u64>,
     undecoded: u64,
 }
 
-impl<'c: 'm, 'm> ChunkFeed<'c, 'm> {
-    /// The slot of events of `type_id`, made on first use.
-    #[inline]
-    fn slot(&mut self, type_id: i64) -> usize {
-        match self.last {
-            Some((id, at)) if id == type_id => at,
-            _ => {
-                let (slots, handlers, sockets) = (&mut self.slots, self.handlers, self.sockets);
-                let at = *self.types.entry(type_id).or_insert_with(|| {
-                    slots.push(TypeSlot {
-                        id: type_id,
-                        count: 0,
-                        bytes: 0,
-                        handler: handlers.get(&type_id).copied(),
-                        socket: sockets.get(&type_id),
-                    });
-                    slots.len() - 1
-                });
-                self.last = Some((type_id, at));
-                at
-            }
-        }
-    }
-
+impl<'a, 'c> ChunkFeed<'a, 'c> {
     /// One event: counted, and read when the report reads its type.
     #[inline]
     fn event(&mut self, agg: &mut Aggregator, ev: EventPos) {
-        let at = self.slot(ev.type_id);
-        let slot = &mut self.slots[at];
+        let slot = self.types.slot(ev.type_id, &self.r);
         slot.count += 1;
         slot.bytes += ev.size as u64;
         if let Some((hd, class)) = slot.handler {
@@ -389,25 +342,25 @@ impl<'c: 'm, 'm> ChunkFeed<'c, 'm> {
 
     /// A part of the chunk's events, from `from` to `to`, read apart (see
     /// [`chunk_part`]); read here one by one when it was not (`None`).
-    fn merge(&mut self, agg: &mut Aggregator, part: Option<Part<'c>>, from: usize, to: usize) {
+    fn merge(&mut self, agg: &mut Aggregator, part: Option<Part<'a, 'c>>, from: usize, to: usize) {
         let Some(part) = part else {
-            for ev in self.chunk.events_between(from, to) {
+            for ev in self.r.chunk.events_between(from, to) {
                 self.event(agg, ev);
             }
             return;
         };
-        for (id, count, bytes) in part.types {
-            let at = self.slot(id);
-            self.slots[at].count += count;
-            self.slots[at].bytes += bytes;
+        for t in part.types.slots {
+            let slot = self.types.slot(t.id, &self.r);
+            slot.count += t.count;
+            slot.bytes += t.bytes;
         }
         for (key, mut acc) in part.sockets {
             let slots = self.socket_slots(agg, &key);
             agg.socket_merge(slots, &mut acc);
         }
         for ev in part.others {
-            if let Some(&(hd, class)) = self.handlers.get(&ev.type_id) {
-                let socket = self.sockets.get(&ev.type_id);
+            if let Some(&(hd, class)) = self.r.handlers.get(&ev.type_id) {
+                let socket = self.r.sockets.get(&ev.type_id);
                 self.read(agg, ev, hd, class, socket);
             }
         }
@@ -418,7 +371,7 @@ impl<'c: 'm, 'm> ChunkFeed<'c, 'm> {
         if let Some(s) = self.memo.get(key) {
             return s;
         }
-        let chunk = self.chunk;
+        let chunk = self.r.chunk;
         let t = self.names.thread(&key.thread.value());
         let addr = lite_str(chunk, key.address).unwrap_or("");
         let host = lite_str(chunk, key.host).unwrap_or("");
@@ -437,8 +390,8 @@ impl<'c: 'm, 'm> ChunkFeed<'c, 'm> {
         class: &Class,
         socket: Option<&SocketFields>,
     ) {
-        let chunk = self.chunk;
-        let dec = &self.dec;
+        let chunk = self.r.chunk;
+        let dec = self.r.dec;
         let h = &chunk.header;
         if let (Handler::Socket(op), Some(sf), true) = (hd, socket, self.fast) {
             // Nearly every event of a socket recording: its fields read in place,
@@ -591,14 +544,14 @@ impl<'c: 'm, 'm> ChunkFeed<'c, 'm> {
     /// The chunk's samples and event counts, into `agg`; how many events did not decode.
     fn finish(self, agg: &mut Aggregator) -> u64 {
         let ChunkFeed {
-            chunk,
+            r,
             mut names,
             sample_counts,
-            slots,
+            types,
             undecoded,
             ..
         } = self;
-        let md = &chunk.metadata;
+        let md = &r.chunk.metadata;
         // Samples: decode each distinct stack once.
         let stack_class = md.by_name("jdk.types.StackTrace").map(|c| c.id);
         let thread_class = md.by_name("java.lang.Thread").map(|c| c.id);
@@ -621,7 +574,7 @@ impl<'c: 'm, 'm> ChunkFeed<'c, 'm> {
             count: n,
             bytes,
             ..
-        } in slots
+        } in types.slots
         {
             let name = match id {
                 METADATA_TYPE => "jdk.Metadata".to_string(),
@@ -657,6 +610,19 @@ mod tests {
         format!("{undecoded} {}", serde_json::to_string(&r).unwrap())
     }
 
+    /// Every recording of the fixtures and of the shared corpus.
+    fn all_recordings() -> Vec<PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        recordings(&root.join("fixtures/jfr"), &mut files);
+        let corpus = std::env::var_os("KGAP_CORPUS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("../shared/corpus"));
+        recordings(&corpus.join("jfr"), &mut files);
+        assert!(files.len() >= 4, "fixtures not found: {files:?}");
+        files
+    }
+
     fn recordings(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
@@ -673,14 +639,7 @@ mod tests {
 
     #[test]
     fn socket_events_read_in_place_report_what_full_decoding_reports() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut files = Vec::new();
-        recordings(&root.join("fixtures/jfr"), &mut files);
-        let corpus = std::env::var_os("KGAP_CORPUS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| root.join("../shared/corpus"));
-        recordings(&corpus.join("jfr"), &mut files);
-        assert!(files.len() >= 4, "fixtures not found: {files:?}");
+        let files = all_recordings();
         let mut with_sockets = 0;
         for f in &files {
             let (fast, full) = (report(f, FAST), report(f, FULL));
@@ -707,14 +666,7 @@ mod tests {
 
     #[test]
     fn a_chunk_read_on_two_cores_reports_what_one_core_reports() {
-        let mut files = Vec::new();
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        recordings(&root.join("fixtures/jfr"), &mut files);
-        let corpus = std::env::var_os("KGAP_CORPUS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| root.join("../shared/corpus"));
-        recordings(&corpus.join("jfr"), &mut files);
-        assert!(files.len() >= 4, "fixtures not found: {files:?}");
+        let files = all_recordings();
         for f in &files {
             let one = report(f, FAST);
             let one_part = Mode {

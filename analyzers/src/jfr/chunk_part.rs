@@ -21,19 +21,61 @@ use super::socket_memo::SocketKey;
 /// addresses, and a key is looked for among those seen.
 const MAX_KEYS: usize = 64;
 
+/// Events by type: count and bytes, and what reads them. One look-up an event, and
+/// none for a run of the same type.
+#[derive(Default)]
+pub(super) struct TypeTable<'a, 'c> {
+    index: FastMap<i64, usize>,
+    /// In order of first appearance.
+    pub slots: Vec<TypeSlot<'a, 'c>>,
+    last: Option<(i64, usize)>,
+}
+
+/// One event type, as a chunk's reader meets it.
+pub(super) struct TypeSlot<'a, 'c> {
+    pub id: i64,
+    pub count: u64,
+    pub bytes: u64,
+    pub handler: Option<(Handler, &'c Class)>,
+    pub socket: Option<&'a SocketFields>,
+}
+
+impl<'a, 'c> TypeTable<'a, 'c> {
+    /// The slot of events of `type_id`, made on first use with what `r` has for it.
+    #[inline]
+    pub fn slot(&mut self, type_id: i64, r: &Readers<'a, 'c>) -> &mut TypeSlot<'a, 'c> {
+        let at = match self.last {
+            Some((id, at)) if id == type_id => at,
+            _ => {
+                let slots = &mut self.slots;
+                let at = *self.index.entry(type_id).or_insert_with(|| {
+                    slots.push(TypeSlot {
+                        id: type_id,
+                        count: 0,
+                        bytes: 0,
+                        handler: r.handlers.get(&type_id).copied(),
+                        socket: r.sockets.get(&type_id),
+                    });
+                    slots.len() - 1
+                });
+                self.last = Some((type_id, at));
+                at
+            }
+        };
+        &mut self.slots[at]
+    }
+}
+
 /// What was read of a part of a chunk.
 #[derive(Default)]
-pub(super) struct Part<'c> {
-    /// Per event type, in order of first appearance: type id, count, bytes.
-    pub types: Vec<(i64, u64, u64)>,
+pub(super) struct Part<'a, 'c> {
+    /// Events by type.
+    pub types: TypeTable<'a, 'c>,
     /// Socket events read in place, by their key.
     pub sockets: Vec<(SocketKey<'c>, SocketAcc)>,
     /// The other events the report reads, in order.
     pub others: Vec<EventPos>,
 }
-
-/// What reads events of one type: the report's handler, and how socket events are read.
-type Kind<'a, 'c> = (Option<(Handler, &'c Class)>, Option<&'a SocketFields>);
 
 /// What reads a chunk's events: the report's handlers and socket fields by type id.
 #[derive(Clone, Copy)]
@@ -45,36 +87,16 @@ pub(super) struct Readers<'a, 'c> {
 }
 
 /// The events of `events`; `None` when they have more socket keys than [`MAX_KEYS`].
-pub(super) fn read<'c>(r: Readers<'_, 'c>, events: Events<'c>) -> Option<Part<'c>> {
+pub(super) fn read<'a, 'c>(r: Readers<'a, 'c>, events: Events<'c>) -> Option<Part<'a, 'c>> {
     let chunk = r.chunk;
     let mut part = Part::default();
-    // Per type id: its index in `part.types` and what reads it; none looked up again
-    // for a run of the same type.
-    let mut types: FastMap<i64, usize> = FastMap::default();
-    let mut kinds: Vec<Kind<'_, 'c>> = Vec::new();
-    let mut last: Option<(i64, usize)> = None;
     // The key that matched last, per operation: reads and writes interleave.
     let mut recent = [0usize; 2];
     for ev in events {
-        let at = match last {
-            Some((id, at)) if id == ev.type_id => at,
-            _ => {
-                let at = *types.entry(ev.type_id).or_insert_with(|| {
-                    part.types.push((ev.type_id, 0, 0));
-                    kinds.push((
-                        r.handlers.get(&ev.type_id).copied(),
-                        r.sockets.get(&ev.type_id),
-                    ));
-                    kinds.len() - 1
-                });
-                last = Some((ev.type_id, at));
-                at
-            }
-        };
-        let t = &mut part.types[at];
-        t.1 += 1;
-        t.2 += ev.size as u64;
-        let (Some((hd, class)), socket) = kinds[at] else {
+        let t = part.types.slot(ev.type_id, &r);
+        t.count += 1;
+        t.bytes += ev.size as u64;
+        let (Some((hd, class)), socket) = (t.handler, t.socket) else {
             continue;
         };
         let (Handler::Socket(op), Some(sf)) = (hd, socket) else {

@@ -239,25 +239,33 @@ impl<'a> Cursor<'a> {
         // Most varints end within the next 8 bytes: found and gathered with a few
         // operations on one load, not a branch a byte (the loop was a fifth of a socket
         // recording's instructions).
-        if let Some(w8) = self.wide.get(self.pos..).and_then(|r| r.first_chunk::<8>()) {
-            let w = u64::from_le_bytes(*w8);
-            // One byte (a small number, a pool key): the most common.
-            if w & 0x80 == 0 && self.pos < self.buf.len() {
+        if let Some((w, n)) = self.varint_word() {
+            if n == 1 {
                 self.pos += 1;
                 return Ok((w & 0x7f) as i64);
             }
-            let stop = !w & 0x8080_8080_8080_8080;
-            let n = (stop.trailing_zeros() / 8 + 1) as usize;
-            if stop != 0 && self.pos + n <= self.buf.len() {
-                let x = w & (u64::MAX >> (64 - 8 * n)) & 0x7f7f_7f7f_7f7f_7f7f;
-                let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
-                let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
-                let x = (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4);
-                self.pos += n;
-                return Ok(x as i64);
-            }
+            let x = w & (u64::MAX >> (64 - 8 * n)) & 0x7f7f_7f7f_7f7f_7f7f;
+            let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+            let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+            let x = (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4);
+            self.pos += n;
+            return Ok(x as i64);
         }
         self.varint_bytewise()
+    }
+
+    /// The next 8 bytes as a word, and the length of the varint they start when it ends
+    /// within them and within `buf` (loaded from `wide`: near the end of `buf` too).
+    #[inline(always)]
+    fn varint_word(&self) -> Option<(u64, usize)> {
+        let w = u64::from_le_bytes(*self.wide.get(self.pos..)?.first_chunk::<8>()?);
+        // One byte (a small number, a pool key): the most common, told apart first.
+        if w & 0x80 == 0 {
+            return (self.pos < self.buf.len()).then_some((w, 1));
+        }
+        let stop = !w & 0x8080_8080_8080_8080;
+        let n = (stop.trailing_zeros() / 8 + 1) as usize;
+        (stop != 0 && self.pos + n <= self.buf.len()).then_some((w, n))
     }
 
     /// [`varint`](Self::varint) a byte at a time: near the end of the data (the last fields
@@ -338,13 +346,9 @@ impl<'a> Cursor<'a> {
             return self.take(8).map(|_| ());
         }
         // The varint ends at its first byte under 0x80, or with its 9th byte.
-        if let Some(w8) = self.wide.get(self.pos..).and_then(|r| r.first_chunk::<8>()) {
-            let stop = !u64::from_le_bytes(*w8) & 0x8080_8080_8080_8080;
-            let n = (stop.trailing_zeros() / 8 + 1) as usize;
-            if stop != 0 && self.pos + n <= self.buf.len() {
-                self.pos += n;
-                return Ok(());
-            }
+        if let Some((_, n)) = self.varint_word() {
+            self.pos += n;
+            return Ok(());
         }
         let rest = self.buf.get(self.pos..).unwrap_or(&[]);
         match rest.iter().take(8).position(|&b| b < 0x80) {
@@ -540,11 +544,11 @@ impl Metadata {
                     .attr("id")
                     .and_then(|v| v.parse::<i64>().ok())
                     .ok_or(DecodeError("class without id"))?;
-                let name = ce.attr_rc("name").unwrap_or_else(|| Arc::from("?"));
+                let name = ce.attr_arc("name").unwrap_or_else(|| Arc::from("?"));
                 let mut fields = Vec::new();
                 for fe in ce.children.iter().filter(|e| &*e.name == "field") {
                     fields.push(Field {
-                        name: fe.attr_rc("name").unwrap_or_else(|| Arc::from("?")),
+                        name: fe.attr_arc("name").unwrap_or_else(|| Arc::from("?")),
                         class_id: fe
                             .attr("class")
                             .and_then(|v| v.parse().ok())
@@ -562,7 +566,7 @@ impl Metadata {
                     Class {
                         id,
                         name,
-                        super_type: ce.attr_rc("superType"),
+                        super_type: ce.attr_arc("superType"),
                         kind,
                         fields,
                     },
@@ -618,7 +622,7 @@ impl Element {
             .map(|(_, v)| &**v)
     }
 
-    fn attr_rc(&self, k: &str) -> Option<Arc<str>> {
+    fn attr_arc(&self, k: &str) -> Option<Arc<str>> {
         self.attrs
             .iter()
             .find(|(a, _)| &**a == k)
