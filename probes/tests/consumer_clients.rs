@@ -120,10 +120,11 @@ fn both_clients_read_the_same_topic_on_a_real_broker() {
             "tuned",
             "--reps",
             "1",
-            // librdkafka reads ~1 GB/s here: 20 MB made a 13 ms window, too short for
-            // /proc's 10 ms ticks to show any CPU (CI saw machine_busy_cores 0.0).
+            // librdkafka reads 1.3-1.9 GB/s here and its window opens after a tenth of the
+            // topic: 200 MB made 0.10-0.13 s windows, at the 0.1 s (10 /proc ticks) below
+            // which machine_busy_cores is not given (CI saw it null). 600 MB: 0.28-0.34 s.
             "--prefill-mb",
-            "200",
+            "600",
             "--duration",
             "2s",
             "--json",
