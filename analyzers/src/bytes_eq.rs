@@ -105,15 +105,92 @@ pub(crate) fn find_byte(s: &[u8], c: u8) -> Option<usize> {
     let mut i = 0;
     while let Some(chunk) = s.get(i..i + 8) {
         let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ (c as u64 * ONES);
-        // The lowest high bit set marks the first zero byte of `x` exactly (a borrow
-        // can only mark bytes above it).
-        let zero = x.wrapping_sub(ONES) & !x & (0x80 * ONES);
+        let zero = zero_bytes_from_below(x);
         if zero != 0 {
             return Some(i + zero.trailing_zeros() as usize / 8);
         }
         i += 8;
     }
     s[i..].iter().position(|&x| x == c).map(|p| i + p)
+}
+
+/// The high bit of every byte of `x` that is zero, and maybe of some bytes above the
+/// lowest zero one (a borrow runs up from it): the lowest set bit is always exact.
+#[inline(always)]
+fn zero_bytes_from_below(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    x.wrapping_sub(ONES) & !x & (0x80 * ONES)
+}
+
+/// First index of either byte `a` or `b` in a short slice (the end of a free-text reason:
+/// a quote or a backslash), eight bytes a step: the lowest set bit of the two masks
+/// joined is the first place either byte is.
+#[inline]
+pub(crate) fn find_either(s: &[u8], a: u8, b: u8) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let mut i = 0;
+    while let Some(chunk) = s.get(i..i + 8) {
+        let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        let hit = zero_bytes_from_below(x ^ (a as u64 * ONES))
+            | zero_bytes_from_below(x ^ (b as u64 * ONES));
+        if hit != 0 {
+            return Some(i + hit.trailing_zeros() as usize / 8);
+        }
+        i += 8;
+    }
+    s[i..].iter().position(|&x| x == a || x == b).map(|p| i + p)
+}
+
+/// Last index of `c` in a slice whose end holds it (the `]` or `(` or `C` a parser looks
+/// for near a line's end), eight bytes a step from the end: `memrchr` was a call and a
+/// set-up of ~100 instructions for the few bytes it read.
+#[inline]
+pub(crate) fn rfind_byte(s: &[u8], c: u8) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7f * ONES;
+    let mut end = s.len();
+    while end >= 8 {
+        let x =
+            u64::from_le_bytes(s[end - 8..end].try_into().expect("8 bytes")) ^ (c as u64 * ONES);
+        // Exactly the zero bytes' high bits: adding within seven bits carries into no
+        // other byte, so the highest set bit is the last place `c` is.
+        let zero = !(((x & LOW7) + LOW7) | x | LOW7);
+        if zero != 0 {
+            return Some(end - 1 - zero.leading_zeros() as usize / 8);
+        }
+        end -= 8;
+    }
+    s[..end].iter().rposition(|&x| x == c)
+}
+
+/// First index of a non-empty `needle` in a short `hay`, eight places a step: a place is
+/// looked at only when both of the needle's first two bytes are there (a `memchr` for the
+/// first byte stopped at every space of a line for ` msgs, `).
+#[inline]
+pub(crate) fn find_bytes(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let &n0 = needle.first()?;
+    let Some(&n1) = needle.get(1) else {
+        return find_byte(hay, n0);
+    };
+    let mut i = 0;
+    // Two loads, at `i` and `i + 1`: the second's byte k is the byte after the first's.
+    while let (Some(x), Some(y)) = (hay.get(i..i + 8), hay.get(i + 1..i + 9)) {
+        let x = u64::from_le_bytes(x.try_into().expect("8 bytes"));
+        let y = u64::from_le_bytes(y.try_into().expect("8 bytes"));
+        // Every true place is flagged in both masks (false ones are checked away).
+        let mut m = zero_bytes_from_below(x ^ (n0 as u64 * ONES))
+            & zero_bytes_from_below(y ^ (n1 as u64 * ONES));
+        while m != 0 {
+            let k = i + m.trailing_zeros() as usize / 8;
+            if starts_with_bytes(&hay[k..], needle) {
+                return Some(k);
+            }
+            m &= m - 1;
+        }
+        i += 8;
+    }
+    (i..hay.len()).find(|&k| starts_with_bytes(&hay[k..], needle))
 }
 
 /// The end of the line starting at `buf[from..]` (its `\n`, or `buf.len()`) and whether
@@ -256,6 +333,56 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_word_searches_find_what_the_slice_methods_find() {
+        // Slices of every length around the eight-byte steps, the bytes looked for at
+        // every place (twice, and next to near bytes that a borrow could misflag).
+        let mut x: u64 = 7;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) as u8
+        };
+        let alphabet = [
+            b']', b'^', b'\\', b'"', b' ', b'm', b's', 0, 0xff, b'(', b'C',
+        ];
+        for len in 0..40 {
+            for _ in 0..200 {
+                let s: Vec<u8> = (0..len)
+                    .map(|_| alphabet[next() as usize % alphabet.len()])
+                    .collect();
+                for c in [b']', b'(', b'C', 0, 0xff, b'x'] {
+                    assert_eq!(
+                        rfind_byte(&s, c),
+                        s.iter().rposition(|&y| y == c),
+                        "{s:?} {c}"
+                    );
+                }
+                assert_eq!(
+                    find_either(&s, b'"', b'\\'),
+                    s.iter().position(|&y| y == b'"' || y == b'\\'),
+                    "{s:?}"
+                );
+                for needle in [
+                    &b" m"[..],
+                    b"m",
+                    b"ms",
+                    b" ms",
+                    b"\\\"",
+                    b"]]",
+                    b"\xff\x00",
+                    b"^^^",
+                ] {
+                    let want = s.windows(needle.len()).position(|w| w == needle);
+                    assert_eq!(find_bytes(&s, needle), want, "{s:?} {needle:?}");
+                }
+            }
+        }
+        assert_eq!(find_bytes(b"abc", b""), None);
+        assert_eq!(find_bytes(b"abc", b"c"), Some(2));
     }
 
     #[test]

@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::diagnose::{diagnose_error_backoff, diagnose_queue_backoff};
 use super::model::{FetchLogReport, FetcherStats, PartitionFetch, ReasonCount};
 use super::{FetchLogOptions, DEFAULT_FETCH_WAIT_MAX_MS, MAX_PARTITIONS};
+use crate::bytes_eq::same_bytes;
 use crate::error::AnalyzeError;
 use crate::fast_hash::FastMap;
 use crate::input::InputSummary;
@@ -367,7 +368,13 @@ impl<'w> FetchLogAnalyzer<'w> {
         // partitions: check the last few before building the key and hashing it.
         let hit = self.recent_parts.iter().copied().find(|&i| {
             let o = &self.parts[i].out;
-            o.partition == partition && o.topic == topic && o.client.as_deref() == client
+            // Inline compares: `==` on these strings was a libc `memcmp` call each.
+            o.partition == partition
+                && same_bytes(o.topic.as_bytes(), topic.as_bytes())
+                && match (o.client.as_deref(), client) {
+                    (Some(a), Some(b)) => same_bytes(a.as_bytes(), b.as_bytes()),
+                    (a, b) => a.is_none() && b.is_none(),
+                }
         });
         if let Some(i) = hit {
             return &mut self.parts[i];

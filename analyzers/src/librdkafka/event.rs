@@ -7,7 +7,7 @@
 //! the end of its numbers, so an English sentence that happens to contain the
 //! anchor is not taken for a record.
 
-use super::scan::{ascii, find, is_api_byte, is_topic_byte, Cur};
+use super::scan::{ascii, is_api_byte, is_topic_byte, Cur};
 
 /// One librdkafka debug message, parsed, generic over how it holds its strings:
 /// [`Event`] borrows them from the line; the analyzers' parallel reader sends
@@ -449,7 +449,8 @@ pub(crate) fn parse_body(line: &[u8], at: usize) -> Option<Parsed<'_>> {
         _ => &[],
     };
     for &i in candidates {
-        if body.starts_with(ANCHORS[i].as_bytes()) {
+        // Inline: the anchor is picked at run time, and `starts_with` was a `memcmp` call.
+        if crate::bytes_eq::starts_with_bytes(body, ANCHORS[i].as_bytes()) {
             return parse_at(line, i, at);
         }
     }
@@ -753,11 +754,9 @@ fn topic_partition_before(line: &[u8], at: usize) -> Option<(&str, i32, usize)> 
 /// a wrapper put after the message (a closing quote of a JSON string).
 fn reason_text<'a>(c: &mut Cur<'a>) -> &'a str {
     let rest = c.rest();
-    let mut n = rest
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\')
-        .unwrap_or(rest.len());
-    n = n.min(200);
+    // The first 200 bytes are all it keeps: the search need not go further.
+    let head = &rest[..rest.len().min(200)];
+    let n = crate::bytes_eq::find_either(head, b'"', b'\\').unwrap_or(head.len());
     let text = &rest[..n];
     let text = match std::str::from_utf8(text) {
         Ok(s) => s,
@@ -848,9 +847,9 @@ fn parse_topic<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
     c.lit(b" at ")?;
     // The position may hold parentheses ("offset 5 (leader epoch 3)"), so find the
     // queue figures by their own words.
-    let msgs_at = find(&c.rest()[..c.rest().len().min(160)], b" msgs, ")?;
+    let msgs_at = crate::bytes_eq::find_bytes(&c.rest()[..c.rest().len().min(160)], b" msgs, ")?;
     let head = &c.rest()[..msgs_at];
-    let open = memchr::memrchr(b'(', head)?;
+    let open = crate::bytes_eq::rfind_byte(head, b'(')?;
     let mut q = Cur::new(head, open + 1);
     let queued_msgs = q.uint()?;
     q.lit(b"/")?;

@@ -165,18 +165,11 @@ impl<'a> Cur<'a> {
     pub fn until(&mut self, lit: &[u8], limit: usize) -> Option<&'a [u8]> {
         let rest = self.rest();
         let window = &rest[..rest.len().min(limit + lit.len())];
-        let at = find(window, lit)?;
+        // (`memmem::find` builds a searcher on every call: more than these few bytes.)
+        let at = crate::bytes_eq::find_bytes(window, lit)?;
         self.i += at + lit.len();
         Some(&rest[..at])
     }
-}
-
-/// First index of a short `needle` in a short `hay`. (`memmem::find` builds a
-/// searcher on every call, which costs more than these few-byte searches.)
-#[inline]
-pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    let (&first, rest) = needle.split_first()?;
-    memchr::memchr_iter(first, hay).find(|&i| hay[i + 1..].starts_with(rest))
 }
 
 /// Byte classes as one table lookup each: these tests run on every byte of every

@@ -90,6 +90,8 @@ const AT_OFFSET: &[u8] = b" at offset ";
 /// instructions. Any place is sound for the memo (it keeps a line's record only when the
 /// record ends exactly there, see [`remember`]); this one is where `Fetch topic` ends.
 fn offset_key_end(line: &[u8]) -> Option<usize> {
+    // memrchr, not a word loop: in a `Topic … in state` line the last `]` is ~130
+    // bytes back.
     let i = memchr::memrchr(b']', line)?;
     crate::bytes_eq::starts_with_bytes(&line[i + 1..], AT_OFFSET).then_some(i + 1 + AT_OFFSET.len())
 }
@@ -166,7 +168,7 @@ fn corr_id_at(line: &[u8]) -> Option<usize> {
     const WORD: &[u8] = b"CorrId ";
     let from = line.len().saturating_sub(48);
     let mut to = line.len();
-    while let Some(i) = memchr::memrchr(b'C', &line[from..to]) {
+    while let Some(i) = crate::bytes_eq::rfind_byte(&line[from..to], b'C') {
         let at = from + i;
         if line[at..].starts_with(WORD) {
             return Some(at + WORD.len());
