@@ -19,6 +19,7 @@
 pub mod args;
 mod bytes_eq;
 pub mod cli;
+mod cores;
 mod downsample;
 pub mod error;
 pub mod fast_hash;

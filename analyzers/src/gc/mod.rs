@@ -98,7 +98,7 @@ impl Default for GcLogOptions {
 /// Parser threads by default: one per core (the reading and analysing thread waits on
 /// them while the log is dense in anchored lines).
 pub fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    crate::cores::available()
 }
 
 /// One input: a name for messages and a reader (plain or gzip). `Send`: it is read on a

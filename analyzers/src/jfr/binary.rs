@@ -238,7 +238,7 @@ const FIRST_SHARE: f64 = 0.5;
 /// Feed one chunk's events into `agg`; returns how many of the events the report
 /// reads did not decode (counted, not analysed).
 pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
-    let split_bytes = if super::cores() > 1 {
+    let split_bytes = if crate::cores::available() > 1 {
         SPLIT_BYTES
     } else {
         usize::MAX

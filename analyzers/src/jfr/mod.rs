@@ -155,7 +155,7 @@ fn read_binary<R: Read>(
     let mut index = 0u64;
     // A mapped recording's next chunk is parsed on the other core while this one is
     // read: its bytes stay where they lie in the file, so holding two costs no memory.
-    let ahead = chunks.is_mapped() && cores() > 1;
+    let ahead = chunks.is_mapped() && crate::cores::available() > 1;
     let mut next = chunks.next_chunk().map_err(AnalyzeError::Read)?;
     while let Some(chunk) = next.take() {
         index += 1;
@@ -199,12 +199,6 @@ fn read_binary<R: Read>(
     info.version =
         (!versions.is_empty()).then(|| versions.into_iter().collect::<Vec<_>>().join(", "));
     Ok(())
-}
-
-/// Cores to read a recording on (see `binary::feed_chunk`), counted once.
-fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Counts the bytes read through it.

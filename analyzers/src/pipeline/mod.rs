@@ -233,9 +233,7 @@ impl Parsed {
 
 /// Worker threads to use: one per core (the reader and the analyzer's thread mostly wait).
 pub(crate) fn default_workers() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+    crate::cores::available()
 }
 
 /// Read `input` (gzip detected) and feed every line's records to `sink` in order.
