@@ -760,8 +760,17 @@ fn inflight_default_window_queues_requests_that_five_does_not_at_linger_0() {
     let v = &r["verdicts"][0];
     assert_eq!(v["finding"], "inflight-latency");
     assert_ne!(v["outcome"], "does-not-hold", "{v}");
+    // CANNOT TELL only with a measured reason: the rate not sustained, or the mechanism's
+    // reps disagreeing (CI on 2d2856e: waitresp_cnt 893, 0 and 420 in three reps of the
+    // default window, every stats emit of the second at 0 while its p99 was 265 ms).
     if v["outcome"] == "cannot-tell" {
-        assert!(v["reason"].as_str().unwrap().contains("sustain"), "{v}");
+        let reason = v["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("sustain")
+                || reason.contains("the reps disagree")
+                || reason.contains("the ranges overlap"),
+            "{v}"
+        );
     }
     // Every run's topic is listed and gone.
     assert_eq!(r["topics"].as_array().unwrap().len(), 6);
