@@ -12,6 +12,15 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && same_prefix(a, b)
 }
 
+/// `a == b` for optional strings: both absent, or both there and equal.
+#[inline]
+pub(crate) fn same_opt_bytes(a: Option<&[u8]>, b: Option<&[u8]>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => same_bytes(a, b),
+        (a, b) => a.is_none() && b.is_none(),
+    }
+}
+
 /// `hay.starts_with(prefix)`.
 #[inline]
 pub(crate) fn starts_with_bytes(hay: &[u8], prefix: &[u8]) -> bool {
@@ -269,8 +278,12 @@ mod tests {
                     x.starts_with(y),
                     "{a:?} starts with {b:?}"
                 );
+                for (p, q) in [(Some(x), Some(y)), (None, Some(y)), (Some(x), None)] {
+                    assert_eq!(same_opt_bytes(p, q), p == q, "{p:?} == {q:?}");
+                }
             }
         }
+        assert!(same_opt_bytes(None, None));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::diagnose::{diagnose_error_backoff, diagnose_queue_backoff};
 use super::model::{FetchLogReport, FetcherStats, PartitionFetch, ReasonCount};
 use super::{FetchLogOptions, DEFAULT_FETCH_WAIT_MAX_MS, MAX_PARTITIONS};
-use crate::bytes_eq::same_bytes;
+use crate::bytes_eq::{same_bytes, same_opt_bytes};
 use crate::error::AnalyzeError;
 use crate::fast_hash::FastMap;
 use crate::input::InputSummary;
@@ -371,10 +371,10 @@ impl<'w> FetchLogAnalyzer<'w> {
             // Inline compares: `==` on these strings was a libc `memcmp` call each.
             o.partition == partition
                 && same_bytes(o.topic.as_bytes(), topic.as_bytes())
-                && match (o.client.as_deref(), client) {
-                    (Some(a), Some(b)) => same_bytes(a.as_bytes(), b.as_bytes()),
-                    (a, b) => a.is_none() && b.is_none(),
-                }
+                && same_opt_bytes(
+                    o.client.as_deref().map(str::as_bytes),
+                    client.map(str::as_bytes),
+                )
         });
         if let Some(i) = hit {
             return &mut self.parts[i];

@@ -2,7 +2,7 @@
 //! memory (the rest go to `other`).
 
 use super::report::Count;
-use crate::bytes_eq::same_bytes;
+use crate::bytes_eq::{same_bytes, same_opt_bytes};
 use crate::report::Dist;
 
 #[derive(Debug, Default)]
@@ -59,11 +59,7 @@ impl LastPauseKind {
     /// Compared inline ([`same_bytes`]): `==` on slices called libc's `memcmp` three
     /// times a pause.
     pub(super) fn is(&self, kind: &[u8], sub: Option<&[u8]>, cause: Option<&[u8]>) -> bool {
-        let same = |a: Option<&String>, b: Option<&[u8]>| match (a, b) {
-            (Some(a), Some(b)) => same_bytes(a.as_bytes(), b),
-            (None, None) => true,
-            _ => false,
-        };
+        let same = |a: Option<&String>, b| same_opt_bytes(a.map(|a| a.as_bytes()), b);
         self.valid
             && same_bytes(self.kind.as_bytes(), kind)
             && same(self.sub.as_ref(), sub)
