@@ -1016,8 +1016,32 @@ fn the_block_front_end_matches_the_line_scan_on_edges_and_mixed_logs() {
                 .extend_from_slice(b"noise\n[GC (Allocation Failure) 1K->1K(2K), 0.001 secs]\n");
         }
     }
+    // More pause kinds than the analyzer keeps resolved: eight the workers' pause reader
+    // reads (and names by a head token), and between their rounds one it declines (no
+    // heap capacity), which takes the slot of one of the eight.
+    let mut kinds = Vec::new();
+    for round in 0..60 {
+        for k in 0..8 {
+            kinds.extend_from_slice(
+                format!(
+                    "[{round}.{k}s][info][gc] GC({}) Pause Young (Normal) (Cause {k}) 24M->3M(256M) 1.{k}ms\n",
+                    round * 9 + k
+                )
+                .as_bytes(),
+            );
+        }
+        kinds.extend_from_slice(
+            format!(
+                "[{round}.9s][info][gc] GC({}) Pause Young (Normal) (Other {}) 24M->3M 2ms\n",
+                round * 9 + 8,
+                round % 3
+            )
+            .as_bytes(),
+        );
+    }
     let cases: Vec<(&str, Vec<u8>)> = vec![
         ("empty", Vec::new()),
+        ("more pause kinds than are kept", kinds),
         ("many short anchored lines", short_lines),
         ("newlines", b"\n\n\n".to_vec()),
         ("one pause, no newline", pause.to_vec()),

@@ -6,6 +6,7 @@ use std::io::Write;
 use super::event::{Collector, Event, HeapChange, PauseClass};
 use super::legacy::LegacyAssembler;
 use super::legacy_event::OwnedEvent;
+use super::preparse::HeadToken;
 use super::report::{round2, Count, GcInputSummary, GcReport, Humongous, Promotion, Stalls};
 use super::series::{Point, Series};
 use super::tally::{bump, bump_index, LastPauseKind, TypeAcc, MAX_KINDS};
@@ -23,6 +24,9 @@ pub(super) enum Clock {
 
 /// Pause kinds whose resolution is kept (see [`Analyzer::pause`]).
 const PAUSE_KINDS_KEPT: usize = 8;
+/// Head tokens whose kind's slot is remembered (a power of two; a block's reader splits
+/// a handful of heads).
+const HEAD_SLOTS: usize = 8;
 
 pub(crate) struct Analyzer<'o, 'w> {
     pub(super) opts: &'o GcLogOptions,
@@ -95,6 +99,9 @@ pub(crate) struct Analyzer<'o, 'w> {
     pub(super) next_pause_slot: usize,
     /// The entry the last pause's kind resolved to.
     pub(super) last_pause_slot: usize,
+    /// The [`Self::last_pauses`] slot of a pause reader's head token, by the token's low
+    /// bits: valid until a slot is given to another kind, when all are forgotten.
+    head_slots: [(HeadToken, usize); HEAD_SLOTS],
 }
 
 impl<'o, 'w> Analyzer<'o, 'w> {
@@ -164,6 +171,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             last_pauses: Vec::new(),
             next_pause_slot: 0,
             last_pause_slot: 0,
+            head_slots: [(HeadToken::NONE, 0); HEAD_SLOTS],
         }
     }
 
@@ -427,6 +435,21 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         at
     }
 
+    /// The slot a pause with head token `head` resolved to before, if remembered.
+    #[inline]
+    pub(super) fn head_slot(&self, head: HeadToken) -> Option<usize> {
+        let (t, at) = self.head_slots[head.0 as usize & (HEAD_SLOTS - 1)];
+        (head != HeadToken::NONE && t == head).then_some(at)
+    }
+
+    /// Remember that head token `head` resolved to slot `at`.
+    #[inline]
+    pub(super) fn remember_head(&mut self, head: HeadToken, at: usize) {
+        if head != HeadToken::NONE {
+            self.head_slots[head.0 as usize & (HEAD_SLOTS - 1)] = (head, at);
+        }
+    }
+
     fn find_pause_kind_slot(
         &mut self,
         kind: &[u8],
@@ -450,6 +473,8 @@ impl<'o, 'w> Analyzer<'o, 'w> {
                     let i = self.next_pause_slot;
                     self.next_pause_slot = (i + 1) % PAUSE_KINDS_KEPT;
                     self.last_pauses[i] = r;
+                    // A token may name the kind this slot held.
+                    self.head_slots = [(HeadToken::NONE, 0); HEAD_SLOTS];
                     i
                 }
             }

@@ -121,9 +121,18 @@ impl Analyzer<'_, '_> {
                 heap,
                 ms,
                 evacuation_failure,
+                head,
             } => {
                 let text = |s: Span| &buf[s.start..s.end];
-                let at = self.pause_kind_slot(text(kind), subkind.map(text), cause.map(text));
+                let at = match self.head_slot(head) {
+                    Some(at) => at,
+                    None => {
+                        let at =
+                            self.pause_kind_slot(text(kind), subkind.map(text), cause.map(text));
+                        self.remember_head(head, at);
+                        at
+                    }
+                };
                 self.pause_of_kind(t, number, bytes, at, class, heap, ms, evacuation_failure);
             }
             ref other => {

@@ -14,7 +14,7 @@
 //! in one pass (splitting a head from its end cost ~1,000 instructions a line).
 
 use super::event::{fast_decimal, Collector, Event, HeapChange, POW10};
-use super::preparse::{Pre, Span, SpanEvent};
+use super::preparse::{HeadToken, Pre, Span, SpanEvent};
 use super::unified::{self, PauseParts};
 use crate::bytes_eq::{find_byte, same_bytes};
 
@@ -36,7 +36,7 @@ pub(crate) enum Reading {
 /// Reads pause lines; keeps the last pause heads it split (see the module's comment).
 #[derive(Debug, Default)]
 pub(crate) struct PauseReader {
-    heads: Vec<(Vec<u8>, PauseParts)>,
+    heads: Vec<(Vec<u8>, PauseParts, HeadToken)>,
     /// The entry to replace next once [`HEADS_KEPT`] are kept.
     next_slot: usize,
     /// The entry the last pause's head matched.
@@ -164,10 +164,10 @@ impl PauseReader {
         // token is the duration and the one before it this heap change, so its head is
         // the same bytes and splits the same way.
         // The head of the pause before first: a log's pauses come in runs of one kind.
-        let try_head = |(head, p): &(Vec<u8>, PauseParts)| {
+        let try_head = |(head, p, token): &(Vec<u8>, PauseParts, HeadToken)| {
             let h = head.len();
             if b.get(at + h) == Some(&b' ') && same_bytes(&b[at..at + h], head) {
-                heap_and_ms(b, at + h + 1, m_end).map(|(heap, ms)| (*p, h, Some(heap), ms))
+                heap_and_ms(b, at + h + 1, m_end).map(|(heap, ms)| (*p, h, Some(heap), ms, *token))
             } else {
                 None
             }
@@ -185,7 +185,7 @@ impl PauseReader {
                 self.last_head = i;
                 Some(k)
             });
-        let (p, head_len, heap, ms) = match known {
+        let (p, head_len, heap, ms, head) = match known {
             Some(k) => k,
             None => {
                 // The general path's reading from the end: the duration, then a heap
@@ -203,8 +203,9 @@ impl PauseReader {
                 }
                 let head = &b[at..head_end];
                 let p = unified::pause_parts(head);
-                self.last_head = self.keep(head, p);
-                (p, head.len(), heap, ms)
+                let token = HeadToken::fresh();
+                self.last_head = self.keep(head, p, token);
+                (p, head.len(), heap, ms, token)
             }
         };
         debug_assert!(head_len <= m_end - at);
@@ -223,6 +224,7 @@ impl PauseReader {
                 heap,
                 ms,
                 evacuation_failure: p.evacuation_failure,
+                head,
             }),
             uptime: Some(uptime),
             wall: None,
@@ -315,16 +317,17 @@ fn integer_at(b: &[u8], i: usize) -> Option<(f64, usize)> {
 impl PauseReader {
     /// Keep `head` and its parts (in place of the oldest when [`HEADS_KEPT`] are kept);
     /// where it is kept.
-    fn keep(&mut self, head: &[u8], p: PauseParts) -> usize {
+    fn keep(&mut self, head: &[u8], p: PauseParts, token: HeadToken) -> usize {
         if self.heads.len() < HEADS_KEPT {
-            self.heads.push((head.to_vec(), p));
+            self.heads.push((head.to_vec(), p, token));
             return self.heads.len() - 1;
         }
         let slot = self.next_slot;
-        let (h, parts) = &mut self.heads[slot];
+        let (h, parts, t) = &mut self.heads[slot];
         h.clear();
         h.extend_from_slice(head);
         *parts = p;
+        *t = token;
         self.next_slot = (slot + 1) % HEADS_KEPT;
         slot
     }
@@ -782,6 +785,8 @@ mod tests {
             lines.push(e.as_bytes().to_vec());
         }
         let (mut taken, mut pauses, mut regions, mut unanchored) = (0, 0, 0, 0);
+        // What each head token named: one token, one kind, subkind and cause.
+        let mut named: std::collections::HashMap<u64, Vec<Option<Vec<u8>>>> = Default::default();
         let ac = crate::gc::scan::anchors();
         // One reader over every line in order, as a worker reads a block: its kept head
         // is the last pause's, so the lines after it are read through it.
@@ -806,6 +811,27 @@ mod tests {
                 None => continue,
             };
             {
+                // The token aside (the general path gives none), the same reading.
+                let mut fast = fast;
+                if let Pre::Unified {
+                    event:
+                        Some(SpanEvent::Pause {
+                            kind,
+                            subkind,
+                            cause,
+                            head,
+                            ..
+                        }),
+                    ..
+                } = &mut fast
+                {
+                    let text = |s: Span| buf[s.start..s.end].to_vec();
+                    let words = vec![Some(text(*kind)), subkind.map(text), cause.map(text)];
+                    assert_ne!(*head, HeadToken::NONE);
+                    let first = named.entry(head.0).or_insert_with(|| words.clone());
+                    assert_eq!(*first, words, "{:?}", String::from_utf8_lossy(l));
+                    *head = HeadToken::NONE;
+                }
                 let general = preparse_line(&buf, start, end);
                 assert_eq!(fast, general, "{:?}", String::from_utf8_lossy(l));
                 taken += 1;
@@ -827,6 +853,7 @@ mod tests {
                 ));
             }
         }
+        assert!(named.len() > 10, "{} head tokens", named.len());
         assert!(
             taken > 1000 && pauses > 1000 && regions > 100 && unanchored > 10,
             "{taken} lines taken, {pauses} pauses, {regions} region counts, \

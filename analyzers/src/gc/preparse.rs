@@ -95,7 +95,26 @@ pub(crate) enum SpanEvent {
         heap: Option<HeapChange>,
         ms: f64,
         evacuation_failure: bool,
+        /// The pause reader's token for the head the words were split from
+        /// ([`HeadToken`]), or `HeadToken::NONE`.
+        head: HeadToken,
     },
+}
+
+/// Names one head a worker's pause reader split (unique in the process): the same
+/// token, the same kind, subkind and cause, so the analyzer's thread can look the kind's
+/// resolution up by the token instead of comparing the words (~110 instructions a pause).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HeadToken(pub(crate) u64);
+
+impl HeadToken {
+    pub(crate) const NONE: HeadToken = HeadToken(0);
+
+    /// A token not given before.
+    pub(crate) fn fresh() -> HeadToken {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        HeadToken(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 fn span_of(buf: &[u8], s: &str) -> Span {
@@ -127,6 +146,7 @@ impl SpanEvent {
                 heap,
                 ms,
                 evacuation_failure,
+                head: HeadToken::NONE,
             },
             Event::Collector(c) => SpanEvent::Plain(Event::Collector(c)),
             Event::MaxHeap(b) => SpanEvent::Plain(Event::MaxHeap(b)),
@@ -166,6 +186,7 @@ impl SpanEvent {
                 heap,
                 ms,
                 evacuation_failure,
+                ..
             } => Event::Pause {
                 kind: text(*kind),
                 subkind: subkind.map(text),
