@@ -241,6 +241,26 @@ pub(crate) fn preparse_line(buf: &[u8], start: usize, end: usize) -> Pre {
     }
 }
 
+/// A new last line of `pre` (`index`, `start..end`, the next line at `next`), its reading
+/// to be written in place: the reading it returns.
+#[inline(always)]
+fn next_place(
+    pre: &mut Vec<PreLine>,
+    index: u64,
+    start: usize,
+    end: usize,
+    next: usize,
+) -> &mut Pre {
+    pre.push(PreLine {
+        index,
+        start,
+        end,
+        next,
+        pre: Pre::Serial,
+    });
+    &mut pre.last_mut().expect("a line was just added").pre
+}
+
 /// Find and pre-parse the anchored lines of `block` (`pre` is a spare vector, reused).
 pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLine>) -> Parsed {
     pre.clear();
@@ -272,30 +292,29 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
         if after_taken && tries {
             let (le, ascii) = line_end_and_ascii(region, pos);
             let end = pos + trim_cr(&region[pos..le]).len();
-            let read = if ascii {
-                reader.read_ascii(region, pos, end)
+            if ascii {
+                // Read into the list's next place, taken back if the reader does not
+                // take the line.
+                let slot = next_place(&mut pre, index, pos, end, le + 1);
+                match reader.read_ascii(region, pos, end, slot) {
+                    Some(Reading::Line) if matches!(slot, Pre::Unified { .. }) => {
+                        index += 1;
+                        pos = le + 1;
+                        continue;
+                    }
+                    Some(Reading::NoAnchor) => {
+                        pre.pop();
+                        index += 1;
+                        pos = le + 1;
+                        continue;
+                    }
+                    _ => {
+                        pre.pop();
+                        tries = false;
+                    }
+                }
             } else {
-                None
-            };
-            match read {
-                Some(Reading::Line(p @ Pre::Unified { .. })) => {
-                    pre.push(PreLine {
-                        index,
-                        start: pos,
-                        end,
-                        next: le + 1,
-                        pre: p,
-                    });
-                    index += 1;
-                    pos = le + 1;
-                    continue;
-                }
-                Some(Reading::NoAnchor) => {
-                    index += 1;
-                    pos = le + 1;
-                    continue;
-                }
-                _ => tries = false,
+                tries = false;
             }
         }
         let Some(m) = ac.find(Input::new(region).span(pos..len)) else {
@@ -309,23 +328,14 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
         // A line the pause reader takes has one of its anchors first (decorations hold
         // none): other lines go to the general path directly.
         let anchor = m.pattern().as_usize();
-        let fast = if READER_ANCHORS.contains(&anchor) {
-            match reader.read(region, ls, end) {
-                Some(Reading::Line(p)) => Some(p),
-                _ => None,
-            }
-        } else {
-            None
-        };
-        after_taken = matches!(fast, Some(Pre::Unified { .. }));
+        let slot = next_place(&mut pre, index, ls, end, le + 1);
+        let taken = READER_ANCHORS.contains(&anchor)
+            && matches!(reader.read(region, ls, end, slot), Some(Reading::Line));
+        if !taken {
+            *slot = preparse_line(region, ls, end);
+        }
+        after_taken = taken && matches!(slot, Pre::Unified { .. });
         tries |= after_taken && ls == pos;
-        pre.push(PreLine {
-            index,
-            start: ls,
-            end,
-            next: le + 1,
-            pre: fast.unwrap_or_else(|| preparse_line(region, ls, end)),
-        });
         index += 1;
         pos = le + 1;
     }
