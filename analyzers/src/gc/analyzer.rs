@@ -24,6 +24,10 @@ pub(super) enum Clock {
 
 /// Pause kinds whose resolution is kept (see [`Analyzer::pause`]).
 const PAUSE_KINDS_KEPT: usize = 8;
+/// Head tokens whose kind's slot is remembered (a power of two; a block's reader splits
+/// a handful of heads).
+const HEAD_SLOTS: usize = 8;
+
 /// A pause's duration in whole microseconds for its histogram: `(ms * 1000.0).round()
 /// .max(0.0) as u64` without the call to libm's `round` that the baseline x86-64 target
 /// makes (no rounding instruction before SSE4.1; ~1 % of a dense log's time). The same
@@ -40,10 +44,6 @@ fn pause_micros(ms: f64) -> u64 {
     let t = x as i64; // truncated, exactly
     (t + i64::from(x - t as f64 >= 0.5)) as u64
 }
-
-/// Head tokens whose kind's slot is remembered (a power of two; a block's reader splits
-/// a handful of heads).
-const HEAD_SLOTS: usize = 8;
 
 pub(crate) struct Analyzer<'o, 'w> {
     pub(super) opts: &'o GcLogOptions,

@@ -35,10 +35,18 @@ pub(crate) enum Reading {
     NoAnchor,
 }
 
+/// A pause head split once: its bytes, its parts, and the token that names it.
+#[derive(Debug)]
+struct KeptHead {
+    bytes: Vec<u8>,
+    parts: PauseParts,
+    token: HeadToken,
+}
+
 /// Reads pause lines; keeps the last pause heads it split (see the module's comment).
 #[derive(Debug, Default)]
 pub(crate) struct PauseReader {
-    heads: Vec<(Vec<u8>, PauseParts, HeadToken)>,
+    heads: Vec<KeptHead>,
     /// The entry to replace next once [`HEADS_KEPT`] are kept.
     next_slot: usize,
     /// The entry the last pause's head matched.
@@ -183,10 +191,11 @@ impl PauseReader {
         // token is the duration and the one before it this heap change, so its head is
         // the same bytes and splits the same way.
         // The head of the pause before first: a log's pauses come in runs of one kind.
-        let try_head = |(head, p, token): &(Vec<u8>, PauseParts, HeadToken)| {
-            let h = head.len();
-            if b.get(at + h) == Some(&b' ') && same_bytes(&b[at..at + h], head) {
-                heap_and_ms(b, at + h + 1, m_end).map(|(heap, ms)| (*p, h, Some(heap), ms, *token))
+        let try_head = |k: &KeptHead| {
+            let h = k.bytes.len();
+            if b.get(at + h) == Some(&b' ') && same_bytes(&b[at..at + h], &k.bytes) {
+                heap_and_ms(b, at + h + 1, m_end)
+                    .map(|(heap, ms)| (k.parts, h, Some(heap), ms, k.token))
             } else {
                 None
             }
@@ -352,15 +361,19 @@ impl PauseReader {
     /// where it is kept.
     fn keep(&mut self, head: &[u8], p: PauseParts, token: HeadToken) -> usize {
         if self.heads.len() < HEADS_KEPT {
-            self.heads.push((head.to_vec(), p, token));
+            self.heads.push(KeptHead {
+                bytes: head.to_vec(),
+                parts: p,
+                token,
+            });
             return self.heads.len() - 1;
         }
         let slot = self.next_slot;
-        let (h, parts, t) = &mut self.heads[slot];
-        h.clear();
-        h.extend_from_slice(head);
-        *parts = p;
-        *t = token;
+        let k = &mut self.heads[slot];
+        k.bytes.clear();
+        k.bytes.extend_from_slice(head);
+        k.parts = p;
+        k.token = token;
         self.next_slot = (slot + 1) % HEADS_KEPT;
         slot
     }
