@@ -46,7 +46,7 @@ fn relayed_port() -> u16 {
 /// What the relay adds to every read, each way: 2 × DELAY per round trip.
 const DELAY: Duration = Duration::from_millis(5);
 /// The kit's watchdog gives a silent broker this long before the sweep aborts.
-use kgap_probes::kit::watchdog::LOST_AFTER;
+use kgap_probes::kit::watchdog::{LOST_AFTER, STALL_MIN};
 /// The preflight's warning names this.
 const TRAP: &str = "a proxy or tunnel in the path caps every number";
 
@@ -191,11 +191,14 @@ impl OwnBroker {
 
     /// Stop (SIGTERM, a clean shutdown) and start again on the same data dir: the seconds
     /// from the signal until it answers again.
-    fn restart(&self) -> Duration {
+    /// Stopped (SIGTERM), kept down for `down_for`, started again on the same data dir:
+    /// how long it was away.
+    fn restart(&self, down_for: Duration) -> Duration {
         let t = Instant::now();
         let pid = self.pid();
         self.signal(nix::sys::signal::Signal::SIGTERM);
         self.wait_gone(pid);
+        std::thread::sleep(down_for);
         self.launch();
         self.wait_up();
         t.elapsed()
@@ -681,7 +684,10 @@ fn faults_mid_run_each_end_in_a_clear_outcome() {
     let (mut child, rx) = start_probe(dir.path(), "2");
     let mut seen = Vec::new();
     wait_for(&rx, "] backoff-", &mut seen);
-    let down = broker.restart();
+    // Kept down twice the watchdog's noise floor: a broker back within ~2 s of its SIGTERM
+    // (CI once saw 2.7 s from SIGTERM to answering) showed the watchdog less than
+    // STALL_MIN of silence, rightly not a stall, and the run it fell in was kept.
+    let down = broker.restart(2 * STALL_MIN);
     let status = child.wait().unwrap();
     seen.extend(rx.try_iter());
     let text = seen.join("\n");
