@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
-use crate::input::InputSummary;
+use crate::input::{InputSummary, Source};
 use crate::{progress, watch};
 
 /// The options every analyzer shares beside its own (flattened into its arguments).
@@ -98,6 +98,22 @@ pub fn open_watched(
             );
         },
     )))
+}
+
+/// Open `path` (or stdin for `None` / `-`) for an analyzer that reads a regular file in
+/// chunks on its parsing threads ([`Source::File`], with a progress bar of its size), and
+/// anything else as [`open_watched`] does.
+pub fn open_source(tool: &'static str, path: Option<&Path>) -> Result<Source<'static>, String> {
+    if let Some(p) = path.filter(|p| *p != Path::new("-")) {
+        let name = input_name(path);
+        let meta = std::fs::metadata(p).map_err(|e| format!("{name}: {e}"))?;
+        if meta.is_file() {
+            let file = File::open(p).map_err(|e| format!("{name}: {e}"))?;
+            let bar = progress::Progress::new(io::empty(), &name, Some(meta.len()));
+            return Ok(Source::file_with_progress(file, bar));
+        }
+    }
+    open_watched(tool, path).map(Source::Stream)
 }
 
 /// The name to show for the input.
@@ -217,12 +233,12 @@ pub fn run_log_analyzer<R: LogReport>(
     json: bool,
     timeline: Option<&Path>,
     analyze: impl FnOnce(
-        Box<dyn Read + Send>,
+        Source<'static>,
         Option<&mut dyn Write>,
     ) -> Result<R, crate::error::AnalyzeError>,
 ) -> i32 {
     let name = input_name(file);
-    let input = match open_watched(tool.name, file) {
+    let input = match open_source(tool.name, file) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{}: {e}", tool.name);

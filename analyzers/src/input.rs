@@ -93,6 +93,64 @@ impl<R: Read> Read for Input<R> {
     }
 }
 
+/// What an analyzer reads: a regular file, which the block front ends read in chunks on
+/// their parsing threads (positioned reads, no reading thread), or any other stream (a
+/// pipe, stdin, a FIFO, bytes in memory), read in order on a thread of its own.
+pub enum Source<'a> {
+    File(PlainFile),
+    Stream(Box<dyn Read + Send + 'a>),
+}
+
+/// A regular file, with the progress bar reading it moves.
+pub struct PlainFile {
+    pub(crate) file: std::fs::File,
+    pub(crate) progress: crate::progress::Progress<io::Empty>,
+}
+
+impl<'a> Source<'a> {
+    /// A regular file (no progress bar).
+    pub fn file(file: std::fs::File) -> Source<'a> {
+        Source::File(PlainFile {
+            file,
+            progress: crate::progress::Progress::hidden(io::empty()),
+        })
+    }
+
+    /// A regular file whose reading moves `progress`.
+    pub fn file_with_progress(
+        file: std::fs::File,
+        progress: crate::progress::Progress<io::Empty>,
+    ) -> Source<'a> {
+        Source::File(PlainFile { file, progress })
+    }
+
+    /// Any reader, read in order.
+    pub fn stream(reader: impl Read + Send + 'a) -> Source<'a> {
+        Source::Stream(Box::new(reader))
+    }
+}
+
+impl Read for PlainFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read(buf)?;
+        if n == 0 {
+            self.progress.done();
+        } else {
+            self.progress.advance(n as u64);
+        }
+        Ok(n)
+    }
+}
+
+impl Read for Source<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Source::File(f) => f.read(buf),
+            Source::Stream(r) => r.read(buf),
+        }
+    }
+}
+
 /// The warning every report gives for a gzip stream cut short.
 pub fn gzip_cut_warning(decoder: &str, bytes_read: u64) -> String {
     format!(

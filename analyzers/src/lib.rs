@@ -18,12 +18,14 @@
 
 pub mod args;
 mod bytes_eq;
+mod chunk_threads;
 pub mod cli;
 mod cores;
 mod downsample;
 pub mod error;
 pub mod fast_hash;
 pub mod fetch_log;
+mod file_chunks;
 pub mod findings;
 pub mod gap_report;
 pub mod gc;

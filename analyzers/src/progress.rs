@@ -46,7 +46,7 @@ pub struct Progress<R> {
     after: Duration,
 }
 
-impl<R: Read> Progress<R> {
+impl<R> Progress<R> {
     /// Wrap `inner`; `name` labels the bar. Without [`enabled`] the wrapper only passes bytes on.
     pub fn new(inner: R, name: &str, total: Option<u64>) -> Self {
         let bar = enabled().then(|| {
@@ -76,10 +76,41 @@ impl<R: Read> Progress<R> {
         }
     }
 
+    /// Wrap `inner` without a bar (a library caller's input).
+    pub fn hidden(inner: R) -> Self {
+        Progress {
+            inner,
+            bar: None,
+            shown: false,
+            start: Instant::now(),
+            after: show_after(),
+        }
+    }
+
     fn finish(&mut self) {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
+    }
+
+    /// `n` more bytes read (for a reader that does not read through this one: the block
+    /// front end's parsing threads read a file themselves).
+    pub fn advance(&mut self, n: u64) {
+        if let Some(bar) = &self.bar {
+            bar.inc(n);
+            if !self.shown && self.start.elapsed() >= self.after {
+                bar.set_draw_target(ProgressDrawTarget::stderr());
+                // Drawn now, and kept moving while the input pauses (a pipe's writer).
+                bar.tick();
+                bar.enable_steady_tick(Duration::from_millis(250));
+                self.shown = true;
+            }
+        }
+    }
+
+    /// The input is read: clear the bar.
+    pub fn done(&mut self) {
+        self.finish();
     }
 }
 
@@ -88,18 +119,7 @@ impl<R: Read> Read for Progress<R> {
         let r = self.inner.read(buf);
         match &r {
             Ok(0) => self.finish(),
-            Ok(n) => {
-                if let Some(bar) = &self.bar {
-                    bar.inc(*n as u64);
-                    if !self.shown && self.start.elapsed() >= self.after {
-                        bar.set_draw_target(ProgressDrawTarget::stderr());
-                        // Drawn now, and kept moving while the input pauses (a pipe's writer).
-                        bar.tick();
-                        bar.enable_steady_tick(Duration::from_millis(250));
-                        self.shown = true;
-                    }
-                }
-            }
+            Ok(n) => self.advance(*n as u64),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(_) => self.finish(),
         }

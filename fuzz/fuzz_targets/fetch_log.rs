@@ -4,6 +4,7 @@
 #![no_main]
 
 use kgap_analyzers::fetch_log::{analyze_fetch_log_parallel, FetchLogOptions};
+use kgap_analyzers::input::Source;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -19,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut csv = Vec::new();
     let workers = Some((mode & 1) as usize);
-    if let Ok(report) = analyze_fetch_log_parallel(log, &opts, Some(&mut csv), workers) {
+    if let Ok(report) = analyze_fetch_log_parallel(Source::stream(log), &opts, Some(&mut csv), workers) {
         let _ = report.render_text();
         let _ = report.is_usable();
         serde_json::to_string(&report).expect("the report serializes");

@@ -3,6 +3,7 @@
 //! reports. Seeds: heads of fixtures/librdkafka/*/debug.log*.
 #![no_main]
 
+use kgap_analyzers::input::Source;
 use kgap_analyzers::protocol_log::{analyze_protocol_log_parallel, ProtocolLogOptions};
 use libfuzzer_sys::fuzz_target;
 
@@ -19,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut csv = Vec::new();
     let workers = Some((mode & 1) as usize);
-    if let Ok(report) = analyze_protocol_log_parallel(log, &opts, Some(&mut csv), workers) {
+    if let Ok(report) = analyze_protocol_log_parallel(Source::stream(log), &opts, Some(&mut csv), workers) {
         let _ = report.render_text();
         let _ = report.is_usable();
         serde_json::to_string(&report).expect("the report serializes");

@@ -11,7 +11,7 @@ use super::{Chart, Options, Outcome, Signal, SignalWindow};
 use crate::fetch_log::{FetchLogAnalyzer, FetchLogOptions};
 use crate::findings;
 use crate::gc::{analyze_gc_logs, GcInput, GcLogOptions};
-use crate::input::{Input, DEFAULT_MAX_LINE_BYTES};
+use crate::input::{Input, Source, DEFAULT_MAX_LINE_BYTES};
 use crate::jfr::{analyze_jfr, ReportOptions};
 use crate::librdkafka::RecordFinder;
 use crate::pipeline::{self, Timed};
@@ -188,8 +188,13 @@ fn librdkafka_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
     }
     let workers = opts.workers.unwrap_or_else(pipeline::default_workers);
     let read = open(path).and_then(|f| {
-        pipeline::drive(f, DEFAULT_MAX_LINE_BYTES, workers, &mut (&mut pa, &mut fa))
-            .map_err(|e| e.to_string())
+        pipeline::drive_source(
+            Source::file(f),
+            DEFAULT_MAX_LINE_BYTES,
+            workers,
+            &mut (&mut pa, &mut fa),
+        )
+        .map_err(|e| e.to_string())
     });
     let input = match read {
         Ok(s) => s,

@@ -23,13 +23,14 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
 use crate::error::AnalyzeError;
-use crate::input::{for_each_line, Input, InputSummary, DEFAULT_MAX_LINE_BYTES};
+use crate::input::{for_each_line, Input, InputSummary, Source, DEFAULT_MAX_LINE_BYTES};
 use crate::librdkafka::{
     raw_stderr_record, unescape_json_slashes, EventOf, Record, RecordFinder, Timestamp,
 };
 use crate::timeline::{Row, Timeline};
 
 mod blocks;
+mod chunked;
 mod parse;
 
 use blocks::{Block, BlockReader};
@@ -110,13 +111,13 @@ pub trait LogAnalyzer: RecordSink + Sized {
     /// [`read`](Self::read) through the block front end: a reader thread and `workers`
     /// parser threads (0: all on this thread); the analysis itself stays on this
     /// thread, in input order, so the report is the same as [`read`](Self::read)'s.
-    fn read_parallel<R: Read + Send>(
+    fn read_parallel(
         &mut self,
-        input: R,
+        input: Source<'_>,
         workers: usize,
     ) -> Result<InputSummary, AnalyzeError> {
         let max = self.max_line_bytes();
-        drive(input, max, workers, self)
+        drive_source(input, max, workers, self)
     }
 
     /// Analyse one line (without its newline).
@@ -234,6 +235,25 @@ impl Parsed {
 /// Worker threads to use: one per core (the reader and the analyzer's thread mostly wait).
 pub(crate) fn default_workers() -> usize {
     crate::cores::available()
+}
+
+/// Read `input` (gzip detected) and feed every line's records to `sink` in order:
+/// a plain regular file read in chunks by `workers` parser threads ([`chunked`]), any
+/// other input through [`drive`].
+pub(crate) fn drive_source<S: RecordSink>(
+    input: Source<'_>,
+    max_line: usize,
+    workers: usize,
+    sink: &mut S,
+) -> Result<InputSummary, AnalyzeError> {
+    match input {
+        Source::File(f) if workers > 0 && crate::file_chunks::chunkable(&f.file) => {
+            // Spans are u32 offsets into a block: keep a block under 4 GiB.
+            let max_line = max_line.clamp(1, 1 << 30);
+            chunked::drive_file(f.file, f.progress, max_line, workers, sink)
+        }
+        other => drive(other, max_line, workers, sink),
+    }
 }
 
 /// Read `input` (gzip detected) and feed every line's records to `sink` in order.

@@ -29,6 +29,7 @@ mod render;
 use std::io::{Read, Write};
 
 use crate::error::AnalyzeError;
+use crate::input::Source;
 use crate::pipeline::{self, Timed};
 pub use crate::pipeline::{LogAnalyzer, NoTally, RecordSink, Tally};
 pub use message_sets::MessageSetTally;
@@ -83,12 +84,13 @@ pub fn analyze_protocol_log_with_timeline<R: Read, W: Write>(
     a.finish(summary)
 }
 
-/// [`analyze_protocol_log`] on several cores (what the binary runs): the input must be `Send`.
-/// `timeline` receives the per-second CSV when given. `workers`: parser threads
-/// beside the reader and this thread; `None` = one per core; `Some(0)` =
-/// read on this thread only.
-pub fn analyze_protocol_log_parallel<R: Read + Send>(
-    input: R,
+/// [`analyze_protocol_log`] on several cores (what the binary runs). A plain regular file
+/// ([`Source::file`]) is read in chunks by the parser threads themselves; any other
+/// input by a reading thread beside them. `timeline` receives the per-second CSV when
+/// given. `workers`: parser threads beside this thread; `None` = one per core;
+/// `Some(0)` = read on this thread only.
+pub fn analyze_protocol_log_parallel(
+    input: Source<'_>,
     opts: &ProtocolLogOptions,
     timeline: Option<&mut dyn Write>,
     workers: Option<usize>,

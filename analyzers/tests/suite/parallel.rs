@@ -1,6 +1,7 @@
 //! The binaries read on several cores: their reports must equal the sequential ones.
 
 use kgap_analyzers::fetch_log::{FetchLogAnalyzer, FetchLogOptions};
+use kgap_analyzers::input::Source;
 use kgap_analyzers::protocol_log::LogAnalyzer;
 use kgap_analyzers::protocol_log::{ProtocolLogAnalyzer, ProtocolLogOptions};
 
@@ -11,7 +12,7 @@ fn protocol_both(log: &[u8], workers: usize) -> (serde_json::Value, serde_json::
     let mut seq = ProtocolLogAnalyzer::new(&opts);
     let s = seq.read(log).unwrap();
     let mut par = ProtocolLogAnalyzer::new(&opts);
-    let p = par.read_parallel(log, workers).unwrap();
+    let p = par.read_parallel(Source::stream(log), workers).unwrap();
     (
         serde_json::to_value(seq.finish(s).unwrap()).unwrap(),
         serde_json::to_value(par.finish(p).unwrap()).unwrap(),
@@ -51,7 +52,9 @@ fn fetch_reports_match() {
     let mut seq = FetchLogAnalyzer::new(&opts);
     let s = seq.read(log.as_bytes()).unwrap();
     let mut par = FetchLogAnalyzer::new(&opts);
-    let p = par.read_parallel(log.as_bytes(), 2).unwrap();
+    let p = par
+        .read_parallel(Source::stream(log.as_bytes()), 2)
+        .unwrap();
     assert_eq!(
         serde_json::to_value(seq.finish(s).unwrap()).unwrap(),
         serde_json::to_value(par.finish(p).unwrap()).unwrap()
@@ -106,9 +109,67 @@ fn producer_message_sets_tallied_by_the_parsing_threads_match_inside_and_outside
         }
         for workers in [0, 1, 2] {
             let mut par = ProtocolLogAnalyzer::new(&opts);
-            let p = par.read_parallel(&gz[..], workers).unwrap();
+            let p = par.read_parallel(Source::stream(&gz[..]), workers).unwrap();
             let got = serde_json::to_value(par.finish(p).unwrap()).unwrap();
             assert_eq!(got, want, "workers {workers}, window {from:?}..{to:?}");
         }
     }
+}
+
+/// A plain file is read in chunks by every thread, the calling one among them: the
+/// reports equal the sequential ones with chunks finished out of order, chunks inside
+/// one line, and lines cut to their head (a cap of a few lines' length makes chunks that
+/// small, and every longer line a line to cut).
+#[test]
+fn plain_files_read_in_chunks_match() {
+    let dir = std::env::temp_dir().join(format!("kgap-chunked-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("debug.log");
+    let mut bad = b"\xff\xfe\x00junk\r\n".to_vec();
+    bad.extend_from_slice(raw(&ceiling_log(1, 200, 1000)).as_bytes());
+    bad.extend_from_slice(
+        b"%7|1520428015.000|SEND|rdkafka#producer-1| [thrd:x]: x/1: Sent ProduceRe",
+    );
+    let logs: Vec<(&str, Vec<u8>)> = vec![
+        ("ceiling", raw(&ceiling_log(5, 2_000, 15_621)).into_bytes()),
+        ("inflight", raw(&inflight_log(3, 0)).into_bytes()),
+        ("fetch", raw(&fetch_backoff_log(6, 40, 1000)).into_bytes()),
+        ("bad", bad),
+        ("empty", Vec::new()),
+    ];
+    for (name, log) in &logs {
+        std::fs::write(&path, log).unwrap();
+        for max_line in [None, Some(150), Some(1000)] {
+            let popts = ProtocolLogOptions {
+                max_line_bytes: max_line,
+                ..ProtocolLogOptions::default()
+            };
+            let fopts = FetchLogOptions {
+                max_line_bytes: max_line,
+                ..FetchLogOptions::default()
+            };
+            let mut seq = ProtocolLogAnalyzer::new(&popts);
+            let s = seq.read(&log[..]).unwrap();
+            let want = serde_json::to_value(seq.finish(s).unwrap()).unwrap();
+            let mut fseq = FetchLogAnalyzer::new(&fopts);
+            let s = fseq.read(&log[..]).unwrap();
+            let fwant = serde_json::to_value(fseq.finish(s).unwrap()).unwrap();
+            for workers in [1, 2, 3] {
+                let file = std::fs::File::open(&path).unwrap();
+                let mut par = ProtocolLogAnalyzer::new(&popts);
+                let p = par.read_parallel(Source::file(file), workers).unwrap();
+                let got = serde_json::to_value(par.finish(p).unwrap()).unwrap();
+                assert_eq!(got, want, "{name}, cap {max_line:?}, {workers} threads");
+                let file = std::fs::File::open(&path).unwrap();
+                let mut par = FetchLogAnalyzer::new(&fopts);
+                let p = par.read_parallel(Source::file(file), workers).unwrap();
+                let got = serde_json::to_value(par.finish(p).unwrap()).unwrap();
+                assert_eq!(
+                    got, fwant,
+                    "fetch: {name}, cap {max_line:?}, {workers} threads"
+                );
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
