@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use kgap_analyzers::gc::{analyze_gc_logs, GcInput, GcLogOptions, GcReport};
+use kgap_analyzers::input::Source;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -27,7 +28,7 @@ fn analyze_bytes(parts: &[(&str, Vec<u8>)]) -> GcReport {
         .iter()
         .map(|(n, b)| GcInput {
             name: n.to_string(),
-            reader: Box::new(std::io::Cursor::new(b.clone())),
+            reader: Source::stream(std::io::Cursor::new(b.clone())),
         })
         .collect();
     analyze_gc_logs(inputs, &GcLogOptions::default(), None).expect("in-memory input reads")
@@ -301,7 +302,7 @@ fn tiny_buffers_give_the_same_report() {
         let r = analyze_gc_logs(
             vec![GcInput {
                 name: "b".into(),
-                reader: Box::new(std::io::Cursor::new(bytes.clone())),
+                reader: Source::stream(std::io::Cursor::new(bytes.clone())),
             }],
             &opts,
             None,
@@ -811,7 +812,7 @@ fn report_json(bytes: &[u8], name: &str, every_line: bool) -> serde_json::Value 
     let r = analyze_gc_logs(
         vec![GcInput {
             name: name.into(),
-            reader: Box::new(std::io::Cursor::new(bytes.to_vec())),
+            reader: Source::stream(std::io::Cursor::new(bytes.to_vec())),
         }],
         &opts,
         None,
@@ -863,18 +864,46 @@ fn the_fast_scan_reports_what_parsing_every_line_reports() {
 
 /// The report (JSON, lines parsed included) and the timeline of `parts` read together.
 fn report_with(parts: &[(&str, &[u8])], threads: Option<usize>, buffer: usize) -> String {
+    let inputs = parts
+        .iter()
+        .map(|(n, b)| GcInput {
+            name: n.to_string(),
+            reader: Source::stream(std::io::Cursor::new(b.to_vec())),
+        })
+        .collect();
+    report_of(inputs, threads, buffer)
+}
+
+/// [`report_with`] with each part written to a plain file and read as one: in chunks, by
+/// every thread.
+fn report_from_files(parts: &[(&str, &[u8])], threads: usize, buffer: usize) -> String {
+    static DIRS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = DIRS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("kgap-gc-files-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let inputs = parts
+        .iter()
+        .enumerate()
+        .map(|(i, (name, bytes))| {
+            let path = dir.join(i.to_string());
+            std::fs::write(&path, bytes).unwrap();
+            GcInput {
+                name: name.to_string(),
+                reader: Source::file(std::fs::File::open(&path).unwrap()),
+            }
+        })
+        .collect();
+    let report = report_of(inputs, Some(threads), buffer);
+    std::fs::remove_dir_all(&dir).unwrap();
+    report
+}
+
+fn report_of(inputs: Vec<GcInput<'_>>, threads: Option<usize>, buffer: usize) -> String {
     let opts = GcLogOptions {
         threads,
         buffer_bytes: buffer,
         ..GcLogOptions::default()
     };
-    let inputs = parts
-        .iter()
-        .map(|(n, b)| GcInput {
-            name: n.to_string(),
-            reader: Box::new(std::io::Cursor::new(b.to_vec())),
-        })
-        .collect();
     let mut timeline = Vec::new();
     let r = analyze_gc_logs(inputs, &opts, Some(Box::new(&mut timeline))).unwrap();
     format!(
@@ -885,7 +914,8 @@ fn report_with(parts: &[(&str, &[u8])], threads: Option<usize>, buffer: usize) -
     )
 }
 
-/// The block front end (blocks parsed on 0, 1 or 3 threads) against the line scan.
+/// The block front end (blocks parsed on 0, 1 or 3 threads; a plain file read in chunks
+/// on 1, 2 or 3) against the line scan.
 fn assert_blocks_match_line_scan(parts: &[(&str, &[u8])], buffers: &[usize], what: &str) {
     for &buffer in buffers {
         let reference = report_with(parts, None, buffer);
@@ -894,6 +924,14 @@ fn assert_blocks_match_line_scan(parts: &[(&str, &[u8])], buffers: &[usize], wha
             assert!(
                 got == reference,
                 "{what}: {threads} threads, buffer {buffer}: the block front end differs\n{}",
+                first_difference(&reference, &got)
+            );
+        }
+        for threads in [1, 2, 3] {
+            let got = report_from_files(parts, threads, buffer);
+            assert!(
+                got == reference,
+                "{what}: a file in chunks, {threads} threads, buffer {buffer}: differs\n{}",
                 first_difference(&reference, &got)
             );
         }
@@ -1085,12 +1123,18 @@ fn the_block_front_end_matches_the_line_scan_on_edges_and_mixed_logs() {
             stretches.extend_from_slice(&xlog_gc);
         }
     }
+    let reference = report_with(&[("gc.log", &stretches)], None, 4096);
     for threads in [2, 3] {
-        let reference = report_with(&[("gc.log", &stretches)], None, 4096);
         let got = report_with(&[("gc.log", &stretches)], Some(threads), 4096);
         assert!(
             got == reference,
             "dense and sparse stretches, {threads} threads: the block front end differs\n{}",
+            first_difference(&reference, &got)
+        );
+        let got = report_from_files(&[("gc.log", &stretches)], threads, 4096);
+        assert!(
+            got == reference,
+            "dense and sparse stretches, a file in chunks, {threads} threads: differs\n{}",
             first_difference(&reference, &got)
         );
     }

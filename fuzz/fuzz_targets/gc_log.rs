@@ -5,6 +5,7 @@
 #![no_main]
 
 use kgap_analyzers::gc::{analyze_gc_logs, GcInput, GcLogOptions};
+use kgap_analyzers::input::Source;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -13,8 +14,8 @@ fuzz_target!(|data: &[u8]| {
         None => (data, &data[..0]),
     };
     let inputs = vec![
-        GcInput { name: "gc.log.0".into(), reader: Box::new(a) },
-        GcInput { name: "gc.log".into(), reader: Box::new(b) },
+        GcInput { name: "gc.log.0".into(), reader: Source::stream(a) },
+        GcInput { name: "gc.log".into(), reader: Source::stream(b) },
     ];
     let opts = GcLogOptions { buffer_bytes: 128, ..GcLogOptions::default() };
     if let Ok(report) = analyze_gc_logs(inputs, &opts, Some(Box::new(std::io::sink()))) {

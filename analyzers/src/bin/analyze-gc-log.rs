@@ -103,7 +103,7 @@ fn run(args: &Args) -> i32 {
     };
     let mut inputs = Vec::new();
     if paths.is_empty() {
-        match cli::open_watched(TOOL, None) {
+        match cli::open_source(TOOL, None) {
             Ok(r) => inputs.push(GcInput {
                 name: cli::input_name(None),
                 reader: r,
@@ -115,7 +115,7 @@ fn run(args: &Args) -> i32 {
         }
     }
     for p in &paths {
-        match cli::open_watched(TOOL, Some(p)) {
+        match cli::open_source(TOOL, Some(p)) {
             Ok(r) => inputs.push(GcInput {
                 name: cli::input_name(Some(p)),
                 reader: r,

@@ -599,7 +599,7 @@ mod tests {
         let gc = analyze_gc_logs(
             vec![GcInput {
                 name: name.into(),
-                reader: Box::new(log),
+                reader: crate::input::Source::stream(log),
             }],
             &opts,
             None,

@@ -323,7 +323,7 @@ fn gc_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
     let report = match analyze_gc_logs(
         vec![GcInput {
             name: rel.to_string(),
-            reader: Box::new(f),
+            reader: Source::file(f),
         }],
         &GcLogOptions::default(),
         None,

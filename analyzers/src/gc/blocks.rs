@@ -43,7 +43,7 @@ pub(crate) struct Parsed {
 
 /// Blocks of the buffer's size, a line that does not fit it with its newline cut to its
 /// head: the lines of [`scan::scan`](super::scan::scan).
-fn block_reader<R: Read>(input: R, buffer_bytes: usize) -> BlockReader<R> {
+pub(super) fn block_reader<R: Read>(input: R, buffer_bytes: usize) -> BlockReader<R> {
     let cap = buffer_bytes.max(64);
     BlockReader::new(input, cap, cap)
 }
@@ -166,7 +166,7 @@ pub(crate) fn drive(
 
 /// Feed one parsed block to the analyzer: the lines the line scan would hand out, with
 /// the same numbers. `lines` counts the lines before the block, and after it on return.
-fn feed(p: &Parsed, ac: &AhoCorasick, lines: &mut u64, a: &mut Analyzer<'_, '_>) {
+pub(super) fn feed(p: &Parsed, ac: &AhoCorasick, lines: &mut u64, a: &mut Analyzer<'_, '_>) {
     let buf = &p.block.buf[..p.block.len];
     let base = *lines;
     if p.block.long_head {

@@ -8,9 +8,10 @@
 //!
 //! ```no_run
 //! use kgap_analyzers::gc::{analyze_gc_logs, GcInput, GcLogOptions};
+//! use kgap_analyzers::input::Source;
 //! let file = std::fs::File::open("gc.log").unwrap();
 //! let report = analyze_gc_logs(
-//!     vec![GcInput { name: "gc.log".into(), reader: Box::new(file) }],
+//!     vec![GcInput { name: "gc.log".into(), reader: Source::file(file) }],
 //!     &GcLogOptions::default(),
 //!     None,
 //! )
@@ -22,6 +23,7 @@
 
 mod analyzer;
 mod blocks;
+mod chunked;
 mod diagnose;
 pub(crate) mod event;
 pub mod files;
@@ -41,10 +43,10 @@ mod trend;
 pub(crate) mod unified;
 mod windows;
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use crate::error::AnalyzeError;
-use crate::input::Input;
+use crate::input::{Input, Source};
 use crate::report::Examples;
 pub(crate) use analyzer::Analyzer;
 use analyzer::Clock;
@@ -101,11 +103,12 @@ pub fn default_threads() -> usize {
     crate::cores::available()
 }
 
-/// One input: a name for messages and a reader (plain or gzip). `Send`: it is read on a
-/// thread of its own beside the parser threads.
+/// One input: a name for messages and what to read (plain or gzip): a plain regular file
+/// ([`Source::file`]) is read in chunks by every parser thread, any other stream
+/// ([`Source::stream`]) on a thread of its own beside them.
 pub struct GcInput<'a> {
     pub name: String,
-    pub reader: Box<dyn Read + Send + 'a>,
+    pub reader: Source<'a>,
 }
 
 /// Analyse one GC log (or several, the rotated files of one JVM, in the order given:
@@ -121,11 +124,30 @@ pub fn analyze_gc_logs<'a, 'w>(
     for (index, input) in inputs.into_iter().enumerate() {
         a.file = index;
         a.files.push(input.name);
-        let input = Input::detect(input.reader).map_err(AnalyzeError::Read)?;
+        a.first_line_of_file = true;
+        let reader = match (input.reader, opts.threads) {
+            // A plain file: read in chunks by every thread.
+            (Source::File(mut f), Some(workers))
+                if workers > 0 && crate::file_chunks::chunkable(&f.file) =>
+            {
+                let s = chunked::drive_file(
+                    f.file,
+                    &mut f.progress,
+                    &ac,
+                    opts.buffer_bytes,
+                    workers,
+                    &mut a,
+                )
+                .map_err(AnalyzeError::Read)?;
+                a.end_of_file(&s);
+                continue;
+            }
+            (other, _) => other,
+        };
+        let input = Input::detect(reader).map_err(AnalyzeError::Read)?;
         let gzip = input.is_gzip();
         let cut = input.gzip_cut();
         a.summary.gzip |= gzip;
-        a.first_line_of_file = true;
         let read = match opts.threads {
             None => scan::scan(input, &ac, opts.buffer_bytes, &mut a),
             Some(workers) => blocks::drive(input, &ac, opts.buffer_bytes, workers, &mut a),

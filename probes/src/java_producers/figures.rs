@@ -70,7 +70,7 @@ pub fn read_gc_log(path: &Path) -> Result<GcReport> {
     analyze_gc_logs(
         vec![GcInput {
             name: path.display().to_string(),
-            reader: Box::new(f),
+            reader: kgap_analyzers::input::Source::file(f),
         }],
         &opts,
         None,
