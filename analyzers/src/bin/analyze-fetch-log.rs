@@ -42,8 +42,9 @@ struct Args {
     /// The consumer's fetch.wait.max.ms: empty fetches this long were held by the broker.
     #[arg(long, value_name = "MS", default_value_t = 500)]
     fetch_wait_max_ms: u64,
-    /// Parser threads beside the reading and analysing ones (default: one per core;
-    /// 0 reads, parses and analyses on one thread).
+    /// Threads (default: one per core). A plain file is read and parsed in chunks by all
+    /// of them, the analysing one among them; gzip, a pipe or stdin is read by a thread of
+    /// its own beside N parsers. 0 reads, parses and analyses on one thread.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// Longest line analysed whole; longer lines are analysed by their head.

@@ -55,8 +55,9 @@ struct Args {
     /// states itself wins, and the report says the option was not used.
     #[arg(long, value_name = "MB", value_parser = positive_mb)]
     max_heap_mb: Option<f64>,
-    /// Parser threads beside the reading and analysing one (default: one per core;
-    /// 0 reads, parses and analyses on one thread).
+    /// Threads (default: one per core). A plain file is read and parsed in chunks by all
+    /// of them, the analysing one among them; gzip, a pipe or stdin is read by a thread of
+    /// its own beside N parsers. 0 reads, parses and analyses on one thread.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     #[command(flatten)]

@@ -46,7 +46,8 @@ struct Args {
     /// DIR (created), linked from --md.
     #[arg(long, value_name = "DIR")]
     svg_dir: Option<PathBuf>,
-    /// Parser threads per librdkafka log (default: one per core).
+    /// Threads per librdkafka log (default: one per core): it is read and parsed in
+    /// chunks by all of them, the analysing one among them.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     #[command(flatten)]

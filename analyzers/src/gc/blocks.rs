@@ -11,7 +11,8 @@
 //! lines the line scan would hand out in anchored mode, and only the state-independent
 //! part of a line's handling is done there. With workers the input is read (and gzip
 //! inflated) on a thread of its own. Memory: the blocks in flight (two per worker and one
-//! more), whatever the input's size.
+//! more), whatever the input's size. A plain file is read in chunks by every thread
+//! instead ([`super::chunked`]), with the same blocks' handling ([`feed`]).
 //!
 //! [`GcLogOptions::every_line`]: super::GcLogOptions::every_line
 

@@ -76,9 +76,11 @@ pub struct GcLogOptions {
     /// Parse every line, not only those holding an anchor word: the slow reference path
     /// that tests hold the fast scan to (the same report, but `input.lines_parsed`).
     pub every_line: bool,
-    /// Parser threads beside the one reading and analysing: `Some(0)` parses the blocks
-    /// on that thread too, `None` reads line by line there (the reference the block
-    /// front end is held to; the same report). Default: one per core.
+    /// Threads: a plain file ([`Source::File`]) is read and parsed in chunks by `N` of
+    /// them, the analysing one among them; a stream by `N` parsers beside the reading
+    /// and analysing one. `Some(0)` reads, parses and analyses on one thread, `None`
+    /// reads line by line there (the reference the block front end is held to; the same
+    /// report). Default: one per core.
     pub threads: Option<usize>,
 }
 
@@ -97,8 +99,7 @@ impl Default for GcLogOptions {
     }
 }
 
-/// Parser threads by default: one per core (the reading and analysing thread waits on
-/// them while the log is dense in anchored lines).
+/// Threads by default: one per core.
 pub fn default_threads() -> usize {
     crate::cores::available()
 }

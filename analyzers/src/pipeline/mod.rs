@@ -8,7 +8,8 @@
 //! from the input, and a worker finds the candidate lines with one multi-needle search
 //! (the body anchors, [`RecordFinder::anchor_at`]) over the whole block: a line without
 //! an anchor cannot hold a record (every parser starts at one; unescaping `\/` cannot
-//! make one, none holds a `/`), so it is only counted. Blocks are parsed on all cores;
+//! make one, none holds a `/`), so it is only counted. Blocks are parsed on all cores
+//! (a plain file's chunks read by the threads that parse them: [`chunked`]);
 //! records cross threads as byte spans into their block, so nothing is allocated per
 //! record. Memory stays bounded: a few blocks in flight.
 //!
