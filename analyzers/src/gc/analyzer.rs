@@ -521,7 +521,11 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         }
         let us = pause_micros(ms);
         self.total_ms += ms;
-        self.max_ms = self.max_ms.max(ms);
+        // Not `f64::max`: its NaN handling is five instructions, and `max_ms` starts at 0
+        // and takes only larger values, so it is never NaN and the two agree.
+        if ms > self.max_ms {
+            self.max_ms = ms;
+        }
         self.types[idx].dist.record(us);
         self.types[idx].total_ms += ms;
         if let Some(i) = cause_idx {

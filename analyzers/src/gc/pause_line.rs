@@ -93,12 +93,15 @@ impl PauseReader {
         while b.get(at) == Some(&b'[') {
             let slot = usize::from(numeric_seen > 0);
             // `[1796021927326ms]`: the wall clock beside an uptime, whose value this
-            // reader never uses (it gives a line without uptime up).
-            if let Some(next) = epoch_ms(b, at + 1) {
-                numeric[slot] = Some((f64::NAN, true));
-                numeric_seen += 1;
-                at = next;
-                continue;
+            // reader never uses (it gives a line without uptime up). Not tried after a
+            // number: a second epoch stamp is no line's (`quick_time` reads one as well).
+            if numeric_seen == 0 {
+                if let Some(next) = epoch_ms(b, at + 1) {
+                    numeric[slot] = Some((f64::NAN, true));
+                    numeric_seen += 1;
+                    at = next;
+                    continue;
+                }
             }
             // The usual `[123.456s]` or `[462ms]`, read as it is scanned.
             if let Some((v, next)) = quick_time(b, at + 1) {
@@ -191,30 +194,36 @@ impl PauseReader {
         // token is the duration and the one before it this heap change, so its head is
         // the same bytes and splits the same way.
         // The head of the pause before first: a log's pauses come in runs of one kind.
+        // Only the numbers travel out of the search, the head's parts are read by its
+        // index after it (moving them through `Option`s was a `memcpy` a line).
         let try_head = |k: &KeptHead| {
             let h = k.bytes.len();
             if b.get(at + h) == Some(&b' ') && same_bytes(&b[at..at + h], &k.bytes) {
                 heap_and_ms(b, at + h + 1, m_end)
-                    .map(|(heap, ms)| (k.parts, h, Some(heap), ms, k.token))
             } else {
                 None
             }
         };
-        let known = self
+        let mut known = self
             .heads
             .get(self.last_head)
             .and_then(try_head)
-            .or_else(|| {
-                let (i, k) = self
-                    .heads
-                    .iter()
-                    .enumerate()
-                    .find_map(|(i, e)| try_head(e).map(|k| (i, k)))?;
+            .map(|n| (self.last_head, n));
+        if known.is_none() {
+            known = self
+                .heads
+                .iter()
+                .enumerate()
+                .find_map(|(i, e)| try_head(e).map(|n| (i, n)));
+            if let Some((i, _)) = known {
                 self.last_head = i;
-                Some(k)
-            });
+            }
+        }
         let (p, head_len, heap, ms, head) = match known {
-            Some(k) => k,
+            Some((i, (heap, ms))) => {
+                let k = &self.heads[i];
+                (k.parts, k.bytes.len(), Some(heap), ms, k.token)
+            }
             None => {
                 // The general path's reading from the end: the duration, then a heap
                 // change before it.
