@@ -109,8 +109,11 @@ pub fn open_source(tool: &'static str, path: Option<&Path>) -> Result<Source<'st
         let meta = std::fs::metadata(p).map_err(|e| format!("{name}: {e}"))?;
         if meta.is_file() {
             let file = File::open(p).map_err(|e| format!("{name}: {e}"))?;
-            let bar = progress::Progress::new(io::empty(), &name, Some(meta.len()));
-            return Ok(Source::file_with_progress(file, bar));
+            return Ok(Source::File(progress::Progress::new(
+                file,
+                &name,
+                Some(meta.len()),
+            )));
         }
     }
     open_watched(tool, path).map(Source::Stream)

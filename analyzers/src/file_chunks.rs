@@ -84,6 +84,12 @@ impl FileChunks {
         })
     }
 
+    /// [`Self::new`] on a handle of its own on `file` (the caller's moves its progress bar
+    /// as the chunks are fed).
+    pub(crate) fn of(file: &File, chunk_bytes: usize, max_line: usize) -> io::Result<Self> {
+        Self::new(file.try_clone()?, chunk_bytes, max_line)
+    }
+
     /// The file's length when opened: the bytes the chunks cover.
     pub(crate) fn len(&self) -> u64 {
         self.len

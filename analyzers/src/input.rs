@@ -97,48 +97,32 @@ impl<R: Read> Read for Input<R> {
 /// their parsing threads (positioned reads, no reading thread), or any other stream (a
 /// pipe, stdin, a FIFO, bytes in memory), read in order on a thread of its own.
 pub enum Source<'a> {
-    File(PlainFile),
+    /// A regular file, with the progress bar its reading moves.
+    File(crate::progress::Progress<std::fs::File>),
     Stream(Box<dyn Read + Send + 'a>),
-}
-
-/// A regular file, with the progress bar reading it moves.
-pub struct PlainFile {
-    pub(crate) file: std::fs::File,
-    pub(crate) progress: crate::progress::Progress<io::Empty>,
 }
 
 impl<'a> Source<'a> {
     /// A regular file (no progress bar).
     pub fn file(file: std::fs::File) -> Source<'a> {
-        Source::File(PlainFile {
-            file,
-            progress: crate::progress::Progress::hidden(io::empty()),
-        })
-    }
-
-    /// A regular file whose reading moves `progress`.
-    pub fn file_with_progress(
-        file: std::fs::File,
-        progress: crate::progress::Progress<io::Empty>,
-    ) -> Source<'a> {
-        Source::File(PlainFile { file, progress })
+        Source::File(crate::progress::Progress::hidden(file))
     }
 
     /// Any reader, read in order.
     pub fn stream(reader: impl Read + Send + 'a) -> Source<'a> {
         Source::Stream(Box::new(reader))
     }
-}
 
-impl Read for PlainFile {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.file.read(buf)?;
-        if n == 0 {
-            self.progress.done();
-        } else {
-            self.progress.advance(n as u64);
+    /// The file to read in chunks on `threads` threads: a plain (not gzip) regular file,
+    /// and one thread at least; else the source back, to read as a stream.
+    pub(crate) fn chunked(
+        self,
+        threads: usize,
+    ) -> Result<crate::progress::Progress<std::fs::File>, Self> {
+        match self {
+            Source::File(f) if threads > 0 && crate::file_chunks::chunkable(f.get_ref()) => Ok(f),
+            other => Err(other),
         }
-        Ok(n)
     }
 }
 

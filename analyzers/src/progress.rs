@@ -112,6 +112,11 @@ impl<R> Progress<R> {
     pub fn done(&mut self) {
         self.finish();
     }
+
+    /// The reader wrapped.
+    pub fn get_ref(&self) -> &R {
+        &self.inner
+    }
 }
 
 impl<R: Read> Read for Progress<R> {

@@ -89,8 +89,9 @@ pub fn analyze_fetch_log_with_timeline<R: Read, W: Write>(
 /// [`analyze_fetch_log`] on several cores (what the binary runs). A plain regular file
 /// ([`Source::file`]) is read in chunks by the parser threads themselves; any other
 /// input by a reading thread beside them. `timeline` receives the per-second CSV when
-/// given. `workers`: parser threads beside this thread; `None` = one per core;
-/// `Some(0)` = read on this thread only.
+/// given. `workers`: threads (for a plain file this one among them, for a stream parser
+/// threads beside the reading one and this one); `None` = one per core; `Some(0)` =
+/// read on this thread only.
 pub fn analyze_fetch_log_parallel(
     input: Source<'_>,
     opts: &FetchLogOptions,

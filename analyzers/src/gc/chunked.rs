@@ -20,8 +20,7 @@ use crate::progress::Progress;
 /// Read the plain file `file` on `workers` (≥ 1) threads, this one among them, and feed
 /// the analyzer in input order.
 pub(crate) fn drive_file(
-    file: File,
-    progress: &mut Progress<io::Empty>,
+    mut progress: Progress<File>,
     ac: &AhoCorasick,
     buffer_bytes: usize,
     workers: usize,
@@ -30,7 +29,7 @@ pub(crate) fn drive_file(
     // The stream front end's blocks: a line that does not fit the buffer with its
     // newline is cut to its head.
     let cap = buffer_bytes.max(64);
-    let chunks = FileChunks::new(file, cap, cap)?;
+    let chunks = FileChunks::of(progress.get_ref(), cap, cap)?;
     let mut sum = ScanSummary {
         bytes: chunks.len(),
         ..ScanSummary::default()

@@ -126,24 +126,16 @@ pub fn analyze_gc_logs<'a, 'w>(
         a.file = index;
         a.files.push(input.name);
         a.first_line_of_file = true;
-        let reader = match (input.reader, opts.threads) {
-            // A plain file: read in chunks by every thread.
-            (Source::File(mut f), Some(workers))
-                if workers > 0 && crate::file_chunks::chunkable(&f.file) =>
-            {
-                let s = chunked::drive_file(
-                    f.file,
-                    &mut f.progress,
-                    &ac,
-                    opts.buffer_bytes,
-                    workers,
-                    &mut a,
-                )
-                .map_err(AnalyzeError::Read)?;
+        // A plain file: read in chunks by every thread (`None`: by the line scan).
+        let threads = opts.threads.unwrap_or(0);
+        let reader = match input.reader.chunked(threads) {
+            Ok(file) => {
+                let s = chunked::drive_file(file, &ac, opts.buffer_bytes, threads, &mut a)
+                    .map_err(AnalyzeError::Read)?;
                 a.end_of_file(&s);
                 continue;
             }
-            (other, _) => other,
+            Err(stream) => stream,
         };
         let input = Input::detect(reader).map_err(AnalyzeError::Read)?;
         let gzip = input.is_gzip();

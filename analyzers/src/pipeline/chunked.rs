@@ -20,13 +20,13 @@ use crate::progress::Progress;
 /// Read the plain file `file` on `workers` (≥ 1) threads, this one among them, and feed
 /// `sink` its records in order.
 pub(super) fn drive_file<S: RecordSink>(
-    file: File,
-    mut progress: Progress<io::Empty>,
+    mut progress: Progress<File>,
     max_line: usize,
     workers: usize,
     sink: &mut S,
 ) -> Result<InputSummary, AnalyzeError> {
-    let chunks = FileChunks::new(file, BLOCK_BYTES, max_line).map_err(AnalyzeError::Read)?;
+    let chunks =
+        FileChunks::of(progress.get_ref(), BLOCK_BYTES, max_line).map_err(AnalyzeError::Read)?;
     let mut summary = InputSummary {
         bytes_read: chunks.len(),
         gzip: false,

@@ -109,9 +109,10 @@ pub trait LogAnalyzer: RecordSink + Sized {
         for_each_line(input, max, |line| self.push_line(line.number, line.bytes))
     }
 
-    /// [`read`](Self::read) through the block front end: a reader thread and `workers`
-    /// parser threads (0: all on this thread); the analysis itself stays on this
-    /// thread, in input order, so the report is the same as [`read`](Self::read)'s.
+    /// [`read`](Self::read) through the block front end: a plain file read in chunks by
+    /// `workers` threads, this one among them, a stream by a reader thread and `workers`
+    /// parser threads (0: all on this thread); the analysis itself stays on this thread,
+    /// in input order, so the report is the same as [`read`](Self::read)'s.
     fn read_parallel(
         &mut self,
         input: Source<'_>,
@@ -247,13 +248,13 @@ pub(crate) fn drive_source<S: RecordSink>(
     workers: usize,
     sink: &mut S,
 ) -> Result<InputSummary, AnalyzeError> {
-    match input {
-        Source::File(f) if workers > 0 && crate::file_chunks::chunkable(&f.file) => {
+    match input.chunked(workers) {
+        Ok(file) => {
             // Spans are u32 offsets into a block: keep a block under 4 GiB.
             let max_line = max_line.clamp(1, 1 << 30);
-            chunked::drive_file(f.file, f.progress, max_line, workers, sink)
+            chunked::drive_file(file, max_line, workers, sink)
         }
-        other => drive(other, max_line, workers, sink),
+        Err(stream) => drive(stream, max_line, workers, sink),
     }
 }
 
