@@ -559,10 +559,14 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             Self::offer(&self.files, self.file, &mut self.ex_long, line_no, raw);
         }
         let old = self.old_change.take();
+        // The heap's fill for the pause's window, added with the pause (see
+        // `Windows::pause_observed`).
+        let mut window_heap = None;
         if let Some(h) = heap {
             if let Some(f) = self.heap_fraction(&h) {
                 let young = class == PauseClass::Young;
-                self.heap_after(t, f, young, class.point_kind());
+                self.heap_trends(t, f, young, class.point_kind());
+                window_heap = Some((f, young));
             }
             match class {
                 PauseClass::Young => {
@@ -593,7 +597,8 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             }
         }
         if let Some(t) = t {
-            self.windows.pause(t, ms, full);
+            // `t` is the clock's time for this line: `time` observed it.
+            self.windows.pause_observed(t, ms, full, window_heap);
             self.pause_series.push(Point {
                 t,
                 v: ms,
@@ -605,6 +610,14 @@ impl<'o, 'w> Analyzer<'o, 'w> {
     /// The heap's fill (share of the maximum) after a collection: into the trends, the
     /// windows and the chart's series (`kind`: its colour, `Point::kind`).
     fn heap_after(&mut self, t: Option<f64>, f: f64, young: bool, kind: u8) {
+        self.heap_trends(t, f, young, kind);
+        if let Some(t) = t {
+            self.windows.heap_after(t, f, young);
+        }
+    }
+
+    /// [`Self::heap_after`] but for the windows: the trends and the chart's series.
+    fn heap_trends(&mut self, t: Option<f64>, f: f64, young: bool, kind: u8) {
         let minute = t.map(minutes);
         self.any
             .add_at_minute(minute, f, self.opts.collapse_heap_share);
@@ -613,7 +626,6 @@ impl<'o, 'w> Analyzer<'o, 'w> {
                 .add_at_minute(minute, f, self.opts.collapse_heap_share);
         }
         if let Some(t) = t {
-            self.windows.heap_after(t, f, young);
             self.heap_series.push(Point {
                 t,
                 v: f * 100.0,
