@@ -185,6 +185,14 @@ impl Dist {
         self.sum += v as u128 * n as u128;
     }
 
+    /// The exact extremes and sum of values recorded into the histogram some other way
+    /// (at other values of the same buckets: see `gc::pause_dist`).
+    pub(crate) fn set_exact(&mut self, min: u64, max: u64, sum: u128) {
+        self.min = min;
+        self.max = max;
+        self.sum = sum;
+    }
+
     /// Both distributions' values as one: what recording the other's values here makes.
     pub fn merge(&mut self, other: &Dist) {
         if other.is_empty() {

@@ -79,17 +79,19 @@ pub(super) fn build(a: Analyzer<'_, '_>, with_timeline: bool) -> GcReport {
     // Every pause was recorded in exactly one type's distribution: all of them together are
     // those merged (exact: counts per bucket, extremes, an integer sum), not a second
     // record per pause on the analyzing thread.
+    let dists: Vec<Dist> = a.types.iter().map(|t| t.dist.dist()).collect();
     let mut all = Dist::default();
-    for t in &a.types {
-        all.merge(&t.dist);
+    for d in &dists {
+        all.merge(d);
     }
     let pauses = pause_stats(&all, a.total_ms);
     let mut pauses_by_type: Vec<PauseTypeStats> = a
         .types
         .iter()
-        .map(|t| PauseTypeStats {
+        .zip(&dists)
+        .map(|(t, d)| PauseTypeStats {
             kind: t.kind.clone(),
-            stats: pause_stats(&t.dist, t.total_ms),
+            stats: pause_stats(d, t.total_ms),
         })
         .collect();
     pauses_by_type.sort_by(|x, y| y.stats.total_ms.total_cmp(&x.stats.total_ms));

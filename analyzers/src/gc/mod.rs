@@ -30,6 +30,7 @@ pub mod files;
 mod legacy;
 mod legacy_event;
 mod lines;
+mod pause_dist;
 mod pause_line;
 mod preparse;
 mod render;

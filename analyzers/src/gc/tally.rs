@@ -1,9 +1,9 @@
 //! Pause types and named counts, bounded: a log with endless distinct causes cannot grow
 //! memory (the rest go to `other`).
 
+use super::pause_dist::PauseDist;
 use super::report::Count;
 use crate::bytes_eq::{same_bytes, same_opt_bytes};
-use crate::report::Dist;
 
 #[derive(Debug, Default)]
 pub(super) struct TypeAcc {
@@ -11,7 +11,7 @@ pub(super) struct TypeAcc {
     pub(super) kind: String,
     pub(super) base: String,
     pub(super) sub: Option<String>,
-    pub(super) dist: Dist,
+    pub(super) dist: PauseDist,
     pub(super) total_ms: f64,
 }
 
