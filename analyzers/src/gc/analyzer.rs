@@ -230,7 +230,11 @@ impl<'o, 'w> Analyzer<'o, 'w> {
                 t = last;
             }
         }
-        self.last_t = Some(self.last_t.map_or(t, |l| l.max(t)));
+        // `l.max(t)` by compare (see `Windows::observe`).
+        self.last_t = Some(match self.last_t {
+            Some(l) if !(t > l || l.is_nan()) => l,
+            _ => t,
+        });
         self.windows.observe(t);
         Some(t)
     }
