@@ -208,6 +208,50 @@ pub(crate) fn find_bytes(hay: &[u8], needle: &[u8]) -> Option<usize> {
 /// test over the same bytes.
 #[inline]
 pub(crate) fn line_end_and_ascii(buf: &[u8], from: usize) -> (usize, bool) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { line_end_and_ascii_avx2(buf, from) };
+    }
+    line_end_and_ascii_sse2(buf, from)
+}
+
+/// [`line_end_and_ascii`] thirty-two bytes a step, then sixteen for the rest: a dense GC
+/// log's ~100-byte line is four steps instead of seven.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn line_end_and_ascii_avx2(buf: &[u8], from: usize) -> (usize, bool) {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_set1_epi8,
+    };
+    let n = buf.len();
+    let mut i = from;
+    let mut high = 0u32;
+    while i + 32 <= n {
+        // SAFETY: AVX2 is enabled here; `i + 32 <= n`: the load lies inside `buf`.
+        let (nl, hi) = unsafe {
+            let v = _mm256_loadu_si256(buf.as_ptr().add(i) as *const __m256i);
+            (
+                _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\n' as i8))) as u32,
+                _mm256_movemask_epi8(v) as u32,
+            )
+        };
+        if nl != 0 {
+            let k = nl.trailing_zeros();
+            // Bits below the newline's: `(1 << k) - 1` (k < 32 here).
+            high |= hi & ((1u32 << k) - 1);
+            return (i + k as usize, high == 0);
+        }
+        high |= hi;
+        i += 32;
+    }
+    let (end, ascii) = line_end_and_ascii_sse2(buf, i);
+    (end, ascii && high == 0)
+}
+
+/// [`line_end_and_ascii`] sixteen bytes a step (SSE2: every x86-64).
+#[inline]
+fn line_end_and_ascii_sse2(buf: &[u8], from: usize) -> (usize, bool) {
     let n = buf.len();
     let mut i = from;
     #[cfg(target_arch = "x86_64")]
@@ -400,9 +444,9 @@ mod tests {
 
     #[test]
     fn line_end_and_ascii_are_memchr_and_the_ascii_test() {
-        // Lines of every length around the 16-byte steps, a high byte and a newline at
-        // each place, read from every start.
-        for len in 0..50 {
+        // Lines of every length around the 16- and 32-byte steps, a high byte and a
+        // newline at each place, read from every start.
+        for len in 0..80 {
             for hi in (0..len).map(Some).chain([None]) {
                 for nl in (0..len).map(Some).chain([None]) {
                     let mut b = vec![b'a'; len];
@@ -412,13 +456,18 @@ mod tests {
                     if let Some(p) = nl {
                         b[p] = b'\n';
                     }
-                    for from in 0..=len.min(18) {
+                    for from in 0..=len.min(40) {
                         let end = memchr::memchr(b'\n', &b[from..]).map_or(len, |p| from + p);
                         let want = (end, b[from..end].is_ascii());
                         assert_eq!(
                             line_end_and_ascii(&b, from),
                             want,
                             "{len} {hi:?} {nl:?} {from}"
+                        );
+                        assert_eq!(
+                            line_end_and_ascii_sse2(&b, from),
+                            want,
+                            "sse2 {len} {hi:?} {nl:?} {from}"
                         );
                     }
                 }
