@@ -334,16 +334,20 @@ impl<'w> Windows<'w> {
     pub fn pause_observed(&mut self, end: f64, ms: f64, full: bool, heap: Option<(f64, bool)>) {
         let start = end - ms / 1000.0;
         let last = self.index(end);
+        // With 1 s windows and `last` exact as an `f64`, `start` is in `last`'s window
+        // exactly when `ws <= start < ws + 1` (its `index` without the floor's ~13
+        // instructions; a NaN `start` takes the general steps, which do the same).
+        let ws = last as f64;
         if self.width_s == 1.0
             && !self.reference
             && end == self.last_observed
-            && self.index(start) == last
             && last.unsigned_abs() < 1 << 52
+            && start >= ws
+            && start < ws + 1.0
         {
             // `pause`'s one-window step (its first observation kept: it may reach
             // before the span's start), then `heap_after`'s step on the same window.
             self.observe(start.max(end - LOOKBACK_S));
-            let ws = last as f64;
             let overlap = (end.min(ws + 1.0) - start.max(ws)).max(0.0);
             let a = self.acc_at(last);
             a.gc_ms += overlap * 1000.0;
