@@ -50,6 +50,7 @@ impl OpenWindows {
     }
 
     /// The window `i`, created empty in its place when it is not open yet.
+    #[inline(never)]
     fn entry(&mut self, i: i64) -> &mut WindowAcc {
         let newest = match self.newest.as_ref() {
             Some(&(n, _)) => n,
@@ -241,7 +242,10 @@ impl<'w> Windows<'w> {
         floor_index(t / self.width_s)
     }
 
-    /// The log's clock reached `t`.
+    /// The log's clock reached `t`. Inlined up to the search for old windows, which is
+    /// a call of its own: with it inside, every observation paid its register saves
+    /// (~25 instructions, four in ten returning before it).
+    #[inline]
     pub fn observe(&mut self, t: f64) {
         // `NaN.min(t)` is `t` (NaN for a NaN `t`): the first time as it is, as an
         // `Option` folded from it would have it. `f64::min`/`max` by compare and assign
@@ -261,6 +265,12 @@ impl<'w> Windows<'w> {
         if !self.open.front_opened && t <= self.closed_for && !self.reference {
             return;
         }
+        self.close_before(t);
+    }
+
+    /// Close the windows too old for time `t` ([`Self::observe`]'s search).
+    #[inline(never)]
+    fn close_before(&mut self, t: f64) {
         self.closed_for = t;
         self.open.front_opened = false;
         let keep_from = self.index(t - LOOKBACK_S);
@@ -277,10 +287,15 @@ impl<'w> Windows<'w> {
         self.acc_at(i)
     }
 
-    /// The window of index `i` (`self.index(t)`), or the first still open.
+    /// The window of index `i` (`self.index(t)`), or the first still open. The newest
+    /// window (nearly every lookup) inline, any other through [`OpenWindows::entry`].
+    #[inline]
     fn acc_at(&mut self, mut i: i64) -> &mut WindowAcc {
         if let Some(c) = self.closed_below {
             i = i.max(c);
+        }
+        if self.open.newest.as_ref().is_some_and(|&(n, _)| n == i) {
+            return &mut self.open.newest.as_mut().expect("the newest window").1;
         }
         self.open.entry(i)
     }
