@@ -196,14 +196,7 @@ impl PauseReader {
         // The head of the pause before first: a log's pauses come in runs of one kind.
         // Only the numbers travel out of the search, the head's parts are read by its
         // index after it (moving them through `Option`s was a `memcpy` a line).
-        let try_head = |k: &KeptHead| {
-            let h = k.bytes.len();
-            if b.get(at + h) == Some(&b' ') && same_bytes(&b[at..at + h], &k.bytes) {
-                heap_and_ms(b, at + h + 1, m_end)
-            } else {
-                None
-            }
-        };
+        let try_head = |k: &KeptHead| try_head(b, at, m_end, k);
         let mut known = self
             .heads
             .get(self.last_head)
@@ -267,6 +260,19 @@ impl PauseReader {
             wall: None,
         };
         Some(Reading::Line)
+    }
+}
+
+/// The numbers after kept head `k` when the message at `b[at..m_end]` is that head, a
+/// space, and ` A->B(C) Dms` (see [`heap_and_ms`]). Inlined where the search calls it:
+/// as a call of its own it saved and restored six registers a try.
+#[inline(always)]
+fn try_head(b: &[u8], at: usize, m_end: usize, k: &KeptHead) -> Option<(HeapChange, f64)> {
+    let h = k.bytes.len();
+    if b.get(at + h) == Some(&b' ') && same_bytes(&b[at..at + h], &k.bytes) {
+        heap_and_ms(b, at + h + 1, m_end)
+    } else {
+        None
     }
 }
 
@@ -555,6 +561,7 @@ fn size_at(b: &[u8], i: usize) -> Option<(f64, usize)> {
 }
 
 /// ` A->B(C) Dms` exactly, from `b[i..]` to `m_end`: the heap change and the duration.
+#[inline(always)]
 fn heap_and_ms(b: &[u8], i: usize, m_end: usize) -> Option<(HeapChange, f64)> {
     let (before, i) = size_at(b, i)?;
     if b.get(i..i + 2)? != b"->" {
