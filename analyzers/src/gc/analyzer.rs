@@ -201,6 +201,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
     }
 
     /// A time from the line's decorations, on one clock for the whole input.
+    #[inline]
     pub(super) fn time(&mut self, uptime: Option<f64>, wall: Option<f64>) -> Option<f64> {
         let clock = match self.clock {
             Some(c) => c,
@@ -621,6 +622,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
     }
 
     /// [`Self::heap_after`] but for the windows: the trends and the chart's series.
+    #[inline]
     fn heap_trends(&mut self, t: Option<f64>, f: f64, young: bool, kind: u8) {
         let minute = t.map(minutes);
         self.any
