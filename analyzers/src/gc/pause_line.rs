@@ -196,20 +196,18 @@ impl PauseReader {
         // The head of the pause before first: a log's pauses come in runs of one kind.
         // Only the numbers travel out of the search, the head's parts are read by its
         // index after it (moving them through `Option`s was a `memcpy` a line).
-        let try_head = |k: &KeptHead| try_head(b, at, m_end, k);
-        let mut known = self
-            .heads
-            .get(self.last_head)
-            .and_then(try_head)
-            .map(|n| (self.last_head, n));
+        // Direct calls (not `and_then`/`find_map` closures, which stayed calls).
+        let mut known = match self.heads.get(self.last_head) {
+            Some(k) => try_head(b, at, m_end, k).map(|n| (self.last_head, n)),
+            None => None,
+        };
         if known.is_none() {
-            known = self
-                .heads
-                .iter()
-                .enumerate()
-                .find_map(|(i, e)| try_head(e).map(|n| (i, n)));
-            if let Some((i, _)) = known {
-                self.last_head = i;
+            for (i, k) in self.heads.iter().enumerate() {
+                if let Some(n) = try_head(b, at, m_end, k) {
+                    known = Some((i, n));
+                    self.last_head = i;
+                    break;
+                }
             }
         }
         let (p, head_len, heap, ms, head) = match known {
