@@ -244,7 +244,7 @@ impl<'w> Windows<'w> {
 
     /// The log's clock reached `t`. Inlined up to the search for old windows, which is
     /// a call of its own: with it inside, every observation paid its register saves
-    /// (~25 instructions, four in ten returning before it).
+    /// (~20 instructions), six in ten returning before the search.
     #[inline]
     pub fn observe(&mut self, t: f64) {
         // `NaN.min(t)` is `t` (NaN for a NaN `t`): the first time as it is, as an
@@ -343,7 +343,7 @@ impl<'w> Windows<'w> {
     /// caller observed just before (the analyzer's clock does, for every line): on a
     /// dense log nearly every pause is one window, looked up once, and neither
     /// observes `end` again. A third and a fourth observation of the same time and a
-    /// second lookup of its window were ~15 % of a dense `-Xlog:gc` log's instructions.
+    /// second lookup of its window were 3.7 % of a dense `-Xlog:gc` log's instructions.
     /// Observing `end` again closes nothing: every window it could close was closed
     /// when it was observed, and the window this pause opens is `end`'s own.
     pub fn pause_observed(&mut self, end: f64, ms: f64, full: bool, heap: Option<(f64, bool)>) {
