@@ -80,92 +80,70 @@ impl PauseReader {
     ) -> Option<Reading> {
         let b = &buf[start..end];
         debug_assert!(b.is_ascii());
-        if b.first() != Some(&b'[') {
-            return None;
+        match lead::<false>(b) {
+            Ok(l) => self.read_message(buf, start, end, l, out),
+            Err(Stop::OtherTags) => line(out, Pre::OtherTags),
+            Err(Stop::GiveUp) => None,
         }
-        // Decorations, as `split_decorations` classifies them.
-        let mut at = 0;
-        let mut numeric: [Option<(f64, bool)>; 2] = [None, None];
-        let mut numeric_seen = 0;
-        let mut tags: Option<&[u8]> = None;
-        // An ISO time's token is checked at two places only: it could hold anything.
-        let mut iso_time = false;
-        while b.get(at) == Some(&b'[') {
-            let slot = usize::from(numeric_seen > 0);
-            // `[1796021927326ms]`: the wall clock beside an uptime, whose value this
-            // reader never uses (it gives a line without uptime up). Not tried after a
-            // number: a second epoch stamp is no line's (`quick_time` reads one as well).
-            if numeric_seen == 0 {
-                if let Some(next) = epoch_ms(b, at + 1) {
-                    numeric[slot] = Some((f64::NAN, true));
-                    numeric_seen += 1;
-                    at = next;
-                    continue;
-                }
-            }
-            // The usual `[123.456s]` or `[462ms]`, read as it is scanned.
-            if let Some((v, next)) = quick_time(b, at + 1) {
-                numeric[slot] = Some(v);
-                numeric_seen += 1;
-                at = next;
-                continue;
-            }
-            let close = find_byte(&b[at + 1..], b']')?;
-            let token = b[at + 1..at + 1 + close].trim_ascii();
-            let &first = token.first()?;
-            if first.is_ascii_digit() {
-                if token.len() >= 11 && token[4] == b'-' && token[10] == b'T' {
-                    // An ISO time: needed only without an uptime, when this parser gives up.
-                    iso_time = true;
-                } else if token[token.len() - 1] == b's' {
-                    numeric[slot] = Some(numeric_time(token)?);
-                    numeric_seen += 1;
-                } else if !token.iter().all(u8::is_ascii_digit) {
-                    return None;
-                }
-            } else if matches!(
-                token,
-                b"info" | b"debug" | b"trace" | b"warning" | b"error" | b"develop"
-            ) {
-            } else if token
-                .iter()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b',' || *c == b'_')
-            {
-                tags = Some(token);
-            } else {
-                return None;
-            }
-            at += close + 2;
+    }
+
+    /// The line starting at `buf[start]`, its end not known yet, read from its start:
+    /// a pause of a kept head whose ` A->B(C) Dms` ends the line is read whole, and its
+    /// end found on the way (the line scan before it was ~60 instructions a line of a
+    /// dense `-Xlog:gc` log). Every byte of such a line was compared with a decoration's
+    /// form, a kept head or a number's: it is ASCII. Otherwise what was read before the
+    /// message, for [`Self::read_message`] once the caller found the line's end and
+    /// checked it is ASCII; or `GiveUp` (the caller reads the line with [`Self::read`]).
+    #[inline]
+    pub(crate) fn read_forward(&mut self, buf: &[u8], start: usize, out: &mut Pre) -> Forward {
+        let b = &buf[start..];
+        let Ok(l) = lead::<true>(b) else {
+            return Forward::GiveUp;
+        };
+        if !b[l.at..].starts_with(b"Pause ") {
+            return Forward::Lead(l);
         }
-        if at == 0 {
-            return None;
+        let Some(uptime) = l.uptime else {
+            return Forward::Lead(l);
+        };
+        let Some((i, (heap, ms, e))) = self.kept_head(b, l.at, heap_and_ms_to_line_end) else {
+            return Forward::Lead(l);
+        };
+        let k = &self.heads[i];
+        *out = pause_pre(
+            start + l.at,
+            &k.parts,
+            k.token,
+            l.id,
+            uptime,
+            Some(heap),
+            ms,
+        );
+        // `ms`, then `\n` or `\r\n` (`heap_and_ms_to_line_end`).
+        let nl = if b[e] == b'\n' { e } else { e + 1 };
+        Forward::Line {
+            end: start + e,
+            next: start + nl + 1,
         }
-        if tags.is_some_and(|t| !t.starts_with(b"gc")) {
-            return line(out, Pre::OtherTags);
-        }
-        if b.get(at) == Some(&b' ') {
-            at += 1;
-        }
-        // `GC(N)`, as `split_gc_id` reads it (digits only here).
-        let mut id = None;
-        if b[at..].starts_with(b"GC(") {
-            // Up to 16 digits here (the general path takes 19: it reads the rest).
-            let (n, digits) = digit_run(&b[at + 3..])?;
-            if digits == 0 || b.get(at + 3 + digits) != Some(&b')') {
-                return None;
-            }
-            id = Some(n);
-            at += 3 + digits + 1;
-            while b.get(at).is_some_and(u8::is_ascii_whitespace) {
-                at += 1;
-            }
-        }
-        // The uptime, as `Decorations::uptime_s` picks it; without one the wall clock may
-        // be in use, and the general path reads the line.
-        let uptime = numeric
-            .iter()
-            .flatten()
-            .find_map(|&(v, epoch)| (!epoch).then_some(v));
+    }
+
+    /// The message of the ASCII line `buf[start..end]` (`\r` trimmed), after what
+    /// [`lead`] read of it.
+    pub(crate) fn read_message(
+        &mut self,
+        buf: &[u8],
+        start: usize,
+        end: usize,
+        l: Lead,
+        out: &mut Pre,
+    ) -> Option<Reading> {
+        let b = &buf[start..end];
+        let Lead {
+            at,
+            uptime,
+            iso_time,
+            id,
+        } = l;
         // The message, as `parse_message` trims it; a pause from its first word.
         let m_end = at + b[at..].trim_ascii_end().len();
         if !b[at..m_end].starts_with(b"Pause ") {
@@ -193,23 +171,7 @@ impl PauseReader {
         // A kept head again, then ` A->B(C) Dms` to the end: the general path's last
         // token is the duration and the one before it this heap change, so its head is
         // the same bytes and splits the same way.
-        // The head of the pause before first: a log's pauses come in runs of one kind.
-        // Only the numbers travel out of the search, the head's parts are read by its
-        // index after it (moving them through `Option`s was a `memcpy` a line).
-        // Direct calls (not `and_then`/`find_map` closures, which stayed calls).
-        let mut known = match self.heads.get(self.last_head) {
-            Some(k) => try_head(b, at, m_end, k).map(|n| (self.last_head, n)),
-            None => None,
-        };
-        if known.is_none() {
-            for (i, k) in self.heads.iter().enumerate() {
-                if let Some(n) = try_head(b, at, m_end, k) {
-                    known = Some((i, n));
-                    self.last_head = i;
-                    break;
-                }
-            }
-        }
+        let known = self.kept_head(b, at, |b, i| heap_and_ms(b, i, m_end));
         let (p, head_len, heap, ms, head) = match known {
             Some((i, (heap, ms))) => {
                 let k = &self.heads[i];
@@ -237,38 +199,254 @@ impl PauseReader {
             }
         };
         debug_assert!(head_len <= m_end - at);
-        let uptime = uptime?;
-        let span = |(a, b): (usize, usize)| Span {
-            start: start + at + a,
-            end: start + at + b,
-        };
-        *out = Pre::Unified {
-            id,
-            event: Some(SpanEvent::Pause {
-                kind: span((0, p.kind_end)),
-                subkind: p.subkind.map(span),
-                cause: p.cause.map(span),
-                class: p.class,
-                heap,
-                ms,
-                evacuation_failure: p.evacuation_failure,
-                head,
-            }),
-            uptime: Some(uptime),
-            wall: None,
-        };
+        *out = pause_pre(start + at, &p, head, id, uptime?, heap, ms);
         Some(Reading::Line)
+    }
+
+    /// The kept head the message at `b[at..]` starts with, followed by a space and what
+    /// `tail` reads from there: its index, and what `tail` read. The head of the pause
+    /// before first: a log's pauses come in runs of one kind. Only the numbers travel out
+    /// of the search, the head's parts are read by its index after it (moving them through
+    /// `Option`s was a `memcpy` a line). Direct calls (not `and_then`/`find_map` closures,
+    /// which stayed calls).
+    #[inline(always)]
+    fn kept_head<T>(
+        &mut self,
+        b: &[u8],
+        at: usize,
+        tail: impl Fn(&[u8], usize) -> Option<T>,
+    ) -> Option<(usize, T)> {
+        if let Some(k) = self.heads.get(self.last_head) {
+            if let Some(n) = try_head(b, at, k, &tail) {
+                return Some((self.last_head, n));
+            }
+        }
+        for (i, k) in self.heads.iter().enumerate() {
+            if let Some(n) = try_head(b, at, k, &tail) {
+                self.last_head = i;
+                return Some((i, n));
+            }
+        }
+        None
     }
 }
 
-/// The numbers after kept head `k` when the message at `b[at..m_end]` is that head, a
-/// space, and ` A->B(C) Dms` (see [`heap_and_ms`]). Inlined where the search calls it:
-/// as a call of its own it saved and restored six registers a try.
+/// What [`PauseReader::read_forward`] made of a line.
+pub(crate) enum Forward {
+    /// A pause, written to the caller's [`Pre`]: the line (`\r` trimmed) ends at `end`,
+    /// the next starts at `next`.
+    Line { end: usize, next: usize },
+    /// Not read past its decorations and `GC(N)` (see [`PauseReader::read_message`]).
+    Lead(Lead),
+    /// Not read: a form [`lead`] reads only with the line's end known.
+    GiveUp,
+}
+
+/// What a unified line says before its message: where the message starts (`at`), the
+/// uptime, whether an ISO time was among the decorations, and the `GC(N)` id.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Lead {
+    at: usize,
+    uptime: Option<f64>,
+    iso_time: bool,
+    id: Option<u64>,
+}
+
+/// Why [`lead`] stopped.
+enum Stop {
+    /// A unified line of other tags than `gc`'s (its message not read).
+    OtherTags,
+    /// A form this reader does not take.
+    GiveUp,
+}
+
+/// The decorations (as `split_decorations` classifies them) and `GC(N)` (as
+/// `split_gc_id` reads it) of the line at the start of `b`.
+///
+/// `FORWARD`: `b` runs past the line's end, into the lines after it. What is read then
+/// is what reading the line alone reads: every form taken stops at a byte a line does
+/// not end with (digits, `ms]`, `)`, lower-case letters), the tokens found up to a `]`
+/// are taken only when they hold nothing else than a tag's or a level's letters (no
+/// blank for the trim to remove, no line end), and blanks after `GC(N)` that reach a
+/// `\r` or `\n` give up.
 #[inline(always)]
-fn try_head(b: &[u8], at: usize, m_end: usize, k: &KeptHead) -> Option<(HeapChange, f64)> {
+fn lead<const FORWARD: bool>(b: &[u8]) -> Result<Lead, Stop> {
+    let give_up = Err(Stop::GiveUp);
+    if b.first() != Some(&b'[') {
+        return give_up;
+    }
+    let mut at = 0;
+    let mut numeric: [Option<(f64, bool)>; 2] = [None, None];
+    let mut numeric_seen = 0;
+    let mut tags: Option<&[u8]> = None;
+    // An ISO time's token is checked at two places only: it could hold anything.
+    let mut iso_time = false;
+    while b.get(at) == Some(&b'[') {
+        let slot = usize::from(numeric_seen > 0);
+        // `[1796021927326ms]`: the wall clock beside an uptime, whose value this
+        // reader never uses (it gives a line without uptime up). Not tried after a
+        // number: a second epoch stamp is no line's (`quick_time` reads one as well).
+        if numeric_seen == 0 {
+            if let Some(next) = epoch_ms(b, at + 1) {
+                numeric[slot] = Some((f64::NAN, true));
+                numeric_seen += 1;
+                at = next;
+                continue;
+            }
+        }
+        // The usual `[123.456s]` or `[462ms]`, read as it is scanned.
+        if let Some((v, next)) = quick_time(b, at + 1) {
+            numeric[slot] = Some(v);
+            numeric_seen += 1;
+            at = next;
+            continue;
+        }
+        let Some(close) = find_byte(&b[at + 1..], b']') else {
+            return give_up;
+        };
+        let raw = &b[at + 1..at + 1 + close];
+        if FORWARD && !forward_token(raw) {
+            return give_up;
+        }
+        let token = raw.trim_ascii();
+        let Some(&first) = token.first() else {
+            return give_up;
+        };
+        if first.is_ascii_digit() {
+            if token.len() >= 11 && token[4] == b'-' && token[10] == b'T' {
+                // An ISO time: needed only without an uptime, when this parser gives up.
+                iso_time = true;
+            } else if token[token.len() - 1] == b's' {
+                let Some(v) = numeric_time(token) else {
+                    return give_up;
+                };
+                numeric[slot] = Some(v);
+                numeric_seen += 1;
+            } else if !token.iter().all(u8::is_ascii_digit) {
+                return give_up;
+            }
+        } else if matches!(
+            token,
+            b"info" | b"debug" | b"trace" | b"warning" | b"error" | b"develop"
+        ) {
+        } else if token
+            .iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b',' || *c == b'_')
+        {
+            tags = Some(token);
+        } else {
+            return give_up;
+        }
+        at += close + 2;
+    }
+    if at == 0 {
+        return give_up;
+    }
+    if tags.is_some_and(|t| !t.starts_with(b"gc")) {
+        return Err(Stop::OtherTags);
+    }
+    if b.get(at) == Some(&b' ') {
+        at += 1;
+    }
+    // `GC(N)`, as `split_gc_id` reads it (digits only here).
+    let mut id = None;
+    if b[at..].starts_with(b"GC(") {
+        // Up to 16 digits here (the general path takes 19: it reads the rest).
+        let Some((n, digits)) = digit_run(&b[at + 3..]) else {
+            return give_up;
+        };
+        if digits == 0 || b.get(at + 3 + digits) != Some(&b')') {
+            return give_up;
+        }
+        id = Some(n);
+        at += 3 + digits + 1;
+        while let Some(&c) = b.get(at) {
+            if !c.is_ascii_whitespace() {
+                break;
+            }
+            if FORWARD && (c == b'\n' || c == b'\r') {
+                return give_up;
+            }
+            at += 1;
+        }
+    }
+    // The uptime, as `Decorations::uptime_s` picks it; without one the wall clock may
+    // be in use, and the general path reads the line.
+    let uptime = numeric
+        .iter()
+        .flatten()
+        .find_map(|&(v, epoch)| (!epoch).then_some(v));
+    Ok(Lead {
+        at,
+        uptime,
+        iso_time,
+        id,
+    })
+}
+
+/// A decoration's token (between `[` and `]`) that [`lead`] takes when reading forward:
+/// a level or tags (a lower-case letter, then letters, digits, `,`, `_` and the blanks
+/// the JVM pads them with), or a number or an ISO time (a digit, then digits and
+/// `-T:.+`). Neither holds a line end, nor any byte but ASCII.
+#[inline(always)]
+fn forward_token(raw: &[u8]) -> bool {
+    match raw.first() {
+        Some(c) if c.is_ascii_lowercase() => raw.iter().all(|&c| {
+            c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b',' | b'_' | b' ')
+        }),
+        Some(c) if c.is_ascii_digit() => raw
+            .iter()
+            .all(|&c| c.is_ascii_digit() || matches!(c, b'-' | b'T' | b':' | b'.' | b'+')),
+        _ => false,
+    }
+}
+
+/// A pause's reading: its head's parts (at `msg` in the block, where the message
+/// starts) and token, its id, uptime, heap change and duration.
+#[inline(always)]
+fn pause_pre(
+    msg: usize,
+    p: &PauseParts,
+    head: HeadToken,
+    id: Option<u64>,
+    uptime: f64,
+    heap: Option<HeapChange>,
+    ms: f64,
+) -> Pre {
+    let span = |(a, b): (usize, usize)| Span {
+        start: msg + a,
+        end: msg + b,
+    };
+    Pre::Unified {
+        id,
+        event: Some(SpanEvent::Pause {
+            kind: span((0, p.kind_end)),
+            subkind: p.subkind.map(span),
+            cause: p.cause.map(span),
+            class: p.class,
+            heap,
+            ms,
+            evacuation_failure: p.evacuation_failure,
+            head,
+        }),
+        uptime: Some(uptime),
+        wall: None,
+    }
+}
+
+/// What `tail` reads after kept head `k` when the message at `b[at..]` is that head and
+/// a space. Inlined where the search calls it: as a call of its own it saved and
+/// restored six registers a try.
+#[inline(always)]
+fn try_head<T>(
+    b: &[u8],
+    at: usize,
+    k: &KeptHead,
+    tail: &impl Fn(&[u8], usize) -> Option<T>,
+) -> Option<T> {
     let h = k.bytes.len();
     if b.get(at + h) == Some(&b' ') && same_bytes(&b[at..at + h], &k.bytes) {
-        heap_and_ms(b, at + h + 1, m_end)
+        tail(b, at + h + 1)
     } else {
         None
     }
@@ -561,6 +739,29 @@ fn size_at(b: &[u8], i: usize) -> Option<(f64, usize)> {
 /// ` A->B(C) Dms` exactly, from `b[i..]` to `m_end`: the heap change and the duration.
 #[inline(always)]
 fn heap_and_ms(b: &[u8], i: usize, m_end: usize) -> Option<(HeapChange, f64)> {
+    let (heap, ms, i) = heap_and_duration(b, i)?;
+    if i + 2 != m_end || &b[i..m_end] != b"ms" {
+        return None;
+    }
+    Some((heap, ms))
+}
+
+/// ` A->B(C) Dms` from `b[i..]`, then the line's end (`\n` or `\r\n`): the heap change, the
+/// duration, and where `ms` ends. What [`heap_and_ms`] reads of the line (`\r` trimmed)
+/// when its `m_end` is that end.
+#[inline(always)]
+fn heap_and_ms_to_line_end(b: &[u8], i: usize) -> Option<(HeapChange, f64, usize)> {
+    let (heap, ms, i) = heap_and_duration(b, i)?;
+    match b.get(i..i + 3)? {
+        [b'm', b's', b'\n'] => Some((heap, ms, i + 2)),
+        [b'm', b's', b'\r'] if b.get(i + 3) == Some(&b'\n') => Some((heap, ms, i + 2)),
+        _ => None,
+    }
+}
+
+/// ` A->B(C) D` from `b[i..]`: the heap change, the number after it, and where it ends.
+#[inline(always)]
+fn heap_and_duration(b: &[u8], i: usize) -> Option<(HeapChange, f64, usize)> {
     let (before, i) = size_at(b, i)?;
     if b.get(i..i + 2)? != b"->" {
         return None;
@@ -574,16 +775,13 @@ fn heap_and_ms(b: &[u8], i: usize, m_end: usize) -> Option<(HeapChange, f64)> {
         return None;
     }
     let (ms, i) = decimal_at(b, i + 2)?;
-    if i + 2 != m_end || &b[i..m_end] != b"ms" {
-        return None;
-    }
     let heap = HeapChange {
         before,
         after,
         capacity: Some(capacity),
         after_pct_of_max: None,
     };
-    Some((heap, ms))
+    Some((heap, ms, i))
 }
 
 /// A numeric time decoration as `unified::numeric_time` reads it (`…s`, `…ms`, `…ns`),
@@ -664,6 +862,7 @@ fn is_ascii(b: &[u8]) -> bool {
 mod tests {
     use super::*;
     use crate::gc::preparse::preparse_line;
+    use crate::gc::scan::trim_cr;
     use std::path::{Path, PathBuf};
 
     fn logs(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -734,6 +933,25 @@ mod tests {
             pause.replace("GC(1)", "GC(12345678901234567890123)"),
             pause.replace("GC(1) ", ""),
             pause.replace("GC(1) ", "GC(1)\t"),
+            pause.replace("GC(1) ", "GC(1)\r"),
+            "[1.000s][info][gc] GC(1)".into(),
+            "[1.000s][info][gc] GC(1) ".into(),
+            "[1.000s][info][gc] GC(1)\t".into(),
+            "[1.000s][info][gc] GC(1) \r".into(),
+            "[1.000s][info][gc".into(),
+            pause.replace("GC(1) ", "GC(1)\r "),
+            pause.replace("2.345ms", "2.345ms\rx"),
+            pause.replace("2.345ms", "2.345ms\r\r"),
+            pause.replace("[gc]", "[gc  ]"),
+            pause.replace("[gc]", "[gc\r]"),
+            pause.replace("[gc]", "[gc\t]"),
+            pause.replace("[info]", "[ info]"),
+            pause.replace("[info]", "[1234]"),
+            pause.replace("[info]", "[12:34]"),
+            pause.replace("[info]", "[1234\n]"),
+            pause.replace("[info]", "[2026-01-01T00:00:00.000+0000]"),
+            pause.replace("[info]", "[2026-01-01T00:00:00.000Z]"),
+            pause.replace("[info]", "[info"),
             pause.replace("[1.000s]", "[1,000s]"),
             pause.replace("[1.000s]", "[1.0.0s]"),
             pause.replace("[1.000s]", "[1000ms][1796021929339ms]"),
@@ -853,13 +1071,74 @@ mod tests {
         // One reader over every line in order, as a worker reads a block: its kept head
         // is the last pause's, so the lines after it are read through it.
         let mut reader = PauseReader::default();
+        // Readers that read each line forward first (the line's end not known), then its
+        // message (or the whole line when they gave up), in step with the first: they
+        // keep the same heads on the same lines, their tokens their own.
+        // One for each way the line ends (see below).
+        let mut forwards: [PauseReader; 4] = Default::default();
+        let mut tokens: [std::collections::HashMap<u64, u64>; 4] = Default::default();
+        let mut read_whole = 0;
         for l in &lines {
             // As a worker sees it: inside a block, after other bytes.
             let mut buf = b"noise\n".to_vec();
             buf.extend_from_slice(l);
             let (start, end) = (6, buf.len());
+            // Forward: the line ends in `\n`, `\r\n` or the block's end, a line after it (one
+            // that closes a decoration left open, for the last).
+            let mut forward_readings = Vec::new();
+            for (w, tail) in [&b"\n"[..], b"\r\n", b"", b"\n] "].into_iter().enumerate() {
+                let forward = &mut forwards[w];
+                let mut ahead = buf.clone();
+                ahead.extend_from_slice(tail);
+                if !tail.is_empty() {
+                    ahead.extend_from_slice(pause.as_bytes());
+                }
+                // The line as the block front end cuts it (one `\r` before its end trimmed).
+                let le = memchr::memchr(b'\n', &ahead[start..]).map_or(ahead.len(), |i| start + i);
+                let end_f = start + trim_cr(&ahead[start..le]).len();
+                let mut read_f = Pre::Serial;
+                let reading_f = match forward.read_forward(&ahead, start, &mut read_f) {
+                    Forward::Line { end: e, next } => {
+                        let what = String::from_utf8_lossy(l);
+                        assert_eq!((e, next), (end_f, le + 1), "{what:?}");
+                        read_whole += 1;
+                        Some(Reading::Line)
+                    }
+                    Forward::Lead(lead) if ahead[start..le].is_ascii() => {
+                        forward.read_message(&ahead, start, end_f, lead, &mut read_f)
+                    }
+                    Forward::Lead(_) => None,
+                    Forward::GiveUp => forward.read(&ahead, start, end_f, &mut read_f),
+                };
+                // Compared where the line cut is the one read below.
+                if end_f == end {
+                    forward_readings.push((w, reading_f, read_f));
+                }
+            }
             let mut fast = Pre::Serial;
-            match reader.read(&buf, start, end, &mut fast) {
+            let reading = reader.read(&buf, start, end, &mut fast);
+            for (w, reading_f, mut read_f) in forward_readings {
+                assert_eq!(reading_f, reading, "{:?}", String::from_utf8_lossy(l));
+                if let (
+                    Pre::Unified {
+                        event: Some(SpanEvent::Pause { head: f, .. }),
+                        ..
+                    },
+                    Pre::Unified {
+                        event: Some(SpanEvent::Pause { head: g, .. }),
+                        ..
+                    },
+                ) = (&mut read_f, &fast)
+                {
+                    // One token of one reader for one of the other.
+                    assert_eq!(*tokens[w].entry(f.0).or_insert(g.0), g.0);
+                    *f = *g;
+                }
+                if reading.is_some() {
+                    assert_eq!(read_f, fast, "{:?}", String::from_utf8_lossy(l));
+                }
+            }
+            match reading {
                 Some(Reading::Line) => {}
                 Some(Reading::NoAnchor) => {
                     // What the reader passes over, the anchor search does too.
@@ -917,6 +1196,7 @@ mod tests {
             }
         }
         assert!(named.len() > 10, "{} head tokens", named.len());
+        assert!(read_whole > 1000, "{read_whole} lines read forward whole");
         assert!(
             taken > 1000 && pauses > 1000 && regions > 100 && unanchored > 10,
             "{taken} lines taken, {pauses} pauses, {regions} region counts, \

@@ -10,7 +10,7 @@ use aho_corasick::{AhoCorasick, Input};
 
 use super::blocks::{Block, Parsed};
 use super::event::{Event, HeapChange, PauseClass};
-use super::pause_line::{PauseReader, Reading};
+use super::pause_line::{Forward, PauseReader, Reading};
 use super::scan::{trim_cr, ANCHORS};
 use crate::bytes_eq::line_end_and_ascii;
 
@@ -290,13 +290,31 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
             break;
         }
         if after_taken && tries {
+            // Read into the list's next place, taken back if the reader does not take
+            // the line; a pause read forward tells where the line ends on the way.
+            let slot = next_place(&mut pre, index, pos, pos, pos);
+            let lead = match reader.read_forward(region, pos, slot) {
+                Forward::Line { end, next } => {
+                    let l = pre.last_mut().expect("a line was just added");
+                    (l.end, l.next) = (end, next);
+                    index += 1;
+                    pos = next;
+                    continue;
+                }
+                Forward::Lead(l) => Some(l),
+                Forward::GiveUp => None,
+            };
             let (le, ascii) = line_end_and_ascii(region, pos);
             let end = pos + trim_cr(&region[pos..le]).len();
             if ascii {
-                // Read into the list's next place, taken back if the reader does not
-                // take the line.
-                let slot = next_place(&mut pre, index, pos, end, le + 1);
-                match reader.read_ascii(region, pos, end, slot) {
+                let l = pre.last_mut().expect("a line was just added");
+                (l.end, l.next) = (end, le + 1);
+                let slot = &mut l.pre;
+                let reading = match lead {
+                    Some(lead) => reader.read_message(region, pos, end, lead, slot),
+                    None => reader.read_ascii(region, pos, end, slot),
+                };
+                match reading {
                     Some(Reading::Line) if matches!(slot, Pre::Unified { .. }) => {
                         index += 1;
                         pos = le + 1;
@@ -314,6 +332,7 @@ pub(crate) fn preparse_block(block: Block, ac: &AhoCorasick, mut pre: Vec<PreLin
                     }
                 }
             } else {
+                pre.pop();
                 tries = false;
             }
         }
