@@ -167,6 +167,12 @@ pub(crate) struct Windows<'w> {
     /// window is recent enough for it unless one opened in front since.
     /// NaN before the first: no time is `<=` it.
     closed_for: f64,
+    /// Below this time the search for old windows closes none (and is not done), unless
+    /// a window opened in front since: the first open window's end plus the lookback,
+    /// less a margin for the rounding of `t - LOOKBACK_S` (NaN when not known: no time
+    /// is below it). A dense log's every line is a later time than the one before it,
+    /// and a window closes only once a second.
+    quiet_below: f64,
     /// Every window below this index is closed.
     closed_below: Option<i64>,
     /// The earliest and latest times observed ([`Self::span`]): NaN before the first, so
@@ -205,6 +211,7 @@ impl<'w> Windows<'w> {
             width_s,
             open: OpenWindows::default(),
             closed_for: f64::NAN,
+            quiet_below: f64::NAN,
             closed_below: None,
             span_start: f64::NAN,
             span_end: f64::NAN,
@@ -262,7 +269,10 @@ impl<'w> Windows<'w> {
         // A pause observes its time three or four times: the windows a time keeps open
         // are kept for any earlier time (`index` grows with `t`), so the search for old
         // windows is done again only for a later time or a window opened in front.
-        if !self.open.front_opened && t <= self.closed_for && !self.reference {
+        if !self.open.front_opened
+            && (t <= self.closed_for || t < self.quiet_below)
+            && !self.reference
+        {
             return;
         }
         self.close_before(t);
@@ -280,6 +290,17 @@ impl<'w> Windows<'w> {
             }
             self.close_first();
         }
+        // First window `f` (1 s wide) closes once `floor(t - LOOKBACK_S) > f`: not for
+        // any `t < f + 1 + LOOKBACK_S - margin`, where `t - LOOKBACK_S` rounds by less
+        // than the margin (an ulp of 2^39 is 2^-13 s; the bound itself rounds by as
+        // little).
+        const MARGIN_S: f64 = 1e-3;
+        self.quiet_below = match self.open.first_index() {
+            Some(f) if self.width_s == 1.0 && f.unsigned_abs() < 1 << 39 => {
+                (f + 1) as f64 + LOOKBACK_S - MARGIN_S
+            }
+            _ => f64::NAN,
+        };
     }
 
     fn acc(&mut self, t: f64) -> &mut WindowAcc {
@@ -627,15 +648,39 @@ mod tests {
     /// last skips observing it again and looks its window up once: the same again.
     #[test]
     fn observing_a_time_again_closes_what_searching_every_time_closes() {
+        // From the start of the uptime clock and from an epoch's seconds.
         for width in [0.7, 1.0] {
-            same_as_the_reference(width);
+            for base in [0.0, 1.796e9] {
+                same_as_the_reference(width, base);
+            }
         }
     }
 
-    fn same_as_the_reference(width: f64) {
+    /// Times just before, at and after the one where the first window closes (where the
+    /// search is skipped below: see `quiet_below`), each followed by a pause reaching
+    /// back to that window: it lands in it while it is open, else in the first open one.
+    #[test]
+    fn times_at_the_edge_of_closing_close_what_searching_every_time_closes() {
+        for base in [0.0, 1.796e9, (1u64 << 38) as f64, (1u64 << 45) as f64] {
+            let (fast, reference) = fast_and_reference(1.0, |w| {
+                for k in 0..60 {
+                    let edge = base + f64::from(k) + 1.0 + LOOKBACK_S;
+                    let ulp = f64::from_bits(edge.to_bits() + 1) - edge;
+                    for d in [-2e-3, -1e-3, -2e-4, -ulp, 0.0, ulp, 0.3] {
+                        let t = edge + d;
+                        w.observe(t);
+                        w.pause(t - LOOKBACK_S - 0.5, 1.0, false);
+                    }
+                }
+            });
+            assert_eq!(fast, reference, "from {base}");
+        }
+    }
+
+    fn same_as_the_reference(width: f64, base: f64) {
         let (fast, reference) = fast_and_reference(width, |w| {
             let mut x = 0.5f64;
-            let mut t = 0.0;
+            let mut t = base;
             for k in 0..20_000 {
                 x = (x * 7919.0 + 0.37).fract();
                 t += match k % 97 {
