@@ -90,9 +90,9 @@ const AT_OFFSET: &[u8] = b" at offset ";
 /// instructions. Any place is sound for the memo (it keeps a line's record only when the
 /// record ends exactly there, see [`remember`]); this one is where `Fetch topic` ends.
 fn offset_key_end(line: &[u8]) -> Option<usize> {
-    // memrchr, not a word loop: in a `Topic … in state` line the last `]` is ~130
-    // bytes back.
-    let i = memchr::memrchr(b']', line)?;
+    // Sixteen bytes a step, not a word loop: in a `Topic … in state` line the last `]`
+    // is ~130 bytes back (and `memrchr` was ~175 instructions a call).
+    let i = crate::bytes_eq::rfind_byte16(line, b']')?;
     crate::bytes_eq::starts_with_bytes(&line[i + 1..], AT_OFFSET).then_some(i + 1 + AT_OFFSET.len())
 }
 
