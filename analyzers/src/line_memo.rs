@@ -48,7 +48,7 @@ struct Slot<T> {
     value: Option<T>,
 }
 
-/// A raw line's stamp as [`raw_stamp_and_facility`](crate::librdkafka::raw_stamp_and_facility) reads it: the seconds, where the
+/// A raw line's stamp as [`StampMemo`](crate::librdkafka::StampMemo) reads it: the seconds, where the
 /// facility (and the rest) starts, the facility's length. Handed on so the raw parser
 /// need not read it again.
 pub(crate) type RawStamp = (f64, usize, usize);

@@ -33,7 +33,9 @@ use aho_corasick::{AhoCorasick, MatchKind};
 
 pub(crate) use event::{corr_id_tail_at, CorrIdTail};
 pub use event::{Event, EventOf};
+#[cfg(test)]
 pub(crate) use raw::stamp_and_facility as raw_stamp_and_facility;
+pub(crate) use raw::StampMemo;
 pub use raw::{raw_stderr_record, HeadCache};
 pub use timestamp::{librdkafka_stamp, wrapper_stamp, Timestamp, TimestampSource};
 

@@ -4,7 +4,7 @@
 
 use super::blocks::Block;
 use super::{Parsed, Tally};
-use crate::librdkafka::{corr_id_tail_at, raw_stamp_and_facility, CorrIdTail};
+use crate::librdkafka::{corr_id_tail_at, CorrIdTail, StampMemo};
 use crate::librdkafka::{
     unescape_json_slashes, EventOf, HeadCache, Record, RecordFinder, Timestamp,
 };
@@ -49,6 +49,8 @@ pub(super) struct SpanRecord {
 /// What a parsing thread keeps from line to line: the raw head of the last line, the
 /// results of repeated raw lines, a buffer for unescaping.
 pub(super) struct LineParser {
+    /// The last raw stamp read (consecutive lines share it).
+    stamps: StampMemo,
     cache: HeadCache,
     memo: LineMemo<SpanRecord>,
     /// `SEND`/`RECV` lines by their bytes up to the CorrId: a request's lines repeat but
@@ -65,6 +67,7 @@ pub(super) struct LineParser {
 impl Default for LineParser {
     fn default() -> Self {
         LineParser {
+            stamps: StampMemo::default(),
             cache: HeadCache::default(),
             memo: LineMemo::default(),
             corr_memo: LineMemo::default(),
@@ -316,7 +319,7 @@ fn parse_line<T: Tally>(
     // A raw line goes to one memo by its shape: a request's SEND/RECV line by its bytes up
     // to its CorrId, a FETCH line through `] at offset ` when it has the words, any other
     // line by its whole rest.
-    let stamp = raw_stamp_and_facility(line);
+    let stamp = parser.stamps.stamp_and_facility(line);
     // The memo that missed, to be told the parse's result.
     let mut missed = Missed::None;
     if let Some(st) = stamp {
