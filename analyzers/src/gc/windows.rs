@@ -333,13 +333,8 @@ impl<'w> Windows<'w> {
         if first == last && self.width_s == 1.0 && last.unsigned_abs() < 1 << 52 && !self.reference
         {
             // Nearly every pause: one window. The loop's one step, on the window looked up
-            // once: with 1 s windows `last as f64` is exact and indexes `last` again.
-            let ws = last as f64;
-            let overlap = (end.min(ws + 1.0) - start.max(ws)).max(0.0);
-            let a = self.acc_at(last);
-            a.gc_ms += overlap * 1000.0;
-            a.pauses += 1;
-            a.full_gcs += u32::from(full);
+            // once.
+            self.one_window_pause(last, start, end, full);
             return;
         }
         for i in first..=last {
@@ -357,6 +352,20 @@ impl<'w> Windows<'w> {
     pub fn heap_after(&mut self, t: f64, fraction: f64, young: bool) {
         self.observe(t);
         self.acc(t).heap_after(fraction, young);
+    }
+
+    /// A pause from `start` to `end` inside 1 s window `last` (`last` exact as an `f64`,
+    /// so `last as f64` is the window's start): its GC time and counts added, and the
+    /// window for more.
+    #[inline(always)]
+    fn one_window_pause(&mut self, last: i64, start: f64, end: f64, full: bool) -> &mut WindowAcc {
+        let ws = last as f64;
+        let overlap = (end.min(ws + 1.0) - start.max(ws)).max(0.0);
+        let a = self.acc_at(last);
+        a.gc_ms += overlap * 1000.0;
+        a.pauses += 1;
+        a.full_gcs += u32::from(full);
+        a
     }
 
     /// What `heap_after(end, …)` (when `heap` holds the fill after it and whether the
@@ -384,11 +393,7 @@ impl<'w> Windows<'w> {
             // `pause`'s one-window step (its first observation kept: it may reach
             // before the span's start), then `heap_after`'s step on the same window.
             self.observe(start.max(end - LOOKBACK_S));
-            let overlap = (end.min(ws + 1.0) - start.max(ws)).max(0.0);
-            let a = self.acc_at(last);
-            a.gc_ms += overlap * 1000.0;
-            a.pauses += 1;
-            a.full_gcs += u32::from(full);
+            let a = self.one_window_pause(last, start, end, full);
             if let Some((fraction, young)) = heap {
                 a.heap_after(fraction, young);
             }

@@ -46,9 +46,9 @@ pub(crate) fn stamp_and_facility(line: &[u8]) -> Option<(f64, usize, usize)> {
 /// same place read the same time, so only the facility is looked for.
 #[derive(Debug, Default)]
 pub(crate) struct StampMemo {
-    /// The stamp's fifteen bytes (with `|`) as two overlapping words (bytes 0..8, 7..15),
-    /// and its time; `None` before the first.
-    last: Option<(u64, u64, f64)>,
+    /// The stamp's fifteen bytes (with `|`) as [`stamp_words`], and its time; `None`
+    /// before the first.
+    last: Option<((u64, u64), f64)>,
 }
 
 /// Where a remembered stamp starts (after `%<level>|`) and the facility after it.
@@ -59,14 +59,8 @@ impl StampMemo {
     /// [`stamp_and_facility`]`(line)`.
     #[inline]
     pub(crate) fn stamp_and_facility(&mut self, line: &[u8]) -> Option<(f64, usize, usize)> {
-        if let (Some((a, b, secs)), Some(stamp)) = (self.last, line.get(STAMP_AT..FAC_AT)) {
-            let word = |i: usize| u64::from_le_bytes(stamp[i..i + 8].try_into().expect("8 bytes"));
-            if line[0] == b'%'
-                && line[1].is_ascii_digit()
-                && line[2] == b'|'
-                && word(0) == a
-                && word(7) == b
-            {
+        if let (Some((words, secs)), Some(now)) = (self.last, stamp_words(line)) {
+            if line[0] == b'%' && line[1].is_ascii_digit() && line[2] == b'|' && now == words {
                 let fac_len = find_byte(&line[FAC_AT..line.len().min(FAC_AT + 40)], b'|')?;
                 return Some((secs, FAC_AT, fac_len));
             }
@@ -75,12 +69,19 @@ impl StampMemo {
         // Kept when it is the ten-digit shape (`<10 digits>.<3 digits>|`, its digits
         // checked by the read): any line with these bytes there reads this time.
         if got.1 == FAC_AT && line[STAMP_AT + 10] == b'.' && line[FAC_AT - 1] == b'|' {
-            let stamp = &line[STAMP_AT..FAC_AT];
-            let word = |i: usize| u64::from_le_bytes(stamp[i..i + 8].try_into().expect("8 bytes"));
-            self.last = Some((word(0), word(7), got.0));
+            self.last = stamp_words(line).map(|w| (w, got.0));
         }
         Some(got)
     }
+}
+
+/// The fifteen bytes where a ten-digit stamp lies (`line[STAMP_AT..FAC_AT]`) as two
+/// overlapping words (bytes 0..8 and 7..15), when the line is that long.
+#[inline(always)]
+fn stamp_words(line: &[u8]) -> Option<(u64, u64)> {
+    let stamp = line.get(STAMP_AT..FAC_AT)?;
+    let word = |i: usize| u64::from_le_bytes(stamp[i..i + 8].try_into().expect("8 bytes"));
+    Some((word(0), word(7)))
 }
 
 /// `<client>| [thrd:<thread>]: ` from `client_start`: the client's length, the
@@ -340,30 +341,15 @@ mod tests {
 
     #[test]
     fn a_line_one_byte_off_the_remembered_stamp_reads_the_plain_stamp() {
-        // Every byte through the facility replaced by bytes the read turns on, after the
-        // original line was remembered; then inserted; then the line cut short.
-        let subs = b"|%.7x09\x80 ";
+        // Every byte through the facility.
         for base in LINES {
             let base = base.as_bytes();
-            for at in 0..base.len().min(32) {
-                for &s in subs {
-                    let mut memo = StampMemo::default();
-                    let mut line = base.to_vec();
-                    line[at] = s;
-                    assert_stamp_agrees(&mut memo, base);
-                    assert_stamp_agrees(&mut memo, &line);
-                    assert_stamp_agrees(&mut memo, &line);
-                    assert_stamp_agrees(&mut memo, base);
-                    let mut inserted = base.to_vec();
-                    inserted.insert(at, s);
-                    assert_stamp_agrees(&mut memo, &inserted);
-                    assert_stamp_agrees(&mut memo, base);
-                }
-                let mut memo = StampMemo::default();
-                assert_stamp_agrees(&mut memo, base);
-                assert_stamp_agrees(&mut memo, &base[..at]);
-                assert_stamp_agrees(&mut memo, base);
-            }
+            one_byte_off(
+                base,
+                base.len().min(32),
+                b"|%.7x09\x80 ",
+                assert_stamp_agrees,
+            );
         }
     }
 
@@ -381,10 +367,7 @@ mod tests {
 
     #[test]
     fn a_line_one_byte_off_the_cached_head_gives_the_plain_record() {
-        // Every byte of the head (and the first of the body) replaced by bytes the
-        // parse turns on, after the original line filled the cache; then the line cut
-        // short at every place.
-        let subs = b"|: ]/[x\x80\xc3 #%0";
+        // Every byte of the head, and the first of the body.
         for base in LINES {
             let base = base.as_bytes();
             let body_at = base
@@ -392,25 +375,33 @@ mod tests {
                 .rposition(|w| w == b": ")
                 .map_or(base.len(), |i| i + 3)
                 .min(base.len());
-            for at in 0..body_at {
-                for &s in subs {
-                    let mut cache = HeadCache::new();
-                    let mut line = base.to_vec();
-                    line[at] = s;
-                    assert_cache_agrees(&mut cache, base);
-                    assert_cache_agrees(&mut cache, &line);
-                    assert_cache_agrees(&mut cache, &line);
-                    assert_cache_agrees(&mut cache, base);
-                    let mut inserted = base.to_vec();
-                    inserted.insert(at, s);
-                    assert_cache_agrees(&mut cache, &inserted);
-                    assert_cache_agrees(&mut cache, base);
-                }
-                let mut cache = HeadCache::new();
-                assert_cache_agrees(&mut cache, base);
-                assert_cache_agrees(&mut cache, &base[..at]);
-                assert_cache_agrees(&mut cache, base);
+            one_byte_off(base, body_at, b"|: ]/[x\x80\xc3 #%0", assert_cache_agrees);
+        }
+    }
+
+    /// Lines one byte off `base` at each of its first `upto` places, each read by a fresh
+    /// state after `base` filled it, and `base` again after them (`check` holds one
+    /// reading to the plain one): the byte replaced by each of `subs` (read twice), one of
+    /// `subs` inserted there, and the line cut short there.
+    fn one_byte_off<S: Default>(base: &[u8], upto: usize, subs: &[u8], check: fn(&mut S, &[u8])) {
+        for at in 0..upto {
+            for &s in subs {
+                let mut state = S::default();
+                let mut line = base.to_vec();
+                line[at] = s;
+                check(&mut state, base);
+                check(&mut state, &line);
+                check(&mut state, &line);
+                check(&mut state, base);
+                let mut inserted = base.to_vec();
+                inserted.insert(at, s);
+                check(&mut state, &inserted);
+                check(&mut state, base);
             }
+            let mut state = S::default();
+            check(&mut state, base);
+            check(&mut state, &base[..at]);
+            check(&mut state, base);
         }
     }
 }
