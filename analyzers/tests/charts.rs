@@ -8,7 +8,7 @@ mod chart_check;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kgap_analyzers::svg::{self, LineChart, Scale, Series};
+use kgap_analyzers::vocab::svg::{self, LineChart, Scale, Series};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -445,7 +445,7 @@ fn docs_findings_md_covers_the_catalogue() {
 
 /// A probe result as a probe writes it, with verdicts from the catalogue's own rules.
 fn probe_document(verdicts: Vec<findings::Verdict>, mock: bool) -> Vec<u8> {
-    use kgap_analyzers::probe_result::*;
+    use kgap_analyzers::findings::probe_result::*;
     let r: ProbeResult = ProbeResult {
         schema: SCHEMA.into(),
         schema_version: SCHEMA_VERSION,
@@ -534,7 +534,7 @@ fn a_probe_verdict_that_did_not_hold_is_said_against_the_finding() {
 
 #[test]
 fn a_slow_path_preflight_warning_is_said_beside_the_result_and_its_verdicts() {
-    use kgap_analyzers::probe_result::{Preflight, PreflightRep, ProbeResult};
+    use kgap_analyzers::findings::probe_result::{Preflight, PreflightRep, ProbeResult};
     let v = findings::fetch_backoff::decide(&fetch_backoff_evidence(12.0));
     let mut r: ProbeResult = serde_json::from_slice(&probe_document(vec![v], false)).unwrap();
     let warning = "the broker's idle round trip is 10.4 ms at best (the floor of 30 Metadata \

@@ -9,8 +9,8 @@ mod gzip;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use kgap_analyzers::engine::input::Source;
 use kgap_analyzers::gc::{analyze_gc_logs, GcInput, GcLogOptions, GcReport};
-use kgap_analyzers::input::Source;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -4,7 +4,7 @@
 #![no_main]
 
 use kgap_analyzers::fetch_log::{analyze_fetch_log_parallel, FetchLogOptions};
-use kgap_analyzers::input::Source;
+use kgap_analyzers::engine::input::Source;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -5,7 +5,7 @@
 #![no_main]
 
 use kgap_analyzers::gc::{analyze_gc_logs, GcInput, GcLogOptions};
-use kgap_analyzers::input::Source;
+use kgap_analyzers::engine::input::Source;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

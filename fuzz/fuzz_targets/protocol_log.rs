@@ -3,7 +3,7 @@
 //! reports. Seeds: heads of fixtures/librdkafka/*/debug.log*.
 #![no_main]
 
-use kgap_analyzers::input::Source;
+use kgap_analyzers::engine::input::Source;
 use kgap_analyzers::protocol_log::{analyze_protocol_log_parallel, ProtocolLogOptions};
 use libfuzzer_sys::fuzz_target;
 

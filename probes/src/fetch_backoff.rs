@@ -8,21 +8,21 @@
 //! `debug=fetch` log (through the fetch-log analyzer) and the naps in its 100 ms slots. The
 //! catalogue's rule ([`kgap_analyzers::findings::fetch_backoff`]) decides.
 
-use crate::broker::{Broker, TopicGuard};
-use crate::broker_figures::{self, BrokerFigures};
-use crate::cli::{parse_duration, CommonArgs};
-use crate::consume::{self, ConsumeApi, ConsumeRun};
-use crate::consumer_figures::ConsumerFigures;
-use crate::consumer_topic::{self, PrefillChoice, PrefillPlan};
-use crate::error::Result;
+use crate::kit::broker::{Broker, TopicGuard};
+use crate::kit::broker_figures::{self, BrokerFigures};
+use crate::kit::cli::{parse_duration, CommonArgs};
+use crate::kit::consume::{self, ConsumeApi, ConsumeRun};
+use crate::kit::consumer_figures::ConsumerFigures;
+use crate::kit::consumer_topic::{self, PrefillChoice, PrefillPlan};
+use crate::kit::error::Result;
+use crate::kit::payload::{PayloadKind, Pool};
+use crate::kit::produce;
 use crate::kit::{Context, Probe, Sweep, Table};
-use crate::payload::{PayloadKind, Pool};
-use crate::produce;
+use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::Verdict;
 use kgap_analyzers::findings::{fetch_backoff as rule, fetch_backoff_zero, queued_min_messages};
-use kgap_analyzers::probe_result::{Client, ProbeResult};
-use kgap_analyzers::report::wrap_into;
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::report::wrap_into;
+use kgap_analyzers::vocab::units;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Duration;
@@ -66,7 +66,7 @@ examples:
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
     name = "probe-fetch-backoff",
-    version = crate::build_info::version(),
+    version = crate::kit::build_info::version(),
     about = "Does the 1000 ms fetch queue backoff make this consumer nap?",
     long_about = ABOUT,
     after_help = AFTER
@@ -423,7 +423,7 @@ impl Probe for FetchBackoff {
         let run = ConsumeRun {
             api: ConsumeApi::Poll,
             settings: p.settings(
-                &crate::broker::topic_name("probe-fetch-backoff-group"),
+                &crate::kit::broker::topic_name("probe-fetch-backoff-group"),
                 cx.broker.is_mock(),
             ),
             backoff_ms: p.backoff_ms,

@@ -1,12 +1,12 @@
-//! The batch-consume wrapper (kgap_probes::batch) on librdkafka's mock cluster: every message
+//! The batch-consume wrapper (kgap_probes::kit::batch) on librdkafka's mock cluster: every message
 //! taken exactly once, in order per partition, released on every path; the two waiting
 //! policies wait as documented. `scripts/leak-check-batch` runs this file under valgrind.
 
-use kgap_probes::batch::{BatchError, BatchQueue, WaitPolicy};
-use kgap_probes::broker::{Broker, Consumer};
-use kgap_probes::capture::Sink;
-use kgap_probes::payload::{PayloadKind, Pool};
-use kgap_probes::produce;
+use kgap_probes::kit::batch::{BatchError, BatchQueue, WaitPolicy};
+use kgap_probes::kit::broker::{Broker, Consumer};
+use kgap_probes::kit::capture::Sink;
+use kgap_probes::kit::payload::{PayloadKind, Pool};
+use kgap_probes::kit::produce;
 use rdkafka::consumer::Consumer as _;
 use rdkafka::{Offset, TopicPartitionList};
 use std::sync::Arc;

@@ -4,8 +4,8 @@
 //! fail here; so would one whose verdicts gap-report could not file under a finding.
 
 use clap::Parser;
+use kgap_analyzers::findings::probe_result::*;
 use kgap_analyzers::findings::{self, Outcome};
-use kgap_analyzers::probe_result::*;
 use kgap_probes::kit::{Probe, Sweep};
 use kgap_probes::{batch_consume, consumer_clients, fetch_backoff, gzip_batch, inflight_latency};
 use kgap_probes::{java_producers, java_socket_buffers, request_ceiling};

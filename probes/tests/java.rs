@@ -4,8 +4,8 @@
 //! on first use), and for the broker tests the local Apache Kafka of `scripts/kafka up`
 //! (`scripts/test` starts it; KGAP_TEST_BROKERS points elsewhere). They fail, never skip.
 
-use kgap_probes::java::{self, Java};
-use kgap_probes::payload::{PayloadKind, Pool};
+use kgap_probes::kit::java::{self, Java};
+use kgap_probes::kit::payload::{PayloadKind, Pool};
 use serde_json::Value;
 use std::process::{Command, Output};
 use std::sync::Mutex;
@@ -584,7 +584,7 @@ fn gzip_batch_measures_a_java_batchs_input_beside_librdkafkas() {
 fn companion_e2e_mode_paces_and_times_every_message_end_to_end() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let java = Java::locate().expect("the Java companion builds");
-    let broker = kgap_probes::broker::Broker::start(Some(&brokers()), &[]).expect("broker");
+    let broker = kgap_probes::kit::broker::Broker::start(Some(&brokers()), &[]).expect("broker");
     let topic = broker.create_topic("kgap-test-java-e2e", 2).expect("topic");
     let dir = tempfile::tempdir().expect("tempdir");
     let run = java::run(
@@ -647,7 +647,7 @@ fn companion_e2e_mode_paces_and_times_every_message_end_to_end() {
     )
     .expect_err("size 4 cannot carry the stamp");
     assert!(
-        matches!(err, kgap_probes::error::ProbeError::Usage(ref m) if m.contains("at least 8")),
+        matches!(err, kgap_probes::kit::error::ProbeError::Usage(ref m) if m.contains("at least 8")),
         "{err:?}"
     );
 }

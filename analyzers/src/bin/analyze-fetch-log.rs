@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use kgap_analyzers::cli;
 use kgap_analyzers::fetch_log::{analyze_fetch_log_parallel, FetchLogOptions};
+use kgap_analyzers::vocab::cli;
 
 const EXAMPLES: &str = "\
 examples:
@@ -51,11 +51,11 @@ struct Args {
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     max_line_bytes: usize,
     #[command(flatten)]
-    common: kgap_analyzers::cli::CommonArgs,
+    common: kgap_analyzers::vocab::cli::CommonArgs,
 }
 
 fn main() -> ExitCode {
-    let args: Args = kgap_analyzers::args::parse();
+    let args: Args = kgap_analyzers::vocab::args::parse();
     args.common.apply();
     ExitCode::from(run(&args) as u8)
 }

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use kgap_analyzers::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
 use kgap_analyzers::gc::{self, analyze_gc_logs, files, GcInput, GcLogOptions};
+use kgap_analyzers::vocab::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
 
 const EXAMPLES: &str = "\
 examples:
@@ -61,7 +61,7 @@ struct Args {
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     #[command(flatten)]
-    common: kgap_analyzers::cli::CommonArgs,
+    common: kgap_analyzers::vocab::cli::CommonArgs,
 }
 
 /// A heap size in MB: a positive, finite number (0 would silently drop the heap analysis).
@@ -75,7 +75,7 @@ fn positive_mb(s: &str) -> Result<f64, String> {
 }
 
 fn main() -> ExitCode {
-    let args: Args = kgap_analyzers::args::parse();
+    let args: Args = kgap_analyzers::vocab::args::parse();
     args.common.apply();
     ExitCode::from(run(&args) as u8)
 }
@@ -152,7 +152,7 @@ fn run(args: &Args) -> i32 {
         }
     };
     let text = if args.json {
-        kgap_analyzers::json_doc::pretty("analyze-gc-log", &report)
+        kgap_analyzers::vocab::json_doc::pretty("analyze-gc-log", &report)
     } else {
         report.render_text()
     };

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use kgap_analyzers::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
 use kgap_analyzers::jfr::{analyze_jfr, analyze_jfr_file, ReportOptions};
+use kgap_analyzers::vocab::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
 
 const EXAMPLES: &str = "\
 examples:
@@ -48,11 +48,11 @@ struct Args {
     #[arg(long, value_name = "N", default_value_t = 12)]
     stack_depth: usize,
     #[command(flatten)]
-    common: kgap_analyzers::cli::CommonArgs,
+    common: kgap_analyzers::vocab::cli::CommonArgs,
 }
 
 fn main() -> ExitCode {
-    let args: Args = kgap_analyzers::args::parse();
+    let args: Args = kgap_analyzers::vocab::args::parse();
     args.common.apply();
     ExitCode::from(run(&args) as u8)
 }
@@ -71,7 +71,9 @@ fn regular_file(args: &Args) -> Option<std::fs::File> {
         .as_deref()
         .filter(|p| *p != std::path::Path::new("-"))?;
     let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || (kgap_analyzers::progress::enabled() && meta.len() >= NO_BAR_BELOW) {
+    if !meta.is_file()
+        || (kgap_analyzers::engine::progress::enabled() && meta.len() >= NO_BAR_BELOW)
+    {
         return None;
     }
     std::fs::File::open(path).ok()
@@ -107,10 +109,10 @@ fn run(args: &Args) -> i32 {
     }
     let text = match (args.events, args.json) {
         (true, true) => {
-            kgap_analyzers::json_doc::pretty_kind(TOOL, "events", &report.events_json())
+            kgap_analyzers::vocab::json_doc::pretty_kind(TOOL, "events", &report.events_json())
         }
         (true, false) => report.render_events(),
-        (false, true) => kgap_analyzers::json_doc::pretty(TOOL, &report),
+        (false, true) => kgap_analyzers::vocab::json_doc::pretty(TOOL, &report),
         (false, false) => report.render_text(),
     };
     if !report.is_usable() {

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use kgap_analyzers::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
 use kgap_analyzers::stats::{analyze_stats_with_timeline, ClientConfig, StatsOptions};
+use kgap_analyzers::vocab::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
 
 const EXAMPLES: &str = "\
 examples:
@@ -59,11 +59,11 @@ struct Args {
     #[arg(long, value_name = "MIB", default_value_t = 32)]
     max_object_mb: usize,
     #[command(flatten)]
-    common: kgap_analyzers::cli::CommonArgs,
+    common: kgap_analyzers::vocab::cli::CommonArgs,
 }
 
 fn main() -> ExitCode {
-    let args: Args = kgap_analyzers::args::parse();
+    let args: Args = kgap_analyzers::vocab::args::parse();
     args.common.apply();
     ExitCode::from(run(&args) as u8)
 }
@@ -120,7 +120,7 @@ fn run(args: &Args) -> i32 {
         eprintln!("{TOOL}: {name}:{}: {}", p.line, p.reason);
     }
     let text = if args.json {
-        kgap_analyzers::json_doc::pretty("analyze-stats", &report)
+        kgap_analyzers::vocab::json_doc::pretty("analyze-stats", &report)
     } else {
         report.render_text()
     };

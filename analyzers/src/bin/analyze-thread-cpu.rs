@@ -7,13 +7,13 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use kgap_analyzers::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
 use kgap_analyzers::thread_cpu::snapshot::PasteOptions;
+use kgap_analyzers::thread_cpu::threads;
 use kgap_analyzers::thread_cpu::{
     analyze_from, sample, Analyzer, FromReport, Options, RecordingHeader, RecordingWriter,
     SampleOptions, Source, Target,
 };
-use kgap_analyzers::threads;
+use kgap_analyzers::vocab::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
 
 const TOOL: &str = "analyze-thread-cpu";
 
@@ -84,11 +84,11 @@ struct Args {
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
     #[command(flatten)]
-    common: kgap_analyzers::cli::CommonArgs,
+    common: kgap_analyzers::vocab::cli::CommonArgs,
 }
 
 fn main() -> ExitCode {
-    let args: Args = kgap_analyzers::args::parse();
+    let args: Args = kgap_analyzers::vocab::args::parse();
     args.common.apply();
     ExitCode::from(run(&args) as u8)
 }
@@ -218,7 +218,7 @@ fn run(args: &Args) -> i32 {
         }
     }
     let text = if args.json {
-        kgap_analyzers::json_doc::pretty("analyze-thread-cpu", &report)
+        kgap_analyzers::vocab::json_doc::pretty("analyze-thread-cpu", &report)
     } else {
         report.render_text()
     };

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use kgap_analyzers::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
 use kgap_analyzers::gap_report::{gap_report, relative_path, Options};
+use kgap_analyzers::vocab::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
 
 const TOOL: &str = "gap-report";
 
@@ -55,7 +55,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args: Args = kgap_analyzers::args::parse();
+    let args: Args = kgap_analyzers::vocab::args::parse();
     ExitCode::from(run(&args) as u8)
 }
 
@@ -102,7 +102,7 @@ fn run(args: &Args) -> i32 {
         }
     }
     let text = if args.json {
-        kgap_analyzers::json_doc::pretty("gap-report", &report)
+        kgap_analyzers::vocab::json_doc::pretty("gap-report", &report)
     } else {
         report.render_text()
     };

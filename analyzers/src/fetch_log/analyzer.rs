@@ -6,15 +6,15 @@ use serde::Serialize;
 use super::diagnose::{diagnose_error_backoff, diagnose_queue_backoff};
 use super::model::{FetchLogReport, FetcherStats, PartitionFetch, ReasonCount};
 use super::{FetchLogOptions, DEFAULT_FETCH_WAIT_MAX_MS, MAX_PARTITIONS};
-use crate::bytes_eq::{same_bytes, same_opt_bytes};
-use crate::error::AnalyzeError;
-use crate::fast_hash::FastMap;
-use crate::input::InputSummary;
+use crate::engine::bytes_eq::{same_bytes, same_opt_bytes};
+use crate::engine::fast_hash::FastMap;
+use crate::engine::input::InputSummary;
+use crate::librdkafka::requests::{Effect, RequestAccounting};
 use crate::librdkafka::{Event, Record};
 use crate::pipeline::{self, LogAnalyzer, NoTally, RecordSink, Timed};
-use crate::report::{round3, us_to_ms, Dist, Examples, Span, TimestampCounts};
-use crate::requests::{Effect, RequestAccounting};
-use crate::timeline::{self, Collected, Timeline};
+use crate::vocab::error::AnalyzeError;
+use crate::vocab::report::{round3, us_to_ms, Dist, Examples, Span, TimestampCounts};
+use crate::vocab::timeline::{self, Collected, Timeline};
 
 /// One row of `--timeline`.
 #[derive(Debug, Default, Serialize)]
@@ -515,7 +515,7 @@ impl<'w> FetchLogAnalyzer<'w> {
             ));
         }
         if let Some(c) = &input.gzip_cut {
-            warnings.push(crate::input::gzip_cut_warning(c, input.bytes_read));
+            warnings.push(crate::engine::input::gzip_cut_warning(c, input.bytes_read));
         }
         let mut diagnoses = Vec::new();
         diagnose_queue_backoff(

@@ -6,7 +6,7 @@ use serde_json::json;
 use super::analyzer::count_reason;
 use super::model::{FetcherStats, PartitionFetch, ReasonCount};
 use super::QUEUE_BACKOFF_FRACTION_THRESHOLD;
-use crate::report::{round3, Diagnosis, Examples, Window};
+use crate::vocab::report::{round3, Diagnosis, Examples, Window};
 
 pub(super) fn diagnose_queue_backoff(
     out: &mut Vec<Diagnosis>,

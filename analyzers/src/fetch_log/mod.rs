@@ -31,10 +31,10 @@ mod render;
 
 use std::io::{Read, Write};
 
-use crate::error::AnalyzeError;
-use crate::input::Source;
+use crate::engine::input::Source;
 use crate::pipeline::{self, Timed};
 pub use crate::pipeline::{LogAnalyzer, NoTally, RecordSink, Tally};
+use crate::vocab::error::AnalyzeError;
 
 pub use analyzer::FetchLogAnalyzer;
 pub use model::{DecideCounts, FetchLogReport, FetcherStats, PartitionFetch, ReasonCount};

@@ -2,9 +2,9 @@
 
 use serde::Serialize;
 
-use crate::input::InputSummary;
-use crate::report::{Diagnosis, TimestampCounts, Window};
-use crate::requests::{ConnectionStats, RequestStats};
+use crate::engine::input::InputSummary;
+use crate::librdkafka::requests::{ConnectionStats, RequestStats};
+use crate::vocab::report::{Diagnosis, TimestampCounts, Window};
 
 /// Per partition: how the fetcher treated it.
 #[derive(Debug, Clone, Default, Serialize)]

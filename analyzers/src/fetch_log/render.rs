@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::model::{FetchLogReport, PartitionFetch};
-use crate::report::{render_diagnosis, wrap_into};
+use crate::vocab::report::{render_diagnosis, wrap_into};
 
 impl fmt::Display for FetchLogReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -16,7 +16,7 @@ use super::consumer_allocation_pattern::{load_warning, pipeline_limit_check, COP
 use super::reps::{check_at_least, check_every_rep, Reps};
 use super::verdict::{Check, Verdict};
 use super::{direct, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// The gap on the system allocator the finding is about.

@@ -14,7 +14,7 @@
 use super::reps::{check_at_least, Reps, MIN_REPS};
 use super::verdict::{Check, Verdict};
 use super::{direct, indirect, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// A thread at or above this many cores is saturated: it is the limit. One threshold for

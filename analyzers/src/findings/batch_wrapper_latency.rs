@@ -12,7 +12,7 @@
 use super::reps::{check_every_rep, Reps, MIN_REPS};
 use super::verdict::{Check, CheckState, Verdict};
 use super::{direct, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// Below this wait the wrapper's delay cannot be told from the transport's.

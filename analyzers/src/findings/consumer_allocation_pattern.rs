@@ -16,7 +16,7 @@
 use super::reps::{check_at_least, check_every_rep, Reps};
 use super::verdict::{Check, Verdict};
 use super::{direct, indirect, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// The postmortem: "four or five heap allocations per record".

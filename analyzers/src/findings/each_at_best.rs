@@ -10,8 +10,8 @@
 use super::reps::{check_at_least, check_within, Reps, MIN_REPS};
 use super::verdict::{Check, Verdict};
 use super::{direct, Finding, Reproduce, Side};
-use crate::svg::bytes_label;
-use crate::units;
+use crate::vocab::svg::bytes_label;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// Java's best over librdkafka's best, and their CPU per message: parity within this band

@@ -10,8 +10,8 @@ use super::each_at_best::{behind_machine_gate, check_not_machine_bound};
 use super::reps::{check_at_least, Reps};
 use super::verdict::Verdict;
 use super::{direct, Finding, Reproduce, Side};
-use crate::svg::bytes_label;
-use crate::units;
+use crate::vocab::svg::bytes_label;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// kafka-clients' and librdkafka's default batch.size.

@@ -9,7 +9,7 @@
 use super::reps::{check_at_least, check_every_rep, Reps};
 use super::verdict::{CheckState, Verdict};
 use super::{direct, indirect, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// The speed-up the fast setting must show, with apart ranges. The post saw 3.8x on 32

@@ -11,7 +11,7 @@
 use super::reps::{check_at_least, Reps, MIN_REPS};
 use super::verdict::{Check, Verdict};
 use super::{direct, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// 10 ms over 0 ms, with apart ranges (the post: 1.56x).

@@ -13,7 +13,7 @@
 use super::reps::{check_every_rep, check_within, Reps, MIN_REPS};
 use super::verdict::{Check, Verdict};
 use super::{direct, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// A control's rate over the baseline's that still counts as "nothing moved".
@@ -149,7 +149,7 @@ pub fn decide(e: &Evidence) -> Verdict {
             "at batch.size={} none of the knobs the post tried first moved librdkafka's {} \
              ({moves} the baseline), and no client thread was near a full core: the producer \
              waits on the broker's cost per request",
-            crate::svg::bytes_label(e.batch_size_bytes as f64),
+            crate::vocab::svg::bytes_label(e.batch_size_bytes as f64),
             units::msgs_per_s(b.median().unwrap_or(0.0)),
         )
     })

@@ -16,7 +16,7 @@ use super::reps::{
 };
 use super::verdict::{Check, CheckState, Verdict};
 use super::{direct, indirect, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// The largest batch.size swept must be at least this many times the smallest: closer
@@ -89,7 +89,7 @@ fn ratio_fmt(x: f64) -> String {
 }
 
 fn size(b: u64) -> String {
-    crate::svg::bytes_label(b as f64)
+    crate::vocab::svg::bytes_label(b as f64)
 }
 
 /// The rule: input within batch.size at every batch.size and growing with it; at the
@@ -215,7 +215,7 @@ pub fn check_follows(
         Ok(r) => r,
         Err(why) => return Check::undecided(condition, format!("{shown}: {why}")),
     };
-    let detail = format!("{} ({shown})", crate::units::times(r.value));
+    let detail = format!("{} ({shown})", crate::vocab::units::times(r.value));
     let n = high.n().min(low.n());
     if n < MIN_REPS {
         return Check::undecided(

@@ -20,7 +20,7 @@ use super::reps::{check_at_least, check_every_rep, Reps};
 pub use super::request_ceiling::Connection;
 use super::verdict::{Check, CheckState, Outcome, Verdict};
 use super::{direct, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// librdkafka's default max.in.flight.requests.per.connection.

@@ -16,7 +16,7 @@ use super::batch_consume::{check_thread_limit, ThreadLimit, SATURATED_CORES};
 use super::reps::{apart, check_at_least, Apart, Reps};
 use super::verdict::{Check, CheckState, Verdict};
 use super::{direct, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// The aggregate gain a judged K must show over one instance, with apart ranges.

@@ -16,7 +16,7 @@ use super::batch_consume::{check_thread_limit, ThreadLimit, SATURATED_CORES};
 use super::reps::{check_at_least, check_within, Reps, MIN_REPS};
 use super::verdict::{Check, CheckState, Verdict};
 use super::{direct, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// librdkafka's lead over Java at 10 KB the rule asks for, with apart ranges (the post:

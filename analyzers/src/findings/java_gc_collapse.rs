@@ -13,8 +13,8 @@ use super::reps::{Reps, MIN_REPS, MORE_REPS_HINT};
 use super::verdict::{Check, Verdict};
 use super::{direct, indirect, Finding, Reproduce, Side};
 use crate::gc::GcReport;
-use crate::svg::bytes_label;
-use crate::units;
+use crate::vocab::svg::bytes_label;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// A rep is GC-heavy when GC took at least this share of its window or of its worst second
@@ -599,7 +599,7 @@ mod tests {
         let gc = analyze_gc_logs(
             vec![GcInput {
                 name: name.into(),
-                reader: crate::input::Source::stream(log),
+                reader: crate::engine::input::Source::stream(log),
             }],
             &opts,
             None,

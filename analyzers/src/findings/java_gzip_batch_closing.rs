@@ -13,7 +13,7 @@ use super::gzip_batch_semantics::{check_follows, MIN_BATCH_SIZE_SPREAD};
 use super::reps::{check_every_rep, Reps};
 use super::verdict::{CheckState, Verdict};
 use super::{direct, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// Input per batch over batch.size a compressed limit shows (the post: 43 KB at 16 KB,
@@ -70,7 +70,7 @@ fn distance_to_post(b: u64) -> f64 {
 }
 
 fn size(b: u64) -> String {
-    crate::svg::bytes_label(b as f64)
+    crate::vocab::svg::bytes_label(b as f64)
 }
 
 /// The rule: at the judged Java batch.size a batch holds ≥ 1.2x its batch.size of input in

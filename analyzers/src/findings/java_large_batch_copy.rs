@@ -19,8 +19,8 @@ use super::each_at_best::{behind_machine_gate, check_not_machine_bound};
 use super::reps::{check_at_least, Reps};
 use super::verdict::{Check, Verdict};
 use super::{direct, Finding, Reproduce, Side};
-use crate::svg::bytes_label;
-use crate::units;
+use crate::vocab::svg::bytes_label;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// The peak's rate over the largest batch.size's, ranges apart (the post: 1.04M / 634k,

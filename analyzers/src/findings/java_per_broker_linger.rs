@@ -13,7 +13,7 @@
 use super::per_partition_linger::{holds_sentence, linger_checks, Evidence};
 use super::verdict::Verdict;
 use super::{direct, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 
 /// The wait linger adds, as a share of linger.ms: about half (the post: 2.8 ms at 5 ms
 /// against a floor of ~0.3 ms, 0.5).

@@ -13,8 +13,8 @@ use super::java_send_buffer::throughput_change;
 use super::reps::{check_at_least, check_every_rep, Reps, MORE_REPS_HINT};
 use super::verdict::{Check, Verdict};
 use super::{direct, indirect, Finding, Reproduce, Side, Source, Strength};
-use crate::svg::bytes_label;
-use crate::units;
+use crate::vocab::svg::bytes_label;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// kafka-clients' receive.buffer.bytes.

@@ -13,8 +13,8 @@
 use super::reps::{check_at_least, check_every_rep, Reps, MIN_REPS};
 use super::verdict::{Check, Verdict};
 use super::{direct, indirect, Finding, Reproduce, Side, Source, Strength};
-use crate::svg::bytes_label;
-use crate::units;
+use crate::vocab::svg::bytes_label;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// kafka-clients' send.buffer.bytes.

@@ -17,7 +17,7 @@ use super::batch_consume::{check_thread_limit, ThreadLimit, SATURATED_CORES};
 use super::reps::{check_at_least, check_every_rep, Reps};
 use super::verdict::{Check, CheckState, Verdict};
 use super::{direct, indirect, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// Java's lead at 100 B the rule asks for, with apart ranges (the post: 2.7x, 5.6M against

@@ -46,6 +46,7 @@ pub mod java_receive_buffer;
 pub mod java_send_buffer;
 pub mod librdkafka_broker_thread_limit;
 pub mod per_partition_linger;
+pub mod probe_result;
 pub mod queued_min_messages;
 pub mod reps;
 pub mod request_ceiling;

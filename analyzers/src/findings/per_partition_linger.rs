@@ -16,7 +16,7 @@
 use super::reps::{check_at_least, check_every_rep, Reps, MIN_REPS};
 use super::verdict::{Check, CheckState, Verdict};
 use super::{direct, indirect, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// The wait linger adds to the e2e p50, as a share of linger.ms: the whole linger, within

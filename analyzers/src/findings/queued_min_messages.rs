@@ -11,7 +11,7 @@
 use super::reps::{check_at_least, check_every_rep, Reps, MIN_REPS};
 use super::verdict::{Check, Verdict};
 use super::{direct, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// The raised setting over librdkafka's default, with apart ranges (the post: 2.8x).

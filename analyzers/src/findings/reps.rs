@@ -421,11 +421,11 @@ mod tests {
     fn a_range_writes_its_unit_once() {
         let x = r(&[1.39e6, 1.04e6, 1.74e6]);
         assert_eq!(
-            x.show(crate::units::msgs_per_s),
+            x.show(crate::vocab::units::msgs_per_s),
             "1.39M (1.04M–1.74M) msg/s"
         );
         assert_eq!(
-            r(&[15.6e3, 1.05e6]).show(crate::units::bytes),
+            r(&[15.6e3, 1.05e6]).show(crate::vocab::units::bytes),
             "532.8 KB (15.6 KB–1.05 MB)"
         );
         assert_eq!(r(&[3.0]).show(plain), "3 (1 rep)");
@@ -459,7 +459,7 @@ mod tests {
             &r(&[1.29e6, 1.31e6, 1.36e6]),
             &r(&[0.552e6, 1.0102e6, 1.23e6]),
             1.3,
-            crate::units::msgs_per_s,
+            crate::vocab::units::msgs_per_s,
         );
         assert_eq!(c.state, CheckState::Failed);
         assert!(c.detail.starts_with("1.297x ("), "{}", c.detail);

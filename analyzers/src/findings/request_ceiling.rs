@@ -19,7 +19,7 @@
 use super::reps::{check_at_least, check_every_rep, check_within, Reps, MIN_REPS};
 use super::verdict::{Check, CheckState, Verdict};
 use super::{direct, Finding, Reproduce, Side};
-use crate::units;
+use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// More partitions at the smallest batch.size run within this band of the fewest's rate.
@@ -143,7 +143,7 @@ fn partitions(n: i32) -> String {
 
 /// batch.size as the post writes it: `16K`, `1M`.
 fn size(b: u64) -> String {
-    crate::svg::bytes_label(b as f64)
+    crate::vocab::svg::bytes_label(b as f64)
 }
 
 fn share(x: f64) -> String {

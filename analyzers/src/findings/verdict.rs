@@ -193,7 +193,7 @@ impl Verdict {
     /// The verdict as every text report prints it: the outcome and reason, each check with
     /// its mark, the post's figure, the fix when it holds, the warnings. Fits 80 columns.
     pub fn render(&self) -> String {
-        use crate::report::wrap_into;
+        use crate::vocab::report::wrap_into;
         let mut out = String::new();
         out.push_str(&format!(
             "verdict {}: {}\n",

@@ -8,19 +8,19 @@ use serde_json::Value;
 
 use super::sniff::{self, Kind};
 use super::{Chart, Options, Outcome, Signal, SignalWindow};
+use crate::engine::input::{Input, Source, DEFAULT_MAX_LINE_BYTES};
 use crate::fetch_log::{FetchLogAnalyzer, FetchLogOptions};
 use crate::findings;
 use crate::gc::{analyze_gc_logs, GcInput, GcLogOptions};
-use crate::input::{Input, Source, DEFAULT_MAX_LINE_BYTES};
 use crate::jfr::{analyze_jfr, ReportOptions};
 use crate::librdkafka::RecordFinder;
 use crate::pipeline::{self, Timed};
 use crate::protocol_log::{ProtocolLogAnalyzer, ProtocolLogOptions};
-use crate::report::{round3, Diagnosis, Window};
-use crate::svg::{self, LineChart, Scale, Series};
 use crate::thread_cpu;
-use crate::threads;
-use crate::timeline::Collected;
+use crate::thread_cpu::threads;
+use crate::vocab::report::{round3, Diagnosis, Window};
+use crate::vocab::svg::{self, LineChart, Scale, Series};
+use crate::vocab::timeline::Collected;
 
 /// Read one file. Never fails: what goes wrong becomes the outcome's reason.
 pub(crate) fn file(path: &Path, rel: &str, finder: &RecordFinder, opts: &Options) -> Outcome {
@@ -351,8 +351,8 @@ fn gc_log(path: &Path, rel: &str, opts: &Options) -> Outcome {
                 .as_deref()
                 .map(|j| format!(" JDK {j}"))
                 .unwrap_or_default(),
-            crate::units::counted(report.pauses.count, "pause"),
-            crate::units::counted(report.full_gcs, "full GC"),
+            crate::vocab::units::counted(report.pauses.count, "pause"),
+            crate::vocab::units::counted(report.full_gcs, "full GC"),
             report
                 .gc_fraction_max_window
                 .map(|f| format!("{:.0}% in GC", f * 100.0))

@@ -30,10 +30,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::engine::input::Input;
 use crate::findings::{self, Side, Strength};
-use crate::input::Input;
 use crate::librdkafka::RecordFinder;
-use crate::report::ExampleLine;
+use crate::vocab::report::ExampleLine;
 
 pub use probe::read_probe_result;
 pub use render::relative_path;
@@ -267,7 +267,7 @@ pub fn gap_report(dir: &Path, opts: &Options) -> Result<GapReport, GapReportErro
     let mut charts = Vec::new();
     let mut sources_by_file: Vec<(String, Vec<String>)> = Vec::new();
     let mut cut_files: Vec<(String, String)> = Vec::new();
-    let mut progress = crate::progress::Files::new("gap-report", paths.len());
+    let mut progress = crate::engine::progress::Files::new("gap-report", paths.len());
     for (path, rel) in &paths {
         progress.next(rel);
         let o = analyze::file(path, rel, &finder, opts);

@@ -10,9 +10,9 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use super::{Outcome, Signal};
+use crate::engine::input::Input;
+use crate::findings::probe_result::{ProbeResult, SCHEMA, SCHEMA_VERSION};
 use crate::findings::{self, Outcome as Decision, Strength};
-use crate::input::Input;
-use crate::probe_result::{ProbeResult, SCHEMA, SCHEMA_VERSION};
 
 /// A result is kilobytes; a hostile file that only looks like one stops at 64 MiB.
 const MAX_BYTES: u64 = 64 << 20;

@@ -13,8 +13,8 @@ use super::tally::{bump, bump_index, LastPauseKind, TypeAcc, MAX_KINDS};
 use super::trend::{minutes, Trend};
 use super::windows::Windows;
 use super::{diagnose, scan, unified, GcLogOptions};
-use crate::error::AnalyzeError;
-use crate::report::Examples;
+use crate::vocab::error::AnalyzeError;
+use crate::vocab::report::Examples;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Clock {

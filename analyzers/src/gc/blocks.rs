@@ -25,7 +25,7 @@ use aho_corasick::{AhoCorasick, Input};
 use super::analyzer::Analyzer;
 use super::preparse::{preparse_block, PreLine};
 use super::scan::{count_lines, trim_cr, LineSink, ScanSummary};
-use crate::line_blocks::{BlockReader, LineBlock};
+use crate::engine::line_blocks::{BlockReader, LineBlock};
 
 /// Whole lines read in one go: `buf[..len]`; `long_head`: not lines but the head of one
 /// line longer than the buffer.

@@ -1,5 +1,5 @@
 //! The block front end for a plain regular file: read and pre-parsed on every core by
-//! [`chunk_threads`](crate::chunk_threads), the analyzer fed in input order on the calling
+//! [`chunk_threads`](crate::engine::chunk_threads), the analyzer fed in input order on the calling
 //! thread. The lines and counts are those of [`scan::scan`](super::scan::scan), as the
 //! stream front end ([`super::blocks::drive`]) hands them out; gzip, pipes and stdin still
 //! take that one.
@@ -13,9 +13,9 @@ use super::analyzer::Analyzer;
 use super::blocks::{block_reader, feed};
 use super::preparse::preparse_block;
 use super::scan::ScanSummary;
-use crate::chunk_threads::{self, Fed};
-use crate::file_chunks::FileChunks;
-use crate::progress::Progress;
+use crate::engine::chunk_threads::{self, Fed};
+use crate::engine::file_chunks::FileChunks;
+use crate::engine::progress::Progress;
 
 /// Read the plain file `file` on `workers` (≥ 1) threads, this one among them, and feed
 /// the analyzer in input order.

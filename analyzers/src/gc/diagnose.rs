@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::event::Collector;
 use super::{examples, pause_stats, round2, round3, Analyzer, Clock, GcReport, PauseTypeStats};
-use crate::report::{Diagnosis, Dist};
+use crate::vocab::report::{Diagnosis, Dist};
 
 const MB: f64 = 1048576.0;
 
@@ -211,7 +211,7 @@ fn unsupported_reason(a: &Analyzer<'_, '_>, events: u64, no_collector: bool) -> 
     let s = &a.summary;
     if s.bytes == 0 {
         return Some(match &s.gzip_cut {
-            Some(c) => crate::input::gzip_cut_warning(c, 0),
+            Some(c) => crate::engine::input::gzip_cut_warning(c, 0),
             None => "empty input".into(),
         });
     }
@@ -340,7 +340,7 @@ fn diagnoses(a: &Analyzer<'_, '_>, r: &GcReport, collector: Option<Collector>) -
             id: "evacuation-failures".into(),
             title: format!(
                 "{}: G1 ran out of free regions to copy into",
-                crate::units::counted(r.evacuation_failures, "evacuation failure")
+                crate::vocab::units::counted(r.evacuation_failures, "evacuation failure")
             ),
             evidence: json!({
                 "evacuation_failures": r.evacuation_failures,

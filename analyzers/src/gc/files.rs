@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::input::Input;
+use crate::engine::input::Input;
 
 use super::event::parse_number;
 use super::shipper;

@@ -8,7 +8,7 @@
 //!
 //! ```no_run
 //! use kgap_analyzers::gc::{analyze_gc_logs, GcInput, GcLogOptions};
-//! use kgap_analyzers::input::Source;
+//! use kgap_analyzers::engine::input::Source;
 //! let file = std::fs::File::open("gc.log").unwrap();
 //! let report = analyze_gc_logs(
 //!     vec![GcInput { name: "gc.log".into(), reader: Source::file(file) }],
@@ -46,9 +46,9 @@ mod windows;
 
 use std::io::Write;
 
-use crate::error::AnalyzeError;
-use crate::input::{Input, Source};
-use crate::report::Examples;
+use crate::engine::input::{Input, Source};
+use crate::vocab::error::AnalyzeError;
+use crate::vocab::report::Examples;
 pub(crate) use analyzer::Analyzer;
 use analyzer::Clock;
 use report::{examples, pause_stats};
@@ -102,7 +102,7 @@ impl Default for GcLogOptions {
 
 /// Threads by default: one per core.
 pub fn default_threads() -> usize {
-    crate::cores::available()
+    crate::engine::cores::available()
 }
 
 /// One input: a name for messages and what to read (plain or gzip): a plain regular file
@@ -161,7 +161,7 @@ pub fn analyze_gc_logs<'a, 'w>(
             let w = format!(
                 "{}: {}",
                 a.files[index],
-                crate::input::gzip_cut_warning(&c, s.bytes)
+                crate::engine::input::gzip_cut_warning(&c, s.bytes)
             );
             a.warnings.push(w);
             a.summary.gzip_cut.get_or_insert(c);

@@ -7,7 +7,7 @@
 //! to 2,047, then 1,024 sub-buckets per power of two. A test holds the two to the same
 //! histogram, extremes and sum over values of every size.
 
-use crate::report::Dist;
+use crate::vocab::report::Dist;
 
 /// `Histogram::new(3)`'s geometry: sub-buckets per bucket (2^11, the power of two at or
 /// above 2 × 10^3), half of them as a shift, and the leading-zero base (64 − 11).

@@ -16,7 +16,7 @@
 use super::event::{fast_decimal, Collector, Event, HeapChange, POW10};
 use super::preparse::{HeadToken, Pre, Span, SpanEvent};
 use super::unified::{self, PauseParts};
-use crate::bytes_eq::{find_byte, same_bytes};
+use crate::engine::bytes_eq::{find_byte, same_bytes};
 
 /// Pause heads kept: a G1 log alternates `Normal` and `Concurrent Start` young pauses,
 /// each for `G1 Evacuation Pause` or `G1 Preventive Collection`, then `Remark`, `Full`.

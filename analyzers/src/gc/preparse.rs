@@ -12,7 +12,7 @@ use super::blocks::{Block, Parsed};
 use super::event::{Event, HeapChange, PauseClass};
 use super::pause_line::{Forward, PauseReader, Reading};
 use super::scan::{trim_cr, ANCHORS};
-use crate::bytes_eq::line_end_and_ascii;
+use crate::engine::bytes_eq::line_end_and_ascii;
 
 /// Anchored lines pre-parsed per block, at most: a block of 1 MiB holds ~10,000 lines of
 /// a dense `-Xlog:gc` log, but up to 260,000 of a text made of short anchored lines, whose

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::GcReport;
-use crate::report::render_diagnosis;
+use crate::vocab::report::render_diagnosis;
 
 pub(super) fn text(r: &GcReport) -> String {
     let mut o = String::new();
@@ -97,7 +97,7 @@ pub(super) fn text(r: &GcReport) -> String {
                 h.last_pct,
                 h.min_pct,
                 h.max_pct,
-                crate::units::counted(h.count, "GC"),
+                crate::vocab::units::counted(h.count, "GC"),
                 h.trend,
                 h.trend_pct_per_min
                     .map(|s| if r.duration_s.unwrap_or(0.0) < 120.0 {
@@ -114,10 +114,12 @@ pub(super) fn text(r: &GcReport) -> String {
         let _ = writeln!(
             o,
             "humongous: {} caused, {}",
-            crate::units::counted(r.humongous.gcs_caused, "GC"),
+            crate::vocab::units::counted(r.humongous.gcs_caused, "GC"),
             match r.humongous.max_regions {
-                Some(m) if m > 0 =>
-                    format!("at most {} after a GC", crate::units::counted(m, "region")),
+                Some(m) if m > 0 => format!(
+                    "at most {} after a GC",
+                    crate::vocab::units::counted(m, "region")
+                ),
                 _ => "no regions left after any GC".to_string(),
             }
         );

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::series::Point;
 use super::windows::WindowSummary;
-use crate::report::{Diagnosis, Dist, ExampleLine, Examples};
+use crate::vocab::report::{Diagnosis, Dist, ExampleLine, Examples};
 
 /// Pause statistics (milliseconds).
 #[derive(Debug, Clone, Default, Serialize)]

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::downsample::{Downsampled, Merge};
+use crate::vocab::downsample::{Downsampled, Merge};
 
 const CAP: usize = 2048;
 

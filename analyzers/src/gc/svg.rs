@@ -70,7 +70,7 @@ pub fn render(r: &GcReport) -> String {
     // Pause panel: 0..max ms, one stem per point.
     let py0 = TOP + PANEL_H + GAP;
     let longest = r.pause_points.iter().map(|p| p.v).fold(0.0, f64::max);
-    let ticks = crate::svg::nice_ticks(longest.max(1e-3), 4);
+    let ticks = crate::vocab::svg::nice_ticks(longest.max(1e-3), 4);
     let pmax = ticks.last().copied().unwrap_or(1.0);
     panel(&mut s, py0, "pause", pmax, &ticks, "ms");
     let py = |v: f64| py0 + PANEL_H - INSET - v / pmax * plot_h;
@@ -120,7 +120,7 @@ fn panel(s: &mut String, y0: f64, label: &str, max: f64, ticks: &[f64], unit: &s
             W - RIGHT,
             LEFT - 4.0,
             y + 4.0,
-            crate::svg::plain_label(v)
+            crate::vocab::svg::plain_label(v)
         );
     }
     let _ = writeln!(

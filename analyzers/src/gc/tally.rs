@@ -3,7 +3,7 @@
 
 use super::pause_dist::PauseDist;
 use super::report::Count;
-use crate::bytes_eq::{same_bytes, same_opt_bytes};
+use crate::engine::bytes_eq::{same_bytes, same_opt_bytes};
 
 #[derive(Debug, Default)]
 pub(super) struct TypeAcc {

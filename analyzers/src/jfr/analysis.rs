@@ -9,7 +9,7 @@ use std::rc::Rc;
 use serde::Serialize;
 use serde_json::json;
 
-use crate::report::{human_bytes, render_diagnosis, round3, wrap_into, Diagnosis, Dist};
+use crate::vocab::report::{human_bytes, render_diagnosis, round3, wrap_into, Diagnosis, Dist};
 
 /// Socket operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -1063,13 +1063,13 @@ impl JfrReport {
         } else {
             format!(
                 "JFR recording{gz} ({}, format {})",
-                crate::units::counted(self.input.chunks, "chunk"),
+                crate::vocab::units::counted(self.input.chunks, "chunk"),
                 self.input.version.as_deref().unwrap_or("unknown")
             )
         };
         let desc = format!(
             "{what}, {} over {:.1} s from {}",
-            crate::units::counted(r.events, "event"),
+            crate::vocab::units::counted(r.events, "event"),
             r.duration_s,
             r.start.as_deref().unwrap_or("an unknown start")
         );

@@ -2,7 +2,7 @@
 //! event types the report uses, and turns stack traces into frame names once
 //! per chunk (samples are counted by stack key and merged at the chunk's end).
 
-use crate::fast_hash::FastMap;
+use crate::engine::fast_hash::FastMap;
 use std::rc::Rc;
 
 use super::analysis::{frame_name, Aggregator, Jvm, SocketOp, SocketSlots};
@@ -238,7 +238,7 @@ const FIRST_SHARE: f64 = 0.5;
 /// Feed one chunk's events into `agg`; returns how many of the events the report
 /// reads did not decode (counted, not analysed).
 pub(crate) fn feed_chunk(chunk: &Chunk, agg: &mut Aggregator) -> u64 {
-    let split_bytes = if crate::cores::available() > 1 {
+    let split_bytes = if crate::engine::cores::available() > 1 {
         SPLIT_BYTES
     } else {
         usize::MAX

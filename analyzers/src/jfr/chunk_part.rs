@@ -9,7 +9,7 @@
 //! A socket recording is nearly all socket events; the report is the same however a
 //! chunk is cut (a test reads every recording cut at several places).
 
-use crate::fast_hash::FastMap;
+use crate::engine::fast_hash::FastMap;
 
 use super::analysis::SocketAcc;
 use super::binary::{socket_event, Handler, SocketFields, SOCKET_SLOTS};

@@ -55,7 +55,7 @@ pub fn analyze_jfr<R: Read>(
     // Recordings and exports are often passed around gzip'd (`.jfr.gz`, `.json.gz`).
     if head.starts_with(&[0x1f, 0x8b]) {
         // A stream cut short reads as ended there: the recording is then cut, and said so.
-        let gz = crate::input::Input::detect(input).map_err(AnalyzeError::Read)?;
+        let gz = crate::engine::input::Input::detect(input).map_err(AnalyzeError::Read)?;
         let cut = gz.gzip_cut();
         let mut report = analyze_buffered(BufReader::with_capacity(BUF, gz), name, opts)?;
         report.input.format.push_str("+gzip");
@@ -64,7 +64,10 @@ pub fn analyze_jfr<R: Read>(
             report
                 .input
                 .problems
-                .push(crate::input::gzip_cut_warning(&c, report.input.bytes));
+                .push(crate::engine::input::gzip_cut_warning(
+                    &c,
+                    report.input.bytes,
+                ));
         }
         return Ok(report);
     }
@@ -155,7 +158,7 @@ fn read_binary<R: Read>(
     let mut index = 0u64;
     // A mapped recording's next chunk is parsed on the other core while this one is
     // read: its bytes stay where they lie in the file, so holding two costs no memory.
-    let ahead = chunks.is_mapped() && crate::cores::available() > 1;
+    let ahead = chunks.is_mapped() && crate::engine::cores::available() > 1;
     let mut next = chunks.next_chunk().map_err(AnalyzeError::Read)?;
     while let Some(chunk) = next.take() {
         index += 1;

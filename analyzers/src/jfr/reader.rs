@@ -16,7 +16,7 @@
 //! works for a chunk still being written, whose header is not final yet).
 
 use super::chunk_bytes::{read_full, read_full_at, ChunkBytes};
-use crate::fast_hash::FastMap;
+use crate::engine::fast_hash::FastMap;
 use std::io::{self, Read};
 use std::sync::Arc;
 use std::sync::OnceLock;

@@ -9,7 +9,7 @@
 
 use super::analysis::{SocketOp, SocketSlots};
 use super::reader::Lite;
-use crate::bytes_eq::same_bytes;
+use crate::engine::bytes_eq::same_bytes;
 
 /// Entries kept: a consumer or producer recording has a handful of socket threads.
 const KEPT: usize = 8;

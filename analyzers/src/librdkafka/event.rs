@@ -450,7 +450,7 @@ pub(crate) fn parse_body(line: &[u8], at: usize) -> Option<Parsed<'_>> {
     };
     for &i in candidates {
         // Inline: the anchor is picked at run time, and `starts_with` was a `memcmp` call.
-        if crate::bytes_eq::starts_with_bytes(body, ANCHORS[i].as_bytes()) {
+        if crate::engine::bytes_eq::starts_with_bytes(body, ANCHORS[i].as_bytes()) {
             return parse_at(line, i, at);
         }
     }
@@ -756,7 +756,7 @@ fn reason_text<'a>(c: &mut Cur<'a>) -> &'a str {
     let rest = c.rest();
     // The first 200 bytes are all it keeps: the search need not go further.
     let head = &rest[..rest.len().min(200)];
-    let n = crate::bytes_eq::find_either(head, b'"', b'\\').unwrap_or(head.len());
+    let n = crate::engine::bytes_eq::find_either(head, b'"', b'\\').unwrap_or(head.len());
     let text = &rest[..n];
     let text = match std::str::from_utf8(text) {
         Ok(s) => s,
@@ -847,9 +847,10 @@ fn parse_topic<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
     c.lit(b" at ")?;
     // The position may hold parentheses ("offset 5 (leader epoch 3)"), so find the
     // queue figures by their own words.
-    let msgs_at = crate::bytes_eq::find_bytes(&c.rest()[..c.rest().len().min(160)], b" msgs, ")?;
+    let msgs_at =
+        crate::engine::bytes_eq::find_bytes(&c.rest()[..c.rest().len().min(160)], b" msgs, ")?;
     let head = &c.rest()[..msgs_at];
-    let open = crate::bytes_eq::rfind_byte(head, b'(')?;
+    let open = crate::engine::bytes_eq::rfind_byte(head, b'(')?;
     let mut q = Cur::new(head, open + 1);
     let queued_msgs = q.uint()?;
     q.lit(b"/")?;

@@ -24,6 +24,7 @@
 
 mod event;
 mod raw;
+pub mod requests;
 mod scan;
 mod timestamp;
 

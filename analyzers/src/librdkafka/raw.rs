@@ -15,7 +15,7 @@ use std::ops::Range;
 use super::event;
 use super::timestamp::{stamp_end, Timestamp, TimestampSource};
 use super::{is_broker_name, thread_end, Record};
-use crate::bytes_eq::{find_byte, starts_with_bytes};
+use crate::engine::bytes_eq::{find_byte, starts_with_bytes};
 
 /// Where a raw line's fields are (byte ranges in the line).
 struct Head {

@@ -166,7 +166,7 @@ impl<'a> Cur<'a> {
         let rest = self.rest();
         let window = &rest[..rest.len().min(limit + lit.len())];
         // (`memmem::find` builds a searcher on every call: more than these few bytes.)
-        let at = crate::bytes_eq::find_bytes(window, lit)?;
+        let at = crate::engine::bytes_eq::find_bytes(window, lit)?;
         self.i += at + lit.len();
         Some(&rest[..at])
     }

@@ -1,12 +1,12 @@
 //! The input cut into blocks of whole lines ([`line_blocks`]), as
-//! [`LineReader`](crate::input::LineReader) cuts it into lines: the same lines, the same
+//! [`LineReader`](crate::engine::input::LineReader) cuts it into lines: the same lines, the same
 //! cut heads of too-long ones, the same counts, with the buffers reused.
 
 use std::io::{self, Read};
 
-use crate::error::AnalyzeError;
-use crate::input::InputSummary;
-use crate::line_blocks;
+use crate::engine::input::InputSummary;
+use crate::engine::line_blocks;
+use crate::vocab::error::AnalyzeError;
 
 /// Bytes per block (more when a line is longer, up to the line cap).
 pub(super) const BLOCK_BYTES: usize = 1 << 20;
@@ -19,11 +19,16 @@ pub(super) type Block = line_blocks::LineBlock;
 pub(super) struct BlockReader<R> {
     lines: line_blocks::BlockReader<R>,
     gzip: bool,
-    cut: crate::input::GzipCut,
+    cut: crate::engine::input::GzipCut,
 }
 
 impl<R: Read> BlockReader<R> {
-    pub(super) fn new(inner: R, gzip: bool, cut: crate::input::GzipCut, max_line: usize) -> Self {
+    pub(super) fn new(
+        inner: R,
+        gzip: bool,
+        cut: crate::engine::input::GzipCut,
+        max_line: usize,
+    ) -> Self {
         BlockReader {
             lines: line_blocks::BlockReader::new(inner, BLOCK_BYTES, max_line),
             gzip,

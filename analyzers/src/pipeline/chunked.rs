@@ -1,5 +1,5 @@
 //! The block front end for a plain regular file: read and parsed on every core by
-//! [`chunk_threads`](crate::chunk_threads), the records fed in order on the calling
+//! [`chunk_threads`](crate::engine::chunk_threads), the records fed in order on the calling
 //! thread. The lines, records and counts are those of the stream front end
 //! ([`super::drive`]), which gzip, pipes and stdin still take.
 
@@ -9,13 +9,13 @@ use std::io;
 use super::blocks::BLOCK_BYTES;
 use super::parse::{parse_block, LineParser};
 use super::{feed, RecordSink, MAX_SPARE_RECORDS};
-use crate::chunk_threads::{self, Fed};
-use crate::error::AnalyzeError;
-use crate::file_chunks::FileChunks;
-use crate::input::InputSummary;
+use crate::engine::chunk_threads::{self, Fed};
+use crate::engine::file_chunks::FileChunks;
+use crate::engine::input::InputSummary;
+use crate::engine::line_blocks::BlockReader;
+use crate::engine::progress::Progress;
 use crate::librdkafka::RecordFinder;
-use crate::line_blocks::BlockReader;
-use crate::progress::Progress;
+use crate::vocab::error::AnalyzeError;
 
 /// Read the plain file `file` on `workers` (≥ 1) threads, this one among them, and feed
 /// `sink` its records in order.

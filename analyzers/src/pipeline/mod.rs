@@ -13,7 +13,7 @@
 //! records cross threads as byte spans into their block, so nothing is allocated per
 //! record. Memory stays bounded: a few blocks in flight.
 //!
-//! The lines are those of [`LineReader`](crate::input::LineReader), byte for byte: `\r`
+//! The lines are those of [`LineReader`](crate::engine::input::LineReader), byte for byte: `\r`
 //! trimmed, a line of `max_line` bytes or more cut to its head (and counted), the last
 //! line without a newline flagged. The line-at-a-time path stays as the reference the
 //! tests compare this one with.
@@ -23,12 +23,12 @@ use std::io::{Read, Write};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
-use crate::error::AnalyzeError;
-use crate::input::{for_each_line, Input, InputSummary, Source, DEFAULT_MAX_LINE_BYTES};
+use crate::engine::input::{for_each_line, Input, InputSummary, Source, DEFAULT_MAX_LINE_BYTES};
 use crate::librdkafka::{
     raw_stderr_record, unescape_json_slashes, EventOf, Record, RecordFinder, Timestamp,
 };
-use crate::timeline::{Row, Timeline};
+use crate::vocab::error::AnalyzeError;
+use crate::vocab::timeline::{Row, Timeline};
 
 mod blocks;
 mod chunked;
@@ -236,7 +236,7 @@ impl Parsed {
 
 /// Worker threads to use: one per core (the reader and the analyzer's thread mostly wait).
 pub(crate) fn default_workers() -> usize {
-    crate::cores::available()
+    crate::engine::cores::available()
 }
 
 /// Read `input` (gzip detected) and feed every line's records to `sink` in order:

@@ -4,11 +4,11 @@
 
 use super::blocks::Block;
 use super::{Parsed, Tally};
+use crate::engine::line_memo::{LineMemo, Lookup, Probe};
 use crate::librdkafka::{corr_id_tail_at, CorrIdTail, StampMemo};
 use crate::librdkafka::{
     unescape_json_slashes, EventOf, HeadCache, Record, RecordFinder, Timestamp,
 };
-use crate::line_memo::{LineMemo, Lookup, Probe};
 
 /// A byte range in a block's buffer (start, len).
 #[derive(Debug, Clone, Copy, Default)]
@@ -95,8 +95,9 @@ const AT_OFFSET: &[u8] = b" at offset ";
 fn offset_key_end(line: &[u8]) -> Option<usize> {
     // Sixteen bytes a step, not a word loop: in a `Topic … in state` line the last `]`
     // is ~130 bytes back (and `memrchr` was ~175 instructions a call).
-    let i = crate::bytes_eq::rfind_byte16(line, b']')?;
-    crate::bytes_eq::starts_with_bytes(&line[i + 1..], AT_OFFSET).then_some(i + 1 + AT_OFFSET.len())
+    let i = crate::engine::bytes_eq::rfind_byte16(line, b']')?;
+    crate::engine::bytes_eq::starts_with_bytes(&line[i + 1..], AT_OFFSET)
+        .then_some(i + 1 + AT_OFFSET.len())
 }
 
 /// Where `s` lies in `buf`. The only maker of spans: so every span's bytes are a
@@ -479,7 +480,7 @@ pub(super) fn parse_block<T: Tally>(
     // Every line's end at once (the newlines, then `len` for an unterminated last line).
     let mut newlines = std::mem::take(&mut parser.newlines);
     newlines.clear();
-    crate::newlines::newline_positions(&buf[..len], &mut newlines);
+    crate::engine::newlines::newline_positions(&buf[..len], &mut newlines);
     let end_of = |k: usize| newlines.get(k).map_or(len, |&e| e as usize);
     // A block is whole lines, or one line the input ended without a newline.
     let lines = newlines.len() as u64 + block.unterminated as u64;

@@ -1,10 +1,10 @@
 //! The block front end against the line-at-a-time reference
-//! ([`LineReader`](crate::input::LineReader) and the analyzers' `push_line`): the same
+//! ([`LineReader`](crate::engine::input::LineReader) and the analyzers' `push_line`): the same
 //! records on the same lines, the same counts, on every captured fixture and on the
 //! edges (cut lines, `\r\n`, a last line without newline, `\/`, NUL, tiny buffers).
 
 use super::*;
-use crate::input::for_each_line;
+use crate::engine::input::for_each_line;
 use crate::librdkafka::RecordFinder;
 
 /// Everything a sink sees, as text: comparable between the two paths.
@@ -100,8 +100,8 @@ fn gunzipped(bytes: Vec<u8>) -> Vec<u8> {
 #[test]
 fn fixtures_give_the_same_records_as_the_line_reader() {
     for (name, bytes) in fixture_logs() {
-        assert_same(&bytes, crate::input::DEFAULT_MAX_LINE_BYTES, &name);
-        let (seen, _) = fast(&bytes, crate::input::DEFAULT_MAX_LINE_BYTES, 2);
+        assert_same(&bytes, crate::engine::input::DEFAULT_MAX_LINE_BYTES, &name);
+        let (seen, _) = fast(&bytes, crate::engine::input::DEFAULT_MAX_LINE_BYTES, 2);
         assert!(seen.recognised > 100, "{name}: records found");
     }
 }
@@ -168,7 +168,11 @@ fn near_repeats_of_captured_lines_give_the_same_records() {
         log.extend_from_slice(line);
         log.push(b'\n');
     }
-    assert_same(&log, crate::input::DEFAULT_MAX_LINE_BYTES, "near repeats");
+    assert_same(
+        &log,
+        crate::engine::input::DEFAULT_MAX_LINE_BYTES,
+        "near repeats",
+    );
 }
 
 #[test]

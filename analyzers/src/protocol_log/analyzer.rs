@@ -6,13 +6,13 @@ use super::diagnose::{diagnose_ceiling, diagnose_inflight, diagnose_timeouts};
 use super::message_sets::MessageSetTally;
 use super::model::{bump, produce_shapes, MessagesPerRequest, ProtocolLogReport, TimeoutSummary};
 use super::ProtocolLogOptions;
-use crate::error::AnalyzeError;
-use crate::input::InputSummary;
+use crate::engine::input::InputSummary;
+use crate::librdkafka::requests::{Effect, RequestAccounting};
 use crate::librdkafka::{Event, Record};
 use crate::pipeline::{self, LogAnalyzer, RecordSink, Tally, Timed};
-use crate::report::{round3, ExampleLine, Examples, Span, TimestampCounts, EXAMPLE_CHARS};
-use crate::requests::{Effect, RequestAccounting};
-use crate::timeline::{self, Collected, Timeline};
+use crate::vocab::error::AnalyzeError;
+use crate::vocab::report::{round3, ExampleLine, Examples, Span, TimestampCounts, EXAMPLE_CHARS};
+use crate::vocab::timeline::{self, Collected, Timeline};
 
 /// One row of `--timeline`.
 #[derive(Debug, Default, Serialize)]
@@ -300,7 +300,7 @@ impl<'w> ProtocolLogAnalyzer<'w> {
             warnings.push(format!(
                 "{forgotten} requests were forgotten while awaiting a response (more than {} \
                  in flight on one connection)",
-                crate::requests::MAX_OUTSTANDING
+                crate::librdkafka::requests::MAX_OUTSTANDING
             ));
         }
         if input.lines_truncated > 0 {
@@ -310,7 +310,7 @@ impl<'w> ProtocolLogAnalyzer<'w> {
             ));
         }
         if let Some(c) = &input.gzip_cut {
-            warnings.push(crate::input::gzip_cut_warning(c, input.bytes_read));
+            warnings.push(crate::engine::input::gzip_cut_warning(c, input.bytes_read));
         }
         let (_, late) = self.timeline.finish()?;
         let collected = self.timeline.collected.take();

@@ -8,8 +8,8 @@ use super::{
     INFLIGHT_MAX_MESSAGES_PER_REQUEST, INFLIGHT_MAX_REQUEST_BYTES, LIBRDKAFKA_DEFAULT_BATCH_SIZE,
     MIN_REQUESTS_FOR_DIAGNOSIS,
 };
-use crate::report::{round3, Diagnosis, Examples};
-use crate::requests::RequestStats;
+use crate::librdkafka::requests::RequestStats;
+use crate::vocab::report::{round3, Diagnosis, Examples};
 
 pub(super) fn produce_stats<'a>(
     requests: &'a [RequestStats],

@@ -7,7 +7,7 @@
 
 use crate::librdkafka::{EventOf, Timestamp};
 use crate::pipeline::Tally;
-use crate::report::{Dist, Span, TimestampCounts};
+use crate::vocab::report::{Dist, Span, TimestampCounts};
 
 /// MessageSet records, counted.
 #[derive(Debug, Clone, Default)]

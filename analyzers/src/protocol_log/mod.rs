@@ -28,10 +28,10 @@ mod render;
 
 use std::io::{Read, Write};
 
-use crate::error::AnalyzeError;
-use crate::input::Source;
+use crate::engine::input::Source;
 use crate::pipeline::{self, Timed};
 pub use crate::pipeline::{LogAnalyzer, NoTally, RecordSink, Tally};
+use crate::vocab::error::AnalyzeError;
 pub use message_sets::MessageSetTally;
 
 pub use analyzer::ProtocolLogAnalyzer;

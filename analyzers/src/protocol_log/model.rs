@@ -3,9 +3,11 @@
 
 use serde::Serialize;
 
-use crate::input::InputSummary;
-use crate::report::{round3, us_to_ms, Diagnosis, Dist, TimestampCounts, Window};
-use crate::requests::{ConnectionStats, RequestAccounting, RequestStats, DEPTH_BUCKETS};
+use crate::engine::input::InputSummary;
+use crate::librdkafka::requests::{
+    ConnectionStats, RequestAccounting, RequestStats, DEPTH_BUCKETS,
+};
+use crate::vocab::report::{round3, us_to_ms, Diagnosis, Dist, TimestampCounts, Window};
 
 /// The report of `analyze-protocol-log` (its `--json` output).
 #[derive(Debug, Clone, Serialize)]

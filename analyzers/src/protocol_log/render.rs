@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::model::ProtocolLogReport;
-use crate::report::{human_bytes, render_diagnosis, wrap_into};
+use crate::vocab::report::{human_bytes, render_diagnosis, wrap_into};
 
 impl fmt::Display for ProtocolLogReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -59,7 +59,7 @@ impl fmt::Display for ProtocolLogReport {
                 ms(r.rtt_ms_p99),
                 r.rate
                     .as_ref()
-                    .map(|s| crate::units::per_s(s.per_s_mean))
+                    .map(|s| crate::vocab::units::per_s(s.per_s_mean))
                     .unwrap_or_else(|| "-".into())
             );
         }

@@ -3,7 +3,7 @@
 //! disappears) and later points are merged in groups of the same size.
 
 use super::interval::{ms, Interval};
-use crate::downsample::{Downsampled, Merge};
+use crate::vocab::downsample::{Downsampled, Merge};
 
 /// Most points kept per client.
 const CAP: usize = 1024;

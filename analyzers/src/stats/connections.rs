@@ -111,8 +111,8 @@ pub fn line(c: &Connections) -> String {
         parts.push(format!(
             "slowest {} (rtt p50 {}; the others {})",
             s.broker,
-            crate::units::ms(s.value),
-            crate::units::ms(s.others_median)
+            crate::vocab::units::ms(s.value),
+            crate::vocab::units::ms(s.others_median)
         ));
     }
     if let Some(w) = &c.most_waiting {
@@ -131,5 +131,5 @@ pub fn line(c: &Connections) -> String {
 }
 
 fn si(v: f64) -> String {
-    crate::units::si(v)
+    crate::vocab::units::si(v)
 }

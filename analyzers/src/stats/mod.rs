@@ -59,8 +59,8 @@ pub use emit::{
 pub use report::{ClientReport, StatsDiagnosis, StatsReport};
 pub use thresholds::Thresholds;
 
-use crate::error::AnalyzeError;
-use crate::input::Input;
+use crate::engine::input::Input;
+use crate::vocab::error::AnalyzeError;
 use chart::{ChartPoint, ClientChart};
 use config::{Defaults, Resolved};
 use diagnose::{Context, Diagnoser};
@@ -358,7 +358,7 @@ impl<'o, 'w> Analysis<'o, 'w> {
         }
         let i = &self.input;
         if let Some(c) = &i.gzip_cut {
-            warnings.push(crate::input::gzip_cut_warning(c, i.bytes_read));
+            warnings.push(crate::engine::input::gzip_cut_warning(c, i.bytes_read));
         }
         let bad = i.invalid_objects + i.truncated_objects + i.oversized_objects;
         if bad > 0 {
@@ -467,7 +467,7 @@ impl StatsReport {
         let i = &self.input;
         Some(
             if let Some(c) = i.gzip_cut.as_ref().filter(|_| i.bytes_read == 0) {
-                crate::input::gzip_cut_warning(c, 0)
+                crate::engine::input::gzip_cut_warning(c, 0)
             } else if i.bytes_read == 0 {
                 "the input is empty".into()
             } else if let Some(off) = i.binary_at_offset.filter(|_| i.invalid_objects == 0) {

@@ -3,7 +3,7 @@
 
 use super::chart::{ChartPoint, ClientChart};
 use super::report::StatsReport;
-use crate::svg::{plain_label, si_label, LineChart, Scale, Series};
+use crate::vocab::svg::{plain_label, si_label, LineChart, Scale, Series};
 
 fn series(
     label: &str,

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::report::{BrokerReport, ClientReport, StatsDiagnosis, StatsReport, Summary};
-use crate::report::wrap_into;
+use crate::vocab::report::wrap_into;
 
 /// 1234567 → "1.23M", 15600 → "15.6k", 12 → "12".
 fn si(v: f64) -> String {
@@ -156,7 +156,7 @@ fn broker_table(out: &mut String, c: &ClientReport) {
             "  {:<22} {:>8} {:>7} {:>7} {:>7} {:>6} {:>6} {:>13} {:>6} {:>4}",
             name,
             state,
-            or_dash(p50(&b.requests_per_s).map(crate::units::per_s)),
+            or_dash(p50(&b.requests_per_s).map(crate::vocab::units::per_s)),
             or_dash(p50(&b.produce_requests_per_s).filter(|v| *v > 0.0).map(si)),
             or_dash(p50(&b.bytes_per_produce_request).map(si)),
             or_dash(b.waitresp_cnt.map(|s| si(s.summary.p50))),

@@ -271,10 +271,10 @@ pub struct StatsDiagnosis {
 }
 
 impl StatsDiagnosis {
-    /// The shared [`crate::report::Diagnosis`] form (gap-report, the probes). Its example
+    /// The shared [`crate::vocab::report::Diagnosis`] form (gap-report, the probes). Its example
     /// lines are the emits that open the first episodes (line numbers; the text is the
     /// evidence's summary, not the object, which is ~10 KB).
-    pub fn to_diagnosis(&self) -> crate::report::Diagnosis {
+    pub fn to_diagnosis(&self) -> crate::vocab::report::Diagnosis {
         let mut evidence = self.evidence.clone();
         if let Some(o) = evidence.as_object_mut() {
             o.insert("client".into(), self.client.clone().into());
@@ -293,7 +293,7 @@ impl StatsDiagnosis {
                 o.insert("cannot_tell".into(), c.clone().into());
             }
         }
-        crate::report::Diagnosis {
+        crate::vocab::report::Diagnosis {
             id: self.id.to_string(),
             title: self.title.clone(),
             evidence,
@@ -303,7 +303,7 @@ impl StatsDiagnosis {
                 .episodes
                 .iter()
                 .take(3)
-                .map(|e| crate::report::ExampleLine {
+                .map(|e| crate::vocab::report::ExampleLine {
                     line: e.from_line,
                     text: format!(
                         "statistics emit at {:.1} s: {} held for {} interval(s), to line {}",

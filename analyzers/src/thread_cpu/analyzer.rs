@@ -9,8 +9,8 @@ use super::report::{
     GroupSummary, SaturatedThread, Source, ThreadCpuReport, ThreadSummary, TimelineRow,
 };
 use super::roles::{classify, collapse_name, ProcessKind, Role};
-use crate::report::round3;
-use crate::threads::{self, Snapshot, ThreadCores};
+use crate::thread_cpu::threads::{self, Snapshot, ThreadCores};
+use crate::vocab::report::round3;
 
 /// Thresholds and limits of one analysis.
 #[derive(Debug, Clone)]

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use super::report::{SaturatedThread, ThreadCpuReport};
 use super::roles::{ProcessKind, Role};
-use crate::report::{round3, Diagnosis};
+use crate::vocab::report::{round3, Diagnosis};
 
 fn diag(id: &str, title: &str, evidence: serde_json::Value, cause: &str, fix: &str) -> Diagnosis {
     Diagnosis {

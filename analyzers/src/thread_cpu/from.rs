@@ -8,7 +8,7 @@ use super::analyzer::Analyzer;
 use super::recording::{read_recording, RecordingError};
 use super::report::{Source, ThreadCpuReport};
 use super::snapshot::{read_paste, PasteError, PasteOptions, SnapshotReport};
-use crate::input::Input;
+use crate::engine::input::Input;
 
 /// What `--from` read.
 #[derive(Debug)]
@@ -28,9 +28,9 @@ impl FromReport {
     /// The `--json` document.
     pub fn to_json(&self) -> String {
         match self {
-            FromReport::Recording(r) => crate::json_doc::pretty("analyze-thread-cpu", r),
+            FromReport::Recording(r) => crate::vocab::json_doc::pretty("analyze-thread-cpu", r),
             FromReport::Snapshot(s) => {
-                crate::json_doc::pretty_kind("analyze-thread-cpu", "snapshot", s)
+                crate::vocab::json_doc::pretty_kind("analyze-thread-cpu", "snapshot", s)
             }
         }
     }
@@ -57,7 +57,7 @@ pub enum FromError {
 }
 
 impl FromError {
-    fn after(self, cut: &crate::input::GzipCut) -> FromError {
+    fn after(self, cut: &crate::engine::input::GzipCut) -> FromError {
         match cut.get() {
             Some(cut) => FromError::GzipCut {
                 cut,
@@ -143,9 +143,10 @@ pub fn analyze_from<R: Read>(
     let mut report = read_paste(whole, name, paste).map_err(|e| FromError::from(e).after(&cut))?;
     report.input.gzip |= gzip;
     if let Some(c) = cut.get() {
-        report
-            .warnings
-            .push(crate::input::gzip_cut_warning(&c, report.input.bytes_read));
+        report.warnings.push(crate::engine::input::gzip_cut_warning(
+            &c,
+            report.input.bytes_read,
+        ));
         report.input.gzip_cut = Some(c);
     }
     Ok(FromReport::Snapshot(Box::new(report)))

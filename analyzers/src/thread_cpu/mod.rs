@@ -16,7 +16,7 @@
 //!
 //! ```
 //! use kgap_analyzers::thread_cpu::{Analyzer, Options, SnapshotIntervals, Source};
-//! use kgap_analyzers::threads::{Snapshot, ThreadTicks};
+//! use kgap_analyzers::thread_cpu::threads::{Snapshot, ThreadTicks};
 //!
 //! let snap = |at_s: f64, ticks: u64| Snapshot {
 //!     at_s,
@@ -47,6 +47,7 @@ pub mod snapshot;
 pub mod stall;
 #[cfg(test)]
 mod tests;
+pub mod threads;
 
 pub use analyzer::{Analyzer, IntervalCores, Options, SnapshotIntervals};
 pub use diagnose::{diagnose, GC_DOMINATES_MIN_CORES};

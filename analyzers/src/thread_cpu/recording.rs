@@ -6,7 +6,7 @@ use std::io::{self, BufRead, Write};
 use serde::{Deserialize, Serialize};
 
 use super::analyzer::{Analyzer, IntervalCores, SnapshotIntervals};
-use crate::threads::{Snapshot, ThreadCores};
+use crate::thread_cpu::threads::{Snapshot, ThreadCores};
 
 /// The first line of a `--save` recording.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use super::analyzer::EPS;
 use super::report::{CommandOutcome, ThreadCpuReport, ThreadSummary, TimelineRow};
 use super::roles::ProcessKind;
-use crate::report::render_diagnosis;
-use crate::svg::{plain_label, LineChart, Scale, Series};
+use crate::vocab::report::render_diagnosis;
+use crate::vocab::svg::{plain_label, LineChart, Scale, Series};
 
 fn short(name: &str, n: usize) -> String {
     if name.chars().count() <= n {
@@ -193,7 +193,7 @@ impl ThreadCpuReport {
         let _ = writeln!(
             out,
             "\ncores per thread over time ({}; --timeline FILE has all):",
-            crate::report::the_busiest(top.len())
+            crate::vocab::report::the_busiest(top.len())
         );
         let mut h1 = format!("  {:>13}  {:>7}", "seconds", "process");
         let mut h2 = format!("  {:>13}  {:>7}", "", "");

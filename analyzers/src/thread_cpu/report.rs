@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::roles::{ProcessKind, Role};
-use crate::report::Diagnosis;
+use crate::vocab::report::Diagnosis;
 
 /// Where the samples came from.
 #[derive(Debug, Clone, Serialize)]

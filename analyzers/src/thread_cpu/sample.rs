@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use super::analyzer::{Analyzer, SnapshotIntervals};
 use super::report::CommandOutcome;
-use crate::threads::{self, Snapshot};
+use crate::thread_cpu::threads::{self, Snapshot};
 
 /// What to sample.
 #[derive(Debug, Clone)]

@@ -1,3 +1,3 @@
-//! `--from`'s quiet-input watch, now shared by every analyzer: see [`crate::watch`].
+//! `--from`'s quiet-input watch, now shared by every analyzer: see [`crate::engine::watch`].
 
-pub use crate::watch::{watch, OpenOnRead, Watched, QUIET_AFTER as STALL_AFTER};
+pub use crate::engine::watch::{watch, OpenOnRead, Watched, QUIET_AFTER as STALL_AFTER};

@@ -1,7 +1,7 @@
 //! Unit tests of the recording path: roles, saturated runs, the bounded timeline, recordings.
 
 use super::*;
-use crate::threads::{Snapshot, ThreadTicks};
+use crate::thread_cpu::threads::{Snapshot, ThreadTicks};
 
 /// Snapshots at 0, 1, … s from per-second tick increments (100 ticks/s).
 fn run(threads: &[(i32, &str, &[u64])]) -> Vec<Snapshot> {

@@ -1,7 +1,7 @@
 //! The binaries read on several cores: their reports must equal the sequential ones.
 
+use kgap_analyzers::engine::input::Source;
 use kgap_analyzers::fetch_log::{FetchLogAnalyzer, FetchLogOptions};
-use kgap_analyzers::input::Source;
 use kgap_analyzers::protocol_log::LogAnalyzer;
 use kgap_analyzers::protocol_log::{ProtocolLogAnalyzer, ProtocolLogOptions};
 

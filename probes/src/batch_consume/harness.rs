@@ -18,18 +18,18 @@ use super::subscribed;
 use super::throughput;
 use super::topic::{self, prefilled};
 use super::{override_notes, Options, NAME};
-use crate::batch::WaitPolicy;
-use crate::broker::{Broker, TopicGuard};
-use crate::cli::CommonArgs;
-use crate::consume::{self, ConsumeApi, ConsumeRun};
-use crate::error::{ProbeError, Result};
+use crate::kit::batch::WaitPolicy;
+use crate::kit::broker::{Broker, TopicGuard};
+use crate::kit::cli::CommonArgs;
+use crate::kit::consume::{self, ConsumeApi, ConsumeRun};
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::measure;
 use crate::kit::{Context, Probe, Sweep, Table};
-use crate::measure;
+use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::reps::{ratio, Apart, MIN_REPS};
 use kgap_analyzers::findings::{Reps, Verdict};
-use kgap_analyzers::probe_result::{Client, ProbeResult};
-use kgap_analyzers::report::wrap_into;
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::report::wrap_into;
+use kgap_analyzers::vocab::units;
 use serde::Serialize;
 use std::path::Path;
 
@@ -122,7 +122,7 @@ impl Harness {
             .rdkafka_performance
             .as_deref()
             .expect("harness mode has a path");
-        let group = crate::broker::topic_name("probe-batch-consume-rkp");
+        let group = crate::kit::broker::topic_name("probe-batch-consume-rkp");
         let run = rkp::run(
             &cx.broker,
             &rkp::Args {
@@ -167,7 +167,7 @@ impl Harness {
         let Some(w) = consume::measure_window(&cx.broker, &setup.topic, &run, dir)? else {
             return Ok(None);
         };
-        let f = throughput::Figures::of(crate::consumer_figures::ConsumerFigures::of(w)?);
+        let f = throughput::Figures::of(crate::kit::consumer_figures::ConsumerFigures::of(w)?);
         Ok(Some(Figures {
             messages: f.run.window.messages,
             window_s: measure::round3(f.run.window.window_s),

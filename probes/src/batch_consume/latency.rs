@@ -3,22 +3,22 @@
 //! catalogue decides `batch-wrapper-latency` at the lowest rate run with both wrappers.
 
 use super::{is_batch, override_notes, ApiParams, Options, EXTERNAL_PARTITIONS, NAME};
-use crate::batch::WaitPolicy;
-use crate::broker::{Broker, Consumer, Producer, TopicGuard};
-use crate::capture::{AckLatency, KgapContext, Sink};
-use crate::cli::CommonArgs;
-use crate::consume::{self, ConsumeApi, Flow};
-use crate::error::{ProbeError, Result};
+use crate::kit::batch::WaitPolicy;
+use crate::kit::broker::{Broker, Consumer, Producer, TopicGuard};
+use crate::kit::capture::{AckLatency, KgapContext, Sink};
+use crate::kit::cli::CommonArgs;
+use crate::kit::consume::{self, ConsumeApi, Flow};
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::measure::{self, APP_THREAD};
+use crate::kit::paced::{self, PacedWindow};
+use crate::kit::payload::{self, PayloadKind, Pool};
+use crate::kit::produce::TopicHandle;
 use crate::kit::{Context, Measured, Probe, Sweep, Table};
-use crate::measure::{self, APP_THREAD};
-use crate::paced::{self, PacedWindow};
-use crate::payload::{self, PayloadKind, Pool};
-use crate::produce::TopicHandle;
 use kgap_analyzers::findings::batch_wrapper_latency::{self as rule, SUSTAINED_SHARE};
+use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::{Reps, Verdict};
-use kgap_analyzers::probe_result::{Client, ProbeResult};
-use kgap_analyzers::report::wrap_into;
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::report::wrap_into;
+use kgap_analyzers::vocab::units;
 use rdkafka::consumer::Consumer as _;
 use rdkafka::producer::Producer as _;
 use serde::Serialize;
@@ -246,7 +246,7 @@ impl Probe for Latency {
             KgapContext::with_ack_latency(Arc::new(Sink::default()), ack.clone()),
         )?;
         let handle = TopicHandle::new(&producer, &topic.name)?;
-        let group = crate::broker::topic_name("probe-batch-consume-group");
+        let group = crate::kit::broker::topic_name("probe-batch-consume-group");
         let consumer = Consumer::new(
             broker,
             &paced::consumer_settings(&group, broker.is_mock()),
@@ -308,7 +308,7 @@ impl Probe for Latency {
         drop(handle);
         drop(producer);
         drop(consumer);
-        if crate::interrupt::stopped() && side.window_sent == 0 {
+        if crate::kit::interrupt::stopped() && side.window_sent == 0 {
             return Ok(None);
         }
         let e = measure::percentiles(&hist);

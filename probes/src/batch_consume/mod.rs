@@ -3,7 +3,7 @@
 //! the kit; the options choose ([`Options::mode`]):
 //!
 //! - [`throughput`] (the default): one prefilled topic read with poll() and the batch API
-//!   ([`crate::batch`]) at each fetch.queue.backoff.ms. The catalogue decides
+//!   ([`crate::kit::batch`]) at each fetch.queue.backoff.ms. The catalogue decides
 //!   `batch-consume` (poll()'s thread is the limit, the batch API is faster) and
 //!   `librdkafka-broker-thread-limit` (with the batch API rdk:broker is the limit).
 //! - [`latency`] (`--rate`): a paced producer and a consumer in one process, end-to-end
@@ -19,10 +19,10 @@ pub mod subscribed;
 pub mod throughput;
 pub mod topic;
 
-use crate::batch::{WaitPolicy, DEFAULT_BATCH};
-use crate::cli::{parse_duration, CommonArgs};
-use crate::consume::ConsumeApi;
-use crate::error::{ProbeError, Result};
+use crate::kit::batch::{WaitPolicy, DEFAULT_BATCH};
+use crate::kit::cli::{parse_duration, CommonArgs};
+use crate::kit::consume::ConsumeApi;
+use crate::kit::error::{ProbeError, Result};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -87,7 +87,7 @@ pub enum ApiName {
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
     name = "probe-batch-consume",
-    version = crate::build_info::version(),
+    version = crate::kit::build_info::version(),
     about = "Which thread limits this consumer: poll(), the batch API, or librdkafka's broker \
              thread? And what does a batch wrapper that waits do to latency?",
     long_about = ABOUT,

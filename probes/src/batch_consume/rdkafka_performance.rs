@@ -7,8 +7,8 @@
 //! last call finds fewer than a batch and waits its full 1000 ms timeout; the harness
 //! therefore asks for fewer messages than the topic holds.
 
-use crate::broker::Broker;
-use crate::error::{ProbeError, Result};
+use crate::kit::broker::Broker;
+use crate::kit::error::{ProbeError, Result};
 use serde::Serialize;
 use std::path::Path;
 

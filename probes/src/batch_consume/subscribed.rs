@@ -5,13 +5,13 @@
 
 use super::harness::{pair_settings, Figures, Point};
 use super::NAME;
-use crate::batch::WaitPolicy;
-use crate::broker::{Broker, Consumer, TopicGuard};
-use crate::capture::Sink;
-use crate::consume::{self, ConsumeApi, Flow};
-use crate::error::{ProbeError, Result};
-use crate::interrupt;
-use crate::measure::{self, Edge, APP_THREAD};
+use crate::kit::batch::WaitPolicy;
+use crate::kit::broker::{Broker, Consumer, TopicGuard};
+use crate::kit::capture::Sink;
+use crate::kit::consume::{self, ConsumeApi, Flow};
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::interrupt;
+use crate::kit::measure::{self, Edge, APP_THREAD};
 use rdkafka::consumer::Consumer as _;
 use std::cell::Cell;
 use std::sync::Arc;
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 /// rebalance; a batch call straight after subscribe does not, FACTS.md §5), then the
 /// fixed batch loop to the N-th message.
 pub fn read(broker: &Broker, topic: &TopicGuard, n: u64, p: &Point) -> Result<Option<Figures>> {
-    let group = crate::broker::topic_name("probe-batch-consume-harness");
+    let group = crate::kit::broker::topic_name("probe-batch-consume-harness");
     let mut settings = pair_settings(p.backoff_ms);
     settings.push(("group.id", group.clone()));
     let c = Consumer::new(broker, &settings, Arc::new(Sink::default()))?;

@@ -5,20 +5,20 @@
 
 use super::topic::{partitions, prefill_plan, prefilled, settings};
 use super::{is_batch, override_notes, ApiParams, Options, NAME};
-use crate::broker::{Broker, TopicGuard};
-use crate::cli::CommonArgs;
-use crate::consume::{self, ConsumeApi, ConsumeRun};
-use crate::consumer_figures::ConsumerFigures;
-use crate::consumer_topic::{self, PrefillPlan};
-use crate::error::Result;
+use crate::kit::broker::{Broker, TopicGuard};
+use crate::kit::cli::CommonArgs;
+use crate::kit::consume::{self, ConsumeApi, ConsumeRun};
+use crate::kit::consumer_figures::ConsumerFigures;
+use crate::kit::consumer_topic::{self, PrefillPlan};
+use crate::kit::error::Result;
+use crate::kit::measure::{self, ThreadFigure, APP_THREAD};
 use crate::kit::{Context, Measured, Probe, Sweep, Table};
-use crate::measure::{self, ThreadFigure, APP_THREAD};
 use kgap_analyzers::findings::batch_consume::{self as rule, SATURATED_CORES};
 use kgap_analyzers::findings::librdkafka_broker_thread_limit as broker_rule;
+use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::{Reps, Verdict};
-use kgap_analyzers::probe_result::{Client, ProbeResult};
-use kgap_analyzers::report::wrap_into;
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::report::wrap_into;
+use kgap_analyzers::vocab::units;
 use serde::Serialize;
 use std::path::Path;
 
@@ -397,7 +397,7 @@ impl Probe for Throughput {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::WindowFigures;
+    use crate::kit::measure::WindowFigures;
 
     fn figures(threads: &[(&str, f64)]) -> Figures {
         let window = WindowFigures {

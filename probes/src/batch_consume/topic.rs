@@ -2,13 +2,13 @@
 //! of a throughput run.
 
 use super::{Options, EXTERNAL_MESSAGES, EXTERNAL_PARTITIONS, MOCK_PARTITIONS, NAME};
-use crate::broker::{Broker, TopicGuard};
-use crate::consumer_topic::{self, PrefillChoice, PrefillPlan};
-use crate::error::Result;
+use crate::kit::broker::{Broker, TopicGuard};
+use crate::kit::consumer_topic::{self, PrefillChoice, PrefillPlan};
+use crate::kit::error::Result;
+use crate::kit::payload::Pool;
+use crate::kit::produce;
 use crate::kit::Context;
-use crate::payload::Pool;
-use crate::produce;
-use kgap_analyzers::probe_result::ProbeResult;
+use kgap_analyzers::findings::probe_result::ProbeResult;
 
 /// Partitions of the topic: the option, or the broker's default.
 pub fn partitions(opts: &Options, broker: &Broker) -> i32 {
@@ -72,7 +72,7 @@ pub fn prefilled<'c, F>(
 pub fn settings(backoff_ms: u64, mock: bool) -> Vec<(&'static str, String)> {
     consumer_topic::consumer_settings(
         backoff_ms,
-        &crate::broker::topic_name("probe-batch-consume-group"),
+        &crate::kit::broker::topic_name("probe-batch-consume-group"),
         mock,
     )
     .into_iter()

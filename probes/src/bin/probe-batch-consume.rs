@@ -4,5 +4,5 @@
 use kgap_probes::batch_consume::{self, Options};
 
 fn main() {
-    batch_consume::main(kgap_analyzers::args::parse::<Options>())
+    batch_consume::main(kgap_analyzers::vocab::args::parse::<Options>())
 }

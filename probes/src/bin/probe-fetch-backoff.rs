@@ -3,5 +3,7 @@
 use kgap_probes::fetch_backoff::{FetchBackoff, Options};
 
 fn main() {
-    kgap_probes::kit::main(FetchBackoff::new(kgap_analyzers::args::parse::<Options>()))
+    kgap_probes::kit::main(FetchBackoff::new(kgap_analyzers::vocab::args::parse::<
+        Options,
+    >()))
 }

@@ -3,5 +3,7 @@
 use kgap_probes::gzip_batch::{GzipBatch, Options};
 
 fn main() {
-    kgap_probes::kit::main(GzipBatch::new(kgap_analyzers::args::parse::<Options>()))
+    kgap_probes::kit::main(GzipBatch::new(
+        kgap_analyzers::vocab::args::parse::<Options>(),
+    ))
 }

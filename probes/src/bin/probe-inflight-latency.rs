@@ -4,7 +4,7 @@
 use kgap_probes::inflight_latency::{InflightLatency, Options};
 
 fn main() {
-    kgap_probes::kit::main(InflightLatency::new(
-        kgap_analyzers::args::parse::<Options>(),
-    ))
+    kgap_probes::kit::main(InflightLatency::new(kgap_analyzers::vocab::args::parse::<
+        Options,
+    >()))
 }

@@ -4,5 +4,7 @@
 use kgap_probes::java_producers::{JavaProducers, Options};
 
 fn main() {
-    kgap_probes::kit::main(JavaProducers::new(kgap_analyzers::args::parse::<Options>()))
+    kgap_probes::kit::main(JavaProducers::new(kgap_analyzers::vocab::args::parse::<
+        Options,
+    >()))
 }

@@ -5,6 +5,6 @@ use kgap_probes::java_socket_buffers::{JavaSocketBuffers, Options};
 
 fn main() {
     kgap_probes::kit::main(JavaSocketBuffers::new(
-        kgap_analyzers::args::parse::<Options>(),
+        kgap_analyzers::vocab::args::parse::<Options>(),
     ))
 }

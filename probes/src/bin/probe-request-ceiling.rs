@@ -3,5 +3,7 @@
 use kgap_probes::request_ceiling::{Options, RequestCeiling};
 
 fn main() {
-    kgap_probes::kit::main(RequestCeiling::new(kgap_analyzers::args::parse::<Options>()))
+    kgap_probes::kit::main(RequestCeiling::new(kgap_analyzers::vocab::args::parse::<
+        Options,
+    >()))
 }

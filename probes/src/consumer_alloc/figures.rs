@@ -1,7 +1,7 @@
 //! One run's figures: what a variant on an allocator cost per record.
 
 use super::perf::PerfShares;
-use crate::measure::{round3, ThreadFigure};
+use crate::kit::measure::{round3, ThreadFigure};
 use serde::Serialize;
 
 /// One run of one variant on one allocator.
@@ -111,7 +111,7 @@ impl Rss {
             min_mb: mb(samples.iter().map(|s| s.1).min().unwrap_or(0)),
             max_mb: mb(samples.iter().map(|s| s.1).max().unwrap_or(0)),
             per_second_mb: per_second,
-            swing_mb_median: round3(crate::measure::median(&mut swings)),
+            swing_mb_median: round3(crate::kit::measure::median(&mut swings)),
             drops,
         }
     }

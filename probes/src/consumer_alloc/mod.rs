@@ -2,7 +2,7 @@
 //! (postmortem-rust-consumer-allocations.txt): allocation patterns, not safety, decide it.
 //!
 //! The probe prefills a topic of its own with JSON-shaped records with keys
-//! ([`crate::payload::json_record`]), then reads it with one processing thread per
+//! ([`crate::kit::payload::json_record`]), then reads it with one processing thread per
 //! partition (each on its partition's own librdkafka queue) running the same deserialize →
 //! enrich → keyed aggregation pipeline in the variants of [`pipeline`], each on the system
 //! allocator and on mimalloc, and one writer thread batching the results. A counting global
@@ -18,19 +18,19 @@ pub mod queue;
 mod render;
 pub mod run;
 
-use crate::broker::{Broker, TopicGuard};
-use crate::cli::{parse_duration, CommonArgs};
-use crate::consumer_topic;
-use crate::error::{ProbeError, Result};
+use crate::kit::broker::{Broker, TopicGuard};
+use crate::kit::cli::{parse_duration, CommonArgs};
+use crate::kit::consumer_topic;
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::payload::{PayloadKind, Pool, JSON_MIN_SIZE};
+use crate::kit::produce;
 use crate::kit::{Context, Measured, Probe, Sweep};
-use crate::payload::{PayloadKind, Pool, JSON_MIN_SIZE};
-use crate::produce;
 use alloc_count::Allocator;
 use figures::Figures;
+use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::{
     allocator_eases_not_fixes as eases, consumer_allocation_pattern as pattern, Reps, Verdict,
 };
-use kgap_analyzers::probe_result::{Client, ProbeResult};
 use pipeline::Variant;
 use serde::Serialize;
 use std::path::Path;
@@ -149,7 +149,7 @@ impl ConsumerAlloc {
         vec![
             (
                 "group.id",
-                crate::broker::topic_name("probe-consumer-alloc-group"),
+                crate::kit::broker::topic_name("probe-consumer-alloc-group"),
             ),
             ("enable.auto.commit", "false".into()),
             ("enable.auto.offset.store", "false".into()),
@@ -190,7 +190,7 @@ fn load(s: &Sweep<ConsumerAlloc>) -> Option<f64> {
         .measured()
         .flat_map(|m| m.runs.iter().filter_map(|f| f.load_average_1m))
         .collect();
-    (!v.is_empty()).then(|| crate::measure::median(&mut v))
+    (!v.is_empty()).then(|| crate::kit::measure::median(&mut v))
 }
 
 /// The evidence for consumer-allocation-pattern: copying against borrowed on the system

@@ -198,7 +198,7 @@ impl Ring {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::payload::{PayloadKind, Pool};
+    use crate::kit::payload::{PayloadKind, Pool};
 
     #[test]
     fn every_variant_writes_the_same_line() {

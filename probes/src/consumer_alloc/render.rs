@@ -2,10 +2,10 @@
 
 use super::figures::Figures;
 use super::ConsumerAlloc;
-use crate::broker::Broker;
+use crate::kit::broker::Broker;
 use crate::kit::{Sweep, Table};
-use kgap_analyzers::report::wrap_into;
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::report::wrap_into;
+use kgap_analyzers::vocab::units;
 
 pub fn describe(f: &Figures) -> String {
     format!(

@@ -5,13 +5,13 @@
 //! the first consumer is done) and reports every thread's CPU with its role.
 
 use super::{Api, Figures, Point, RoleCores};
-use crate::broker::TopicGuard;
-use crate::error::{ProbeError, Result};
-use crate::interrupt;
-use crate::java::{self, Jvm};
+use crate::kit::broker::TopicGuard;
+use crate::kit::error::{ProbeError, Result};
 use crate::kit::instances::InstanceFigures;
+use crate::kit::interrupt;
+use crate::kit::java::{self, Jvm};
+use crate::kit::measure;
 use crate::kit::Context;
-use crate::measure;
 use serde::Deserialize;
 use std::path::Path;
 use std::time::Duration;

@@ -6,16 +6,16 @@
 //! from /proc at the edges, by thread id (K instances share thread names).
 
 use super::{Api, Figures, Point, RoleCores, TUNED_BACKOFF_MS, TUNED_BATCH};
-use crate::batch::WaitPolicy;
-use crate::broker::{Consumer, TopicGuard};
-use crate::capture::Sink;
-use crate::consume::{self, ConsumeApi, Flow};
-use crate::error::{ProbeError, Result};
-use crate::interrupt;
+use crate::kit::batch::WaitPolicy;
+use crate::kit::broker::{Consumer, TopicGuard};
+use crate::kit::capture::Sink;
+use crate::kit::consume::{self, ConsumeApi, Flow};
+use crate::kit::error::{ProbeError, Result};
 use crate::kit::instances::{self, MachineCpu, Shared};
+use crate::kit::interrupt;
+use crate::kit::measure::{self, Edge, Progress, Sampler, APP_THREAD};
 use crate::kit::Context;
-use crate::measure::{self, Edge, Progress, Sampler, APP_THREAD};
-use kgap_analyzers::threads::{self, Snapshot};
+use kgap_analyzers::thread_cpu::threads::{self, Snapshot};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -102,7 +102,7 @@ pub fn run(
 ) -> Result<Option<Figures>> {
     let k = p.instances;
     let api = consume_api(p.api);
-    let group = crate::broker::topic_name("probe-consumer-clients-group");
+    let group = crate::kit::broker::topic_name("probe-consumer-clients-group");
     let origin = Instant::now();
     let mut consumers = Vec::with_capacity(k);
     for i in 0..k {

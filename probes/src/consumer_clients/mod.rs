@@ -13,17 +13,17 @@ pub mod java;
 pub mod librdkafka;
 pub mod render;
 
-use crate::broker::{Broker, TopicGuard};
-use crate::cli::{parse_duration, CommonArgs};
-use crate::error::{ProbeError, Result};
-use crate::java::Client as ClientChoice;
+use crate::kit::broker::{Broker, TopicGuard};
+use crate::kit::cli::{parse_duration, CommonArgs};
+use crate::kit::error::{ProbeError, Result};
 use crate::kit::instances::{InstanceFigures, MAX_INSTANCES};
+use crate::kit::java::Client as ClientChoice;
+use crate::kit::payload::{PayloadKind, Pool};
+use crate::kit::produce;
 use crate::kit::{Context, Probe, Sweep};
-use crate::payload::{PayloadKind, Pool};
-use crate::produce;
+use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::Verdict;
-use kgap_analyzers::probe_result::{Client, ProbeResult};
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::units;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Duration;
@@ -401,7 +401,7 @@ impl Probe for ConsumerClients {
                 result.payload = Some(pool.info());
             }
             if self.clients().contains(&Client::Java) {
-                let java = crate::java::pool_sha256(cx.java()?, size as usize, kind)?;
+                let java = crate::kit::java::pool_sha256(cx.java()?, size as usize, kind)?;
                 if java != pool.sha256_hex() {
                     return Err(ProbeError::Kafka(format!(
                         "the Java companion's {size} B payload pool differs from the Rust kit's"
@@ -430,7 +430,7 @@ impl Probe for ConsumerClients {
                 compression,
                 &|l| cx.progress(l),
             )?;
-            crate::consumer_topic::check_retained(broker, &topic, messages)?;
+            crate::kit::consumer_topic::check_retained(broker, &topic, messages)?;
             cx.progress(&format!("prefill done in {:.1} s", pre.seconds));
             if let Ok(v) = serde_json::to_value(&pre) {
                 prefills.insert(format!("{size}"), v);

@@ -3,8 +3,8 @@
 
 use super::{Api, ConsumerClients, Figures};
 use crate::kit::{Measured, Sweep, Table};
-use kgap_analyzers::report::wrap_into;
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::report::wrap_into;
+use kgap_analyzers::vocab::units;
 
 fn med(m: &Measured<'_, ConsumerClients>, f: impl Fn(&Figures) -> f64) -> f64 {
     m.reps(f).median().unwrap_or(0.0)

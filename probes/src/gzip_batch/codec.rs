@@ -1,6 +1,6 @@
 //! The codec of a sweep, and whether this build of librdkafka has it.
 
-use crate::error::{ProbeError, Result};
+use crate::kit::error::{ProbeError, Result};
 use serde::Serialize;
 
 /// The codecs librdkafka knows; whether this build has one is in `builtin.features`.
@@ -36,7 +36,7 @@ impl Codec {
     }
 }
 
-pub use crate::build_info::builtin_features;
+pub use crate::kit::build_info::builtin_features;
 
 /// A codec this librdkafka was built without is bad usage (exit 2), said plainly, with the
 /// codecs it has and the rdkafka-sys feature that would add it. The build is not this
@@ -74,7 +74,7 @@ mod tests {
             .collect();
         assert!(check_codec(Codec::Gzip, &f).is_ok());
         let e = check_codec(Codec::Zstd, &f).unwrap_err();
-        assert_eq!(e.exit_code(), crate::error::exit::USAGE);
+        assert_eq!(e.exit_code(), crate::kit::error::exit::USAGE);
         let msg = e.to_string();
         assert!(
             msg.contains("no zstd codec") && msg.contains("gzip|lz4|snappy"),

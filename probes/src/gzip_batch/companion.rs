@@ -3,10 +3,10 @@
 
 use super::figures::Figures;
 use super::{Codec, Point, LINGER_MS};
-use crate::broker::Broker;
-use crate::error::Result;
-use crate::java::{self, Java, Jvm};
-use crate::payload::Pool;
+use crate::kit::broker::Broker;
+use crate::kit::error::Result;
+use crate::kit::java::{self, Java, Jvm};
+use crate::kit::payload::Pool;
 use std::path::Path;
 use std::time::Duration;
 

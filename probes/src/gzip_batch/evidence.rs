@@ -3,11 +3,11 @@
 
 use super::figures::Figures;
 use super::{GzipBatch, LINGER_MS};
+use crate::kit::measure::round3;
 use crate::kit::{Measured, Sweep};
-use crate::measure::round3;
 use kgap_analyzers::findings::gzip_batch_semantics::{self as rdk, BatchPoint, JavaEquivalent};
 use kgap_analyzers::findings::java_gzip_batch_closing::{self as jv, JavaBatchPoint};
-use kgap_analyzers::probe_result::Client;
+use kgap_analyzers::findings::probe_result::Client;
 
 /// The level the rules judge: the first swept (the codec's default unless told).
 pub fn judged_level(probe: &GzipBatch) -> i32 {

@@ -1,7 +1,7 @@
 //! One run's figures, for either client: what a batch held and how it went out.
 
-use crate::java::CompanionResult;
-use crate::measure::{round3, ThreadFigure};
+use crate::kit::java::CompanionResult;
+use crate::kit::measure::{round3, ThreadFigure};
 use serde::Serialize;
 
 /// One run's figures. The shared part is measured by both clients the same way (payload

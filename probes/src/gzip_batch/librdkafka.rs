@@ -3,12 +3,12 @@
 
 use super::figures::{batch_figures, Figures, LibrdkafkaFigures};
 use super::{Codec, Point, LINGER_MS};
-use crate::broker::{Broker, Producer};
-use crate::capture::Sink;
-use crate::error::{ProbeError, Result};
-use crate::measure::{self, round3};
-use crate::payload::Pool;
-use crate::produce::{self, StatsFigures, ThroughputSpec, TopicHandle};
+use crate::kit::broker::{Broker, Producer};
+use crate::kit::capture::Sink;
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::measure::{self, round3};
+use crate::kit::payload::Pool;
+use crate::kit::produce::{self, StatsFigures, ThroughputSpec, TopicHandle};
 use std::path::Path;
 use std::sync::Arc;
 

@@ -26,17 +26,17 @@ pub use companion::java_client_settings;
 pub use figures::{batch_figures, Figures, JavaFigures, LibrdkafkaFigures};
 pub use librdkafka::producer_settings;
 
-use crate::broker::Broker;
-use crate::cli::{parse_duration, CommonArgs};
-use crate::error::{ProbeError, Result};
-use crate::java::Client as ClientChoice;
+use crate::kit::broker::Broker;
+use crate::kit::cli::{parse_duration, CommonArgs};
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::java::Client as ClientChoice;
+use crate::kit::payload::{PayloadKind, Pool};
+use crate::kit::produce::ThroughputSpec;
 use crate::kit::{Context, Probe, Sweep};
-use crate::payload::{PayloadKind, Pool};
-use crate::produce::ThroughputSpec;
+use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::{gzip_batch_semantics, java_gzip_batch_closing, Verdict};
-use kgap_analyzers::probe_result::{Client, ProbeResult};
-use kgap_analyzers::svg::LineChart;
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::svg::LineChart;
+use kgap_analyzers::vocab::units;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Duration;
@@ -81,7 +81,7 @@ examples:
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
     name = "probe-gzip-batch",
-    version = crate::build_info::version(),
+    version = crate::kit::build_info::version(),
     about = "What does batch.size mean for a compressed batch, in librdkafka and in Java?",
     long_about = ABOUT,
     after_help = AFTER
@@ -478,7 +478,7 @@ mod tests {
         let p = probe(&["--batch-size", "2000000"]);
         assert_eq!(
             p.check().unwrap_err().exit_code(),
-            crate::error::exit::USAGE
+            crate::kit::error::exit::USAGE
         );
         let p = probe(&["--batch-size", "2000000", "-X", "message.max.bytes=3000000"]);
         assert!(p.check().is_ok());

@@ -5,11 +5,11 @@ use super::figures::Figures;
 use super::GzipBatch;
 use crate::kit::{Measured, Sweep, Table};
 use kgap_analyzers::findings::gzip_batch_semantics::JavaEquivalent;
+use kgap_analyzers::findings::probe_result::Client;
 use kgap_analyzers::findings::Reps;
-use kgap_analyzers::probe_result::Client;
-use kgap_analyzers::report::wrap_into;
-use kgap_analyzers::svg::{self, LineChart, Scale, Series};
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::report::wrap_into;
+use kgap_analyzers::vocab::svg::{self, LineChart, Scale, Series};
+use kgap_analyzers::vocab::units;
 
 /// The post's gzip figures (1 KB text, 6 partitions), for the line beside the tables.
 pub const POST_LINE: &str = "the post (1 KB text, gzip): librdkafka 16K → 46.4k msg/s at 4.70, \

@@ -3,8 +3,8 @@
 
 use super::{InflightLatency, Point, DEFAULT_WINDOW};
 use crate::kit::{Measured, Sweep};
+use kgap_analyzers::findings::probe_result::Client;
 use kgap_analyzers::findings::{inflight_latency as inflight, per_partition_linger as linger};
-use kgap_analyzers::probe_result::Client;
 
 /// The point of `client` at these parameters, if measured.
 fn find<'a>(
@@ -24,7 +24,7 @@ fn window_reps(m: &Measured<'_, InflightLatency>) -> inflight::Window {
         produce_requests_per_s: m.reps_of(|f| f.produce_requests_per_s),
         msgs_per_request: m.reps_of(|f| f.msgs_per_batch_mean),
         waiting_requests: m.reps_of(|f| f.requests_in_flight_mean),
-        connections: crate::broker_figures::connections(
+        connections: crate::kit::broker_figures::connections(
             &m.runs
                 .iter()
                 .map(|f| f.brokers.as_slice())

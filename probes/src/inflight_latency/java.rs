@@ -3,10 +3,10 @@
 //! topic of its own. Its rows never enter librdkafka's rules; Java's linger is its own claim.
 
 use super::{Figures, Options, Point};
-use crate::error::Result;
-use crate::java::{self, CompanionResult, Jvm};
+use crate::kit::error::Result;
+use crate::kit::java::{self, CompanionResult, Jvm};
+use crate::kit::payload::Pool;
 use crate::kit::{Context, Probe};
-use crate::payload::Pool;
 use kgap_analyzers::findings::inflight_latency::SUSTAINED_SHARE;
 use std::path::Path;
 use std::time::Duration;

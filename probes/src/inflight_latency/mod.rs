@@ -6,7 +6,7 @@
 //! At linger.ms=5 and 1k msg/s over 6 partitions librdkafka's p50 was 5.1 ms and Java's 2.8.
 //! The probe paces a producer at fixed rates over linger.ms × max.in.flight, each run on a
 //! topic of its own: send-to-ack is librdkafka's own per-message latency at a delivery report
-//! served as it arrives ([`crate::paced`]), end-to-end is a consumer in the same process
+//! served as it arrives ([`crate::kit::paced`]), end-to-end is a consumer in the same process
 //! reading the payload's stamp, and statistics give requests, batches and the requests
 //! waiting on the connection. `--client both` runs the Java companion's e2e mode at the same
 //! points. The catalogue decides: [`kgap_analyzers::findings::inflight_latency`],
@@ -20,20 +20,20 @@ mod run;
 
 pub use evidence::{inflight_evidence, linger_evidence};
 
-use crate::broker::Broker;
-use crate::cli::{parse_duration, CommonArgs};
-use crate::error::Result;
-use crate::java::Client as ClientChoice;
+use crate::kit::broker::Broker;
+use crate::kit::cli::{parse_duration, CommonArgs};
+use crate::kit::error::Result;
+use crate::kit::java::Client as ClientChoice;
+use crate::kit::measure::ThreadFigure;
+use crate::kit::paced::producer_settings;
+use crate::kit::payload::{PayloadKind, Pool};
 use crate::kit::{Context, Probe, Sweep};
-use crate::measure::ThreadFigure;
-use crate::paced::producer_settings;
-use crate::payload::{PayloadKind, Pool};
+use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::{
     inflight_latency as inflight, java_per_broker_linger as java_linger,
     per_partition_linger as linger, Verdict,
 };
-use kgap_analyzers::probe_result::{Client, ProbeResult};
-use kgap_analyzers::svg::LineChart;
+use kgap_analyzers::vocab::svg::LineChart;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Duration;
@@ -72,7 +72,7 @@ examples:
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
     name = "probe-inflight-latency",
-    version = crate::build_info::version(),
+    version = crate::kit::build_info::version(),
     about = "Does librdkafka's in-flight window queue requests, and does it linger per partition?",
     long_about = ABOUT,
     after_help = AFTER
@@ -180,7 +180,7 @@ pub struct Figures {
     /// Each broker connection over the window (librdkafka runs; the figures above are the
     /// client's, summed or the busiest connection's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub brokers: Vec<crate::broker_figures::BrokerFigures>,
+    pub brokers: Vec<crate::kit::broker_figures::BrokerFigures>,
     /// The probe process's cores and threads over the window (librdkafka runs).
     pub cpu_cores: Option<f64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -338,8 +338,8 @@ impl Probe for InflightLatency {
             "{} B messages paced over {} partitions, a {} warmup and a {} window per run",
             self.opts.size,
             self.opts.partitions,
-            kgap_analyzers::units::seconds(self.opts.warmup.as_secs_f64()),
-            kgap_analyzers::units::seconds(self.opts.duration.as_secs_f64())
+            kgap_analyzers::vocab::units::seconds(self.opts.warmup.as_secs_f64()),
+            kgap_analyzers::vocab::units::seconds(self.opts.duration.as_secs_f64())
         )
     }
 

@@ -2,10 +2,10 @@
 
 use super::{window_label, Figures, InflightLatency};
 use crate::kit::{Measured, Sweep, Table};
-use kgap_analyzers::probe_result::Client;
-use kgap_analyzers::report::wrap_into;
-use kgap_analyzers::svg::{self, LineChart, Scale, Series};
-use kgap_analyzers::units;
+use kgap_analyzers::findings::probe_result::Client;
+use kgap_analyzers::vocab::report::wrap_into;
+use kgap_analyzers::vocab::svg::{self, LineChart, Scale, Series};
+use kgap_analyzers::vocab::units;
 
 /// The progress line after a run.
 pub fn describe(f: &Figures) -> String {
@@ -111,10 +111,10 @@ pub fn text(sweep: &Sweep<InflightLatency>) -> String {
         if let Some(serve) = serve_line(sweep) {
             wrap_into(&mut s, "", &serve);
         }
-        let per_broker: Vec<(Vec<String>, Vec<crate::broker_figures::Connection>)> = sweep
+        let per_broker: Vec<(Vec<String>, Vec<crate::kit::broker_figures::Connection>)> = sweep
             .of(Client::Librdkafka)
             .map(|m| {
-                let reps: Vec<&[crate::broker_figures::BrokerFigures]> =
+                let reps: Vec<&[crate::kit::broker_figures::BrokerFigures]> =
                     m.runs.iter().map(|f| f.brokers.as_slice()).collect();
                 (
                     vec![format!(
@@ -123,7 +123,7 @@ pub fn text(sweep: &Sweep<InflightLatency>) -> String {
                         m.point.linger_ms,
                         window_label(m.point.max_in_flight)
                     )],
-                    crate::broker_figures::connections(&reps),
+                    crate::kit::broker_figures::connections(&reps),
                 )
             })
             .filter(|(_, c)| !c.is_empty())
@@ -131,10 +131,10 @@ pub fn text(sweep: &Sweep<InflightLatency>) -> String {
         if !per_broker.is_empty() {
             s.push('\n');
             s.push_str(
-                &crate::broker_figures::table(&["rate/linger/window"], &per_broker).render(),
+                &crate::kit::broker_figures::table(&["rate/linger/window"], &per_broker).render(),
             );
             s.push('\n');
-            wrap_into(&mut s, "", crate::broker_figures::TABLE_NOTE);
+            wrap_into(&mut s, "", crate::kit::broker_figures::TABLE_NOTE);
         }
     }
     let java = java_table(sweep);
@@ -166,7 +166,7 @@ fn serve_line(sweep: &Sweep<InflightLatency>) -> Option<String> {
         "delivery reports: the pacer waits on their arrival, never in a plain sleep; from \
          landing in the empty queue to being served they took {} at p99 (median of the runs) \
          and {} at worst (time the thread was not running counts).",
-        units::ms(crate::measure::median(&mut p99)),
+        units::ms(crate::kit::measure::median(&mut p99)),
         units::ms(worst)
     ))
 }

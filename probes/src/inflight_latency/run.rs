@@ -3,14 +3,14 @@
 //! topic of the run's own.
 
 use super::{Figures, Options, Point};
-use crate::broker::{Consumer, Producer};
-use crate::capture::{AckLatency, KgapContext, Sink};
-use crate::error::{ProbeError, Result};
+use crate::kit::broker::{Consumer, Producer};
+use crate::kit::capture::{AckLatency, KgapContext, Sink};
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::measure::{self, Percentiles};
+use crate::kit::paced::{self, consumer_settings, producer_settings, Deliveries, PacedWindow};
+use crate::kit::payload::{self, Pool};
+use crate::kit::produce::{self, TopicHandle};
 use crate::kit::Context;
-use crate::measure::{self, Percentiles};
-use crate::paced::{self, consumer_settings, producer_settings, Deliveries, PacedWindow};
-use crate::payload::{self, Pool};
-use crate::produce::{self, TopicHandle};
 use kgap_analyzers::findings::inflight_latency::SUSTAINED_SHARE;
 use rdkafka::message::Message as _;
 use std::path::Path;
@@ -50,7 +50,7 @@ pub fn once(
     let consumer = Consumer::new(
         broker,
         &consumer_settings(
-            &crate::broker::topic_name("probe-inflight-latency-group"),
+            &crate::kit::broker::topic_name("probe-inflight-latency-group"),
             broker.is_mock(),
         ),
         Arc::new(Sink::default()),
@@ -119,7 +119,7 @@ pub fn once(
     measure::write_threads_csv(&dir.join("threads.csv"), &side.ticks);
     let emits = produce::read_stats_between(&stats_path, side.start.mono_us, side.end.mono_us);
     let stats = produce::stats_figures(&emits);
-    let brokers = crate::broker_figures::per_broker(&emits, "Produce", &window.threads);
+    let brokers = crate::kit::broker_figures::per_broker(&emits, "Produce", &window.threads);
     let a: Percentiles = measure::percentiles(&ack_hist);
     let e: Percentiles = measure::percentiles(&e2e_hist);
     let achieved = if window.window_s > 0.0 {

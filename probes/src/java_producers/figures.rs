@@ -2,10 +2,10 @@
 //! catalogue's rule reads a rep ([`rule::Rep`]), and the sweep's evidence for that rule.
 
 use super::{JavaProducers, Point};
-use crate::error::{ProbeError, Result};
-use crate::java::CompanionResult;
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::java::CompanionResult;
+use crate::kit::measure::round3;
 use crate::kit::{Measured, Sweep};
-use crate::measure::round3;
 use kgap_analyzers::findings::java_gc_collapse as rule;
 use kgap_analyzers::findings::Reps;
 use kgap_analyzers::gc::{analyze_gc_logs, GcInput, GcLogOptions, GcReport};
@@ -70,7 +70,7 @@ pub fn read_gc_log(path: &Path) -> Result<GcReport> {
     analyze_gc_logs(
         vec![GcInput {
             name: path.display().to_string(),
-            reader: kgap_analyzers::input::Source::file(f),
+            reader: kgap_analyzers::engine::input::Source::file(f),
         }],
         &opts,
         None,
@@ -149,7 +149,7 @@ pub fn point_evidence(point: &Point, runs: &[Figures]) -> rule::PointEvidence {
 pub fn evidence(probe: &JavaProducers, sweep: &Sweep<JavaProducers>) -> rule::Evidence {
     rule::Evidence {
         cores: super::cores() as u32,
-        heap_mb: crate::java::parse_size(&probe.heap()).map_or(0.0, |b| b as f64 / 1048576.0),
+        heap_mb: crate::kit::java::parse_size(&probe.heap()).map_or(0.0, |b| b as f64 / 1048576.0),
         points: sweep
             .measured()
             .map(|m: Measured<'_, JavaProducers>| point_evidence(m.point, m.runs))

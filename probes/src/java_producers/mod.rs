@@ -15,15 +15,15 @@ mod render;
 
 pub use figures::{figures, figures_out_of_memory, point_evidence, read_gc_log, Figures};
 
-use crate::broker::Broker;
-use crate::cli::{parse_duration, parse_property, CommonArgs};
-use crate::error::{ProbeError, Result};
-use crate::java::{self, Jvm};
+use crate::kit::broker::Broker;
+use crate::kit::cli::{parse_duration, parse_property, CommonArgs};
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::java::{self, Jvm};
+use crate::kit::payload::{PayloadKind, Pool};
 use crate::kit::{Context, Probe, Sweep};
-use crate::payload::{PayloadKind, Pool};
+use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::{java_gc_collapse as rule, Verdict};
-use kgap_analyzers::probe_result::{Client, ProbeResult};
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::units;
 use serde::{Serialize, Serializer};
 use std::path::Path;
 use std::time::Duration;
@@ -84,7 +84,7 @@ fn parse_heap(s: &str) -> std::result::Result<String, String> {
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
     name = "probe-java-producers",
-    version = crate::build_info::version(),
+    version = crate::kit::build_info::version(),
     about = "Do K Java producers in one JVM collapse under GC, and does a bounded \
              buffer.memory stop it?",
     long_about = ABOUT,

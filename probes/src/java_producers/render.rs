@@ -3,9 +3,9 @@
 use super::{cores, default_heap, Figures, JavaProducers, POST_HEAP_MB_PER_CORE};
 use crate::kit::{Sweep, Table};
 use kgap_analyzers::findings::Reps;
-use kgap_analyzers::report::wrap_into;
-use kgap_analyzers::svg::bytes_label;
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::report::wrap_into;
+use kgap_analyzers::vocab::svg::bytes_label;
+use kgap_analyzers::vocab::units;
 
 /// One row per point: median (min–max) msg/s, medians of the rest, collapsed reps counted.
 pub fn table(sweep: &Sweep<JavaProducers>) -> String {
@@ -106,7 +106,7 @@ pub fn notes(p: &JavaProducers) -> Vec<String> {
     for (k, val) in &o.java_property {
         v.push(format!(
             "-J {} (applied last to every producer)",
-            crate::redact::pair(k, val)
+            crate::kit::redact::pair(k, val)
         ));
     }
     v

@@ -2,10 +2,10 @@
 //! sweep's evidence for the two catalogue rules, each from its own side's pairs.
 
 use super::{Buffer, JavaSocketBuffers, Side};
-use crate::error::{ProbeError, Result};
-use crate::java::CompanionResult;
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::java::CompanionResult;
+use crate::kit::measure::round3;
 use crate::kit::{Measured, Sweep};
-use crate::measure::round3;
 use kgap_analyzers::findings::{java_receive_buffer as receive, java_send_buffer as send};
 use kgap_analyzers::jfr::{analyze_jfr, JfrReport, ReportOptions, SocketOp};
 use serde::Serialize;

@@ -18,17 +18,17 @@ mod render;
 pub use figures::{figures, read_jfr, receive_evidence, send_evidence, Figures};
 pub use point::{Buffer, Point, Side};
 
-use crate::broker::{Broker, TopicGuard};
-use crate::cli::{parse_duration, parse_property, CommonArgs};
-use crate::error::{ProbeError, Result};
-use crate::interrupt;
-use crate::java::{self, Jvm};
+use crate::kit::broker::{Broker, TopicGuard};
+use crate::kit::cli::{parse_duration, parse_property, CommonArgs};
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::interrupt;
+use crate::kit::java::{self, Jvm};
+use crate::kit::payload::{PayloadKind, Pool};
+use crate::kit::produce;
 use crate::kit::{Context, Probe, Sweep};
-use crate::payload::{PayloadKind, Pool};
-use crate::produce;
+use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::{java_receive_buffer as receive, java_send_buffer as send, Verdict};
-use kgap_analyzers::probe_result::{Client, ProbeResult};
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::units;
 use std::path::Path;
 use std::time::Duration;
 
@@ -73,7 +73,7 @@ fn parse_heap(s: &str) -> std::result::Result<String, String> {
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
     name = "probe-java-socket-buffers",
-    version = crate::build_info::version(),
+    version = crate::kit::build_info::version(),
     about = "Do kafka-clients' fixed socket buffers cap each socket call, and what does it cost?",
     long_about = ABOUT,
     after_help = AFTER

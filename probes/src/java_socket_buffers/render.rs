@@ -3,9 +3,9 @@
 use super::{Buffer, Figures, JavaSocketBuffers, Side};
 use crate::kit::{Sweep, Table};
 use kgap_analyzers::findings::Reps;
-use kgap_analyzers::report::wrap_into;
-use kgap_analyzers::svg::bytes_label;
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::report::wrap_into;
+use kgap_analyzers::vocab::svg::bytes_label;
+use kgap_analyzers::vocab::units;
 
 /// One row per point, then the producer's requests where kafka-clients reported them.
 pub fn table(sweep: &Sweep<JavaSocketBuffers>) -> String {
@@ -119,7 +119,7 @@ pub fn notes(p: &JavaSocketBuffers) -> Vec<String> {
     for (k, val) in &o.java_property {
         v.push(format!(
             "-J {} (applied last to every client)",
-            crate::redact::pair(k, val)
+            crate::kit::redact::pair(k, val)
         ));
     }
     v

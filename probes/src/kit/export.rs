@@ -4,9 +4,9 @@
 //! warnings, what was not measured) is written here once.
 
 use super::{Probe, Sweep};
-use kgap_analyzers::probe_result::{ProbeResult, SCHEMA};
-use kgap_analyzers::report::wrap_into;
-use kgap_analyzers::svg::LineChart;
+use kgap_analyzers::findings::probe_result::{ProbeResult, SCHEMA};
+use kgap_analyzers::vocab::report::wrap_into;
+use kgap_analyzers::vocab::svg::LineChart;
 use serde_json::Value;
 
 /// Everything an export needs: the result as a document, the probe's text body and charts.
@@ -58,7 +58,7 @@ pub struct Svg;
 impl Export for Json {
     fn files(&self, r: &Report) -> Vec<(String, Vec<u8>)> {
         debug_assert_eq!(r.result.schema, SCHEMA);
-        let mut bytes = kgap_analyzers::json_doc::to_vec_pretty_rounded(&r.result);
+        let mut bytes = kgap_analyzers::vocab::json_doc::to_vec_pretty_rounded(&r.result);
         bytes.push(b'\n');
         vec![("result.json".into(), bytes)]
     }
@@ -149,7 +149,7 @@ fn scalar(v: &Value) -> String {
         // Figures without float noise (182.82, not 182.82000000000002).
         Value::Number(n) if n.is_f64() => n
             .as_f64()
-            .map(|f| Value::from(kgap_analyzers::json_doc::round_figure(f)).to_string())
+            .map(|f| Value::from(kgap_analyzers::vocab::json_doc::round_figure(f)).to_string())
             .unwrap_or_default(),
         other => other.to_string(),
     }

@@ -11,8 +11,8 @@
 //! ([`thread_cores`]: instances share thread names such as `rdk:broker1`), and how busy the
 //! whole machine was ([`MachineCpu`]), which says whether the machine's cores ran out.
 
-use crate::error::{ProbeError, Result};
-use kgap_analyzers::threads::{self, Snapshot};
+use crate::kit::error::{ProbeError, Result};
+use kgap_analyzers::thread_cpu::threads::{self, Snapshot};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -202,8 +202,8 @@ pub fn per_instance(
             InstanceFigures {
                 instance: i,
                 messages,
-                msgs_per_s: crate::measure::round3(per_s(messages as f64)),
-                mb_per_s: crate::measure::round3(per_s(bytes as f64) / 1e6),
+                msgs_per_s: crate::kit::measure::round3(per_s(messages as f64)),
+                mb_per_s: crate::kit::measure::round3(per_s(bytes as f64) / 1e6),
             }
         })
         .collect()
@@ -216,7 +216,7 @@ pub fn thread_cores(a: &Snapshot, b: &Snapshot, prefix: &str) -> Vec<f64> {
     let mut v: Vec<f64> = threads::cores_between(a, b, threads::ticks_per_second())
         .into_iter()
         .filter(|t| t.name.starts_with(prefix))
-        .map(|t| crate::measure::round3(t.cores))
+        .map(|t| crate::kit::measure::round3(t.cores))
         .collect();
     v.sort_by(|x, y| y.total_cmp(x));
     v
@@ -256,7 +256,7 @@ impl MachineCpu {
             return None;
         }
         let ticks = later.busy_ticks.saturating_sub(self.busy_ticks) as f64;
-        Some(crate::measure::round3(ticks / tps / secs))
+        Some(crate::kit::measure::round3(ticks / tps / secs))
     }
 }
 

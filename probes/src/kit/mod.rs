@@ -7,7 +7,7 @@
 //! outermost, shuffled from a printed seed, the leading client alternating), progress,
 //! Ctrl-C and SIGTERM with partial results, the out dir rewritten after every run, and the
 //! exports (text, JSON, CSV, SVG) of the one typed result,
-//! [`kgap_analyzers::probe_result::ProbeResult`].
+//! [`kgap_analyzers::findings::probe_result::ProbeResult`].
 //!
 //! A probe binary is then argument parsing and one call:
 //!
@@ -17,24 +17,41 @@
 //! }
 //! ```
 
+pub mod batch;
+pub mod broker;
+pub mod broker_figures;
+pub mod build_info;
+pub mod capture;
+pub mod cli;
+pub mod consume;
+pub mod consumer_figures;
+pub mod consumer_topic;
+pub mod error;
 pub mod export;
 pub mod instances;
+pub mod interrupt;
+pub mod java;
+pub mod measure;
 pub mod order;
 pub mod out;
+pub mod paced;
+pub mod payload;
 pub mod placement;
 pub mod preflight;
+pub mod produce;
+pub mod redact;
 pub mod self_diagnosis;
 pub mod sweep;
 pub mod table;
 pub mod watchdog;
 
-use crate::broker::Broker;
-use crate::cli::CommonArgs;
-use crate::error::Result;
-use crate::java::Java;
+use crate::kit::broker::Broker;
+use crate::kit::cli::CommonArgs;
+use crate::kit::error::Result;
+use crate::kit::java::Java;
+use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::{Reps, Verdict};
-use kgap_analyzers::probe_result::{Client, ProbeResult};
-use kgap_analyzers::svg::LineChart;
+use kgap_analyzers::vocab::svg::LineChart;
 use serde::Serialize;
 use std::path::Path;
 
@@ -181,9 +198,9 @@ impl Context {
 
     /// The Java companion; an error if the sweep has no Java client.
     pub fn java(&self) -> Result<&Java> {
-        self.java
-            .as_ref()
-            .ok_or_else(|| crate::error::ProbeError::Usage("this sweep has no Java client".into()))
+        self.java.as_ref().ok_or_else(|| {
+            crate::kit::error::ProbeError::Usage("this sweep has no Java client".into())
+        })
     }
 }
 

@@ -4,8 +4,8 @@
 //! neighbour's load) then favours no setting and no client, and the seed printed in the
 //! result replays the same order.
 
-use crate::payload::SplitMix64;
-use kgap_analyzers::probe_result::{Client, RunOrder, RunSlot};
+use crate::kit::payload::SplitMix64;
+use kgap_analyzers::findings::probe_result::{Client, RunOrder, RunSlot};
 
 /// The run order of a sweep. `points[i]` is the client of point `i` and the index of its
 /// parameters (points measured by both clients share a parameter index).

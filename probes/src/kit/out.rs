@@ -3,7 +3,7 @@
 //! statistics and per-thread CPU. Without `--out` the runs still write their captures (the
 //! probe reads them back) into a temporary folder that is removed at the end.
 
-use crate::error::{ProbeError, Result};
+use crate::kit::error::{ProbeError, Result};
 use std::path::{Path, PathBuf};
 
 pub struct OutDir {

@@ -5,8 +5,8 @@
 //! machine is found by its listening socket and its affinity read, so every output says
 //! whether the two shared cores.
 
-use crate::error::{ProbeError, Result};
-use kgap_analyzers::probe_result::Placement;
+use crate::kit::error::{ProbeError, Result};
+use kgap_analyzers::findings::probe_result::Placement;
 use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet};
 use nix::unistd::Pid;
 

@@ -12,10 +12,10 @@
 //! not do: a local proxy or tunnel accepts the connection itself. The floor (the minimum)
 //! is what is judged: load on the machine adds to some samples, a relay adds to every one.
 
-use crate::broker::{Broker, Producer};
-use crate::capture::Sink;
-use kgap_analyzers::probe_result::{Preflight as Document, PreflightRep, ProbeResult};
-use kgap_analyzers::units;
+use crate::kit::broker::{Broker, Producer};
+use crate::kit::capture::Sink;
+use kgap_analyzers::findings::probe_result::{Preflight as Document, PreflightRep, ProbeResult};
+use kgap_analyzers::vocab::units;
 use rdkafka::producer::Producer as _;
 use rdkafka_sys as rdsys;
 use std::net::{IpAddr, ToSocketAddrs};

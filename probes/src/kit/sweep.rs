@@ -8,10 +8,10 @@
 use super::export::{self, Export, Report};
 use super::watchdog::Watchdog;
 use super::{order, placement, Context, OutDir, Probe, Sweep};
-use crate::broker::Broker;
-use crate::error::{exit, ProbeError, Result};
-use crate::interrupt;
-use kgap_analyzers::probe_result::{
+use crate::kit::broker::Broker;
+use crate::kit::error::{exit, ProbeError, Result};
+use crate::kit::interrupt;
+use kgap_analyzers::findings::probe_result::{
     Client, DiscardedRun, Point, ProbeResult, SCHEMA, SCHEMA_VERSION,
 };
 
@@ -69,8 +69,8 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
     let out = OutDir::new(common.out.as_deref(), P::NAME)?;
     let clients = probe.clients();
     let java = if clients.contains(&Client::Java) {
-        crate::java::require_brokers(common.brokers.as_deref())?;
-        Some(crate::java::Java::locate()?)
+        crate::kit::java::require_brokers(common.brokers.as_deref())?;
+        Some(crate::kit::java::Java::locate()?)
     } else {
         None
     };
@@ -87,7 +87,7 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
     if let Some(b) = &common.brokers {
         progress(&format!(
             "waiting up to {} s for {b} to answer a Metadata request",
-            crate::broker::REACH_TIMEOUT.as_secs()
+            crate::kit::broker::REACH_TIMEOUT.as_secs()
         ));
     }
     let mut broker = Broker::start(common.brokers.as_deref(), &common.property)?;
@@ -164,7 +164,7 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
             .chain(broker.overrides().iter().map(|(k, v)| {
                 format!(
                     "-X {} (applied last to every client)",
-                    crate::redact::pair(k, v)
+                    crate::kit::redact::pair(k, v)
                 )
             }))
             .collect(),

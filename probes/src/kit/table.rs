@@ -50,7 +50,10 @@ impl Table {
         }
         // Every MB/s column is decimal: said under the table that prints one.
         if self.header.iter().any(|h| h.contains("MB/s")) {
-            out.push_str(&format!("({})\n", kgap_analyzers::units::MB_PER_S_NOTE));
+            out.push_str(&format!(
+                "({})\n",
+                kgap_analyzers::vocab::units::MB_PER_S_NOTE
+            ));
         }
         out
     }

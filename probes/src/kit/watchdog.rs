@@ -4,9 +4,9 @@
 //! so). A stall longer than [`LOST_AFTER`] is a broker gone: the kit aborts the sweep with
 //! what was measured, and a clear error, well within 30 s.
 
-use crate::broker::{Broker, Producer};
-use crate::capture::Sink;
-use crate::interrupt;
+use crate::kit::broker::{Broker, Producer};
+use crate::kit::capture::Sink;
+use crate::kit::interrupt;
 use rdkafka::producer::Producer as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

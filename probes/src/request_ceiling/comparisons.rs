@@ -5,10 +5,10 @@
 
 use super::{Figures, Knob, RequestCeiling};
 use crate::kit::{Measured, Sweep};
+use kgap_analyzers::findings::probe_result::Client;
 use kgap_analyzers::findings::{
     each_at_best, each_at_defaults, gap1_negative_controls, java_large_batch_copy, Reps,
 };
-use kgap_analyzers::probe_result::Client;
 
 type M<'a> = Measured<'a, RequestCeiling>;
 

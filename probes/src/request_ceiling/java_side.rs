@@ -4,10 +4,10 @@
 //! and window as librdkafka's runs.
 
 use super::{Options, Point, RequestCeiling};
-use crate::error::Result;
-use crate::java::{self, Jvm};
+use crate::kit::error::Result;
+use crate::kit::java::{self, Jvm};
+use crate::kit::measure;
 use crate::kit::{Context, Probe};
-use crate::measure;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! finding java-large-batch-copy) and the knobs the post tried first against the ceiling
 //! (`--controls`, finding gap1-negative-controls). Each belongs to one client.
 
-use kgap_analyzers::probe_result::Client;
+use kgap_analyzers::findings::probe_result::Client;
 use serde::Serialize;
 
 /// The value the post did not give for queue.buffering.backpressure.threshold; librdkafka's

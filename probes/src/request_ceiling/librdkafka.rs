@@ -3,14 +3,14 @@
 //! reads.
 
 use super::{Point, Profile};
-use crate::broker::{Broker, Producer};
-use crate::broker_figures::{self, BrokerFigures};
-use crate::capture::Sink;
-use crate::error::{ProbeError, Result};
+use crate::kit::broker::{Broker, Producer};
+use crate::kit::broker_figures::{self, BrokerFigures};
+use crate::kit::capture::Sink;
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::measure::{self, WindowFigures};
+use crate::kit::payload::Pool;
+use crate::kit::produce::{self, StatsFigures, ThroughputSpec, TopicHandle};
 use crate::kit::{Context, Probe};
-use crate::measure::{self, WindowFigures};
-use crate::payload::Pool;
-use crate::produce::{self, StatsFigures, ThroughputSpec, TopicHandle};
 use kgap_analyzers::protocol_log::{self, ProtocolLogOptions};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

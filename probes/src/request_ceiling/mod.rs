@@ -25,16 +25,16 @@ pub use knob::Knob;
 pub use librdkafka::{producer_settings, LibrdkafkaFigures, ProtocolPass};
 pub use options::{Options, Profile};
 
-use crate::broker::Broker;
-use crate::cli::CommonArgs;
-use crate::error::{ProbeError, Result};
+use crate::kit::broker::Broker;
+use crate::kit::cli::CommonArgs;
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::payload::Pool;
 use crate::kit::{Context, Probe, Sweep};
-use crate::payload::Pool;
+use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::request_ceiling::{self as rule, PointEvidence};
 use kgap_analyzers::findings::Verdict;
-use kgap_analyzers::probe_result::{Client, ProbeResult};
-use kgap_analyzers::svg::LineChart;
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::svg::LineChart;
+use kgap_analyzers::vocab::units;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Duration;
@@ -222,7 +222,7 @@ pub fn evidence(sweep: &Sweep<RequestCeiling>) -> rule::Evidence {
                 } else {
                     Default::default()
                 },
-                connections: crate::broker_figures::connections(
+                connections: crate::kit::broker_figures::connections(
                     &m.runs
                         .iter()
                         .filter_map(|f| Some(f.librdkafka()?.brokers.as_slice()))
@@ -432,11 +432,11 @@ impl Probe for RequestCeiling {
         });
         for (label, rep, f) in kept.chain(set_aside) {
             if let Some(rdk) = f.librdkafka() {
-                if let Some(s) = crate::broker_figures::silent_brokers(&rdk.brokers) {
+                if let Some(s) = crate::kit::broker_figures::silent_brokers(&rdk.brokers) {
                     let on: Vec<&str> = rdk
                         .brokers
                         .iter()
-                        .filter(|b| b.silent_s < crate::broker_figures::SILENT_MIN_S)
+                        .filter(|b| b.silent_s < crate::kit::broker_figures::SILENT_MIN_S)
                         .filter(|b| b.requests_per_s > 0.0)
                         .map(|b| b.broker.as_str())
                         .collect();

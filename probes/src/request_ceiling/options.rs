@@ -1,8 +1,8 @@
 //! probe-request-ceiling's options (clap derive) and the profiles of librdkafka's knobs.
 
-use crate::cli::{parse_duration, CommonArgs};
-use crate::java;
-use crate::payload::PayloadKind;
+use crate::kit::cli::{parse_duration, CommonArgs};
+use crate::kit::java;
+use crate::kit::payload::PayloadKind;
 use serde::Serialize;
 use std::time::Duration;
 
@@ -56,7 +56,7 @@ examples:
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
     name = "probe-request-ceiling",
-    version = crate::build_info::version(),
+    version = crate::kit::build_info::version(),
     about = "Is this producer bound by the broker's cost per ProduceRequest?",
     long_about = ABOUT,
     after_help = AFTER

@@ -3,11 +3,11 @@
 
 use super::{Figures, ProtocolPass, RequestCeiling};
 use crate::kit::{Measured, Sweep, Table};
+use kgap_analyzers::findings::probe_result::Client;
 use kgap_analyzers::findings::Reps;
-use kgap_analyzers::probe_result::Client;
-use kgap_analyzers::report::wrap_into;
-use kgap_analyzers::svg::{self, LineChart, Scale, Series};
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::report::wrap_into;
+use kgap_analyzers::vocab::svg::{self, LineChart, Scale, Series};
+use kgap_analyzers::vocab::units;
 
 type M<'a> = Measured<'a, RequestCeiling>;
 
@@ -160,14 +160,14 @@ fn librdkafka_tables(sweep: &Sweep<RequestCeiling>) -> String {
     );
     if !per_broker.is_empty() {
         s.push('\n');
-        s.push_str(&crate::broker_figures::table(&["point"], &per_broker).render());
+        s.push_str(&crate::kit::broker_figures::table(&["point"], &per_broker).render());
         s.push('\n');
         wrap_into(
             &mut s,
             "",
             &format!(
                 "point: partitions and batch.size. {}",
-                crate::broker_figures::TABLE_NOTE
+                crate::kit::broker_figures::TABLE_NOTE
             ),
         );
         for (point, conns) in &per_broker {
@@ -176,7 +176,7 @@ fn librdkafka_tables(sweep: &Sweep<RequestCeiling>) -> String {
                 .filter(|c| {
                     c.silent_s
                         .max()
-                        .is_some_and(|x| x >= crate::broker_figures::SILENT_MIN_S)
+                        .is_some_and(|x| x >= crate::kit::broker_figures::SILENT_MIN_S)
                 })
                 .map(|c| {
                     format!(

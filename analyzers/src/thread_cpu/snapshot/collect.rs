@@ -10,10 +10,10 @@ use super::report::{
 };
 use super::table::{main_row, MainRow, Table};
 use super::{diagnose, Figure, Format, PasteError, PasteOptions};
-use crate::input::InputSummary;
-use crate::report::{round3, ExampleLine, EXAMPLE_CHARS};
+use crate::engine::input::InputSummary;
 use crate::thread_cpu::roles::{classify_cut, classify_frames, collapse_name, ProcessKind, Role};
 use crate::thread_cpu::Source;
+use crate::vocab::report::{round3, ExampleLine, EXAMPLE_CHARS};
 
 /// Iterations (top frames, pidstat reports) listed one by one; the means cover them all.
 pub const MAX_ITERATIONS: usize = 240;

@@ -11,10 +11,10 @@ use super::collect::{example, is_consumer_poll};
 use super::jvm::{Dump, Lock};
 use super::report::{SnapshotReport, SnapshotThread};
 use super::Figure;
-use crate::report::{round3, Diagnosis, ExampleLine};
 use crate::thread_cpu::diagnose as text;
 use crate::thread_cpu::roles::{ProcessKind, Role};
 use crate::thread_cpu::GC_DOMINATES_MIN_CORES;
+use crate::vocab::report::{round3, Diagnosis, ExampleLine};
 
 /// Evidence lines per diagnosis.
 const MAX_EXAMPLES: usize = 6;

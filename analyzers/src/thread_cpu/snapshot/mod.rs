@@ -29,8 +29,8 @@ use std::io::Read;
 
 use serde::Serialize;
 
-use crate::error::AnalyzeError;
-use crate::input::{self, InputSummary};
+use crate::engine::input::{self, InputSummary};
+use crate::vocab::error::AnalyzeError;
 
 pub use report::{
     BacktraceSummary, Iteration, JavaSummary, RoleCores, Section, SnapshotReport, SnapshotThread,

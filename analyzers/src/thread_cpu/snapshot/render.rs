@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use super::report::{SnapshotReport, SnapshotThread};
 use super::{Figure, Format};
-use crate::report::{render_diagnosis, Diagnosis};
 use crate::thread_cpu::ProcessKind;
+use crate::vocab::report::{render_diagnosis, Diagnosis};
 
 /// Busiest threads shown as columns of the per-frame table.
 const TABLE_THREADS: usize = 4;
@@ -78,7 +78,7 @@ impl SnapshotReport {
             let _ = writeln!(out, "figure {}: {}", f.as_str(), figure_meaning(*f));
         }
         for w in &self.warnings {
-            crate::report::wrap_into(&mut out, "warning: ", w);
+            crate::vocab::report::wrap_into(&mut out, "warning: ", w);
         }
         self.render_iterations(&mut out);
 
@@ -172,7 +172,7 @@ impl SnapshotReport {
         let _ = writeln!(
             out,
             "\ncores per frame ({}; --json has every thread):",
-            crate::report::the_busiest(top.len())
+            crate::vocab::report::the_busiest(top.len())
         );
         let mut h1 = format!(
             "  {:>5}  {:>8}  {:>6}  {:>7}",

@@ -3,10 +3,10 @@
 use serde::Serialize;
 
 use super::{Figure, Format};
-use crate::input::InputSummary;
-use crate::report::{Diagnosis, ExampleLine};
+use crate::engine::input::InputSummary;
 use crate::thread_cpu::roles::{ProcessKind, Role};
 use crate::thread_cpu::Source;
+use crate::vocab::report::{Diagnosis, ExampleLine};
 
 /// A JVM thread as its last dump shows it.
 #[derive(Debug, Clone, Serialize)]

@@ -3,12 +3,12 @@
 //! JVM with unified GC logging (and, on request, a JFR recording of the measured window).
 //!
 //! The companion uses the same payloads as the Rust kit (SplitMix64 seed 42; the pool's
-//! SHA-256 is checked against [`crate::payload::Pool`]) and prints one `RESULT {json}` line,
+//! SHA-256 is checked against [`crate::kit::payload::Pool`]) and prints one `RESULT {json}` line,
 //! parsed here into [`CompanionResult`]. Every file of a run (gc.log, window.jfr, the
 //! companion's stderr) is kept in the run's folder.
 
-use crate::error::{ProbeError, Result};
-use crate::interrupt;
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::interrupt;
 use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/java-companion");
 
 /// The JFR settings of the window recording: every socket read and write (threshold 0).
-pub const SOCKET_JFC: &str = include_str!("../java/socket-io.jfc");
+pub const SOCKET_JFC: &str = include_str!("../../java/socket-io.jfc");
 
 const INSTALL_HINT: &str =
     "install a JDK 17+ and Maven (e.g. apt-get install openjdk-17-jdk-headless maven), \
@@ -144,8 +144,8 @@ pub enum Client {
 
 impl Client {
     /// The clients the kit runs at every point for this choice (librdkafka first).
-    pub fn clients(self) -> Vec<kgap_analyzers::probe_result::Client> {
-        use kgap_analyzers::probe_result::Client as C;
+    pub fn clients(self) -> Vec<kgap_analyzers::findings::probe_result::Client> {
+        use kgap_analyzers::findings::probe_result::Client as C;
         match self {
             Client::Rust => vec![C::Librdkafka],
             Client::Java => vec![C::Java],
@@ -161,7 +161,7 @@ impl Client {
 #[allow(clippy::too_many_arguments)]
 pub fn run_point(
     java: &Java,
-    broker: &crate::broker::Broker,
+    broker: &crate::kit::broker::Broker,
     probe: &str,
     partitions: i32,
     dir: &Path,
@@ -381,7 +381,7 @@ pub fn run(
     // Secret properties go on the JVM's stdin, not its command line (which ps shows).
     let (secret, plain): (Vec<_>, Vec<_>) = client
         .iter()
-        .partition(|(k, _)| crate::redact::is_secret(k));
+        .partition(|(k, _)| crate::kit::redact::is_secret(k));
     args.extend(plain.iter().map(|(k, v)| format!("{k}={v}")));
     if !secret.is_empty() {
         args.push("kgap.secrets=stdin".into());
@@ -485,7 +485,11 @@ pub fn companion_failure(code: Option<i32>, stderr: &str, stderr_path: &Path) ->
 }
 
 /// The Java pool's SHA-256 for `size` and `kind` (mode pool-sha; no broker needed).
-pub fn pool_sha256(java: &Java, size: usize, kind: crate::payload::PayloadKind) -> Result<String> {
+pub fn pool_sha256(
+    java: &Java,
+    size: usize,
+    kind: crate::kit::payload::PayloadKind,
+) -> Result<String> {
     let dir = std::env::temp_dir().join(format!("kgap-java-pool-{}", std::process::id()));
     std::fs::create_dir_all(&dir)
         .map_err(|e| ProbeError::io(format!("creating {}", dir.display()), e))?;
@@ -539,7 +543,7 @@ fn shell_line(java: &Path, args: &[String]) -> String {
         line.push(' ');
         // Client properties go as key=value: a secret's value stays out of the file.
         let a = match a.split_once('=') {
-            Some((k, v)) => crate::redact::pair(k, v),
+            Some((k, v)) => crate::kit::redact::pair(k, v),
             None => a.clone(),
         };
         line.push_str(&q(&a));
@@ -593,7 +597,7 @@ mod tests {
         let e = companion_failure(Some(1), &oom, &path);
         assert!(matches!(e, ProbeError::JavaOutOfMemory(_)), "{e:?}");
         assert!(e.to_string().contains("Java heap space"), "{e}");
-        assert_eq!(e.exit_code(), crate::error::exit::FAILED);
+        assert_eq!(e.exit_code(), crate::kit::error::exit::FAILED);
         let e = companion_failure(Some(2), "ERROR acks: Invalid value banana\n", &path);
         assert!(
             matches!(e, ProbeError::Usage(ref m) if m.contains("banana")),

@@ -18,7 +18,7 @@ pub fn install() {
                 "kgap: second signal, exiting now (this run's topic may remain: its name \
                  starts with kgap.)"
             );
-            std::process::exit(crate::error::exit::INTERRUPTED);
+            std::process::exit(crate::kit::error::exit::INTERRUPTED);
         }
         eprintln!(
             "kgap: signal received, stopping; printing what was measured so far (again to \

@@ -7,12 +7,12 @@
 //! which broker is slow. Every figure here is one broker's; the run's aggregate stays beside
 //! them in the probe's own figures.
 
+use crate::kit::measure::{round3, ThreadFigure};
 use crate::kit::Table;
-use crate::measure::{round3, ThreadFigure};
 pub use kgap_analyzers::findings::request_ceiling::Connection;
 use kgap_analyzers::findings::Reps;
 use kgap_analyzers::stats::{self, Stats};
-use kgap_analyzers::units;
+use kgap_analyzers::vocab::units;
 use serde::{Deserialize, Serialize};
 
 /// One broker connection over a run's window.
@@ -115,7 +115,8 @@ pub fn per_broker(emits: &[Stats], api: &str, threads: &[ThreadFigure]) -> Vec<B
                 bytes_per_request: r
                     .filter(|r| r.tx_bytes_per_request > 0.0)
                     .map(|r| r.tx_bytes_per_request.round()),
-                rtt_ms_p50: (!p50s.is_empty()).then(|| round3(crate::measure::median(&mut p50s))),
+                rtt_ms_p50: (!p50s.is_empty())
+                    .then(|| round3(crate::kit::measure::median(&mut p50s))),
                 rtt_ms_p99: p99,
                 waitresp_mean: mean(|b| b.waitresp_cnt),
                 outbuf_mean: mean(|b| b.outbuf_cnt),

@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use crate::error::{ProbeError, Result};
+use crate::kit::error::{ProbeError, Result};
 
 /// librdkafka's `builtin.features` of this build (e.g. "gzip,snappy,ssl,…,lz4").
 pub fn builtin_features() -> Result<Vec<String>> {
@@ -35,7 +35,7 @@ pub fn version() -> &'static str {
 /// The kafka-clients version the Java companion is built with: its pom, read at compile time,
 /// so this cannot disagree with what scripts/java-companion fetches.
 pub fn kafka_clients_version() -> &'static str {
-    const POM: &str = include_str!("../java/pom.xml");
+    const POM: &str = include_str!("../../java/pom.xml");
     POM.split("<artifactId>kafka-clients</artifactId>")
         .nth(1)
         .and_then(|rest| rest.split("<version>").nth(1))

@@ -6,7 +6,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::error::AnalyzeError;
+use crate::vocab::error::AnalyzeError;
 
 /// A row of a per-second timeline.
 pub(crate) trait Row: Serialize + Default {

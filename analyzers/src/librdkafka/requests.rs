@@ -8,9 +8,9 @@ use std::collections::{HashMap, VecDeque};
 
 use serde::Serialize;
 
-use crate::bytes_eq::same_bytes;
+use crate::engine::bytes_eq::same_bytes;
 use crate::librdkafka::{Event, Record};
-use crate::report::{round3, us_to_ms, Dist, PerSecond, RateSummary};
+use crate::vocab::report::{round3, us_to_ms, Dist, PerSecond, RateSummary};
 
 /// Most connections tracked; later ones are pooled under one "(other)" entry.
 pub const MAX_CONNECTIONS: usize = 4096;

@@ -6,13 +6,13 @@
 //! `rd_kafka_produce`. [`TopicHandle::produce`] copies the payload (RD_KAFKA_MSG_F_COPY);
 //! the throughput loop ([`measure_throughput`]) does not: it pins the pool to the producer and
 //! serves delivery reports itself ([`DeliveryQueue`]), counted by
-//! [`crate::capture::KgapContext`] as poll() would.
+//! [`crate::kit::capture::KgapContext`] as poll() would.
 
-use crate::broker::{Broker, Producer};
-use crate::capture::Sink;
-use crate::error::{ProbeError, Result};
-use crate::interrupt;
-use crate::payload::Pool;
+use crate::kit::broker::{Broker, Producer};
+use crate::kit::capture::Sink;
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::interrupt;
+use crate::kit::payload::Pool;
 use kgap_analyzers::stats::{self, Stats};
 use rdkafka::client::ClientContext as _;
 use rdkafka::error::RDKafkaErrorCode;
@@ -299,9 +299,9 @@ pub struct ThroughputSpec {
 /// What one producer throughput run measured: acknowledged messages in the window, and the
 /// statistics emits that fall inside it.
 pub struct ProducerWindow {
-    pub start: crate::measure::Edge,
-    pub end: crate::measure::Edge,
-    pub ticks: Vec<crate::measure::Tick>,
+    pub start: crate::kit::measure::Edge,
+    pub end: crate::kit::measure::Edge,
+    pub ticks: Vec<crate::kit::measure::Tick>,
     pub stats: Vec<kgap_analyzers::stats::Stats>,
     pub delivery_errors: u64,
     pub interrupted: bool,
@@ -320,7 +320,7 @@ pub fn measure_throughput(
     spec: ThroughputSpec,
     stats_path: &std::path::Path,
 ) -> Result<ProducerWindow> {
-    use crate::measure::{Edge, Progress, Sampler};
+    use crate::kit::measure::{Edge, Progress, Sampler};
     let p = &producer.producer;
     let ctx = p.context();
     let origin = Instant::now();
@@ -464,7 +464,7 @@ pub fn stats_figures(emits: &[Stats]) -> StatsFigures {
     let (mut rps, mut bpr) = (None, None);
     if let (Some(a), Some(b)) = (emits.first(), emits.last()) {
         if let Some(r) = stats::rates(a, b, "Produce") {
-            rps = Some(crate::measure::round3(r.requests_per_s));
+            rps = Some(crate::kit::measure::round3(r.requests_per_s));
             bpr = (r.tx_bytes_per_request > 0.0).then(|| r.tx_bytes_per_request.round());
         }
     }
@@ -500,7 +500,8 @@ pub fn stats_figures(emits: &[Stats]) -> StatsFigures {
                 .collect::<Vec<_>>()
         })
         .collect();
-    let p50 = (!p50s.is_empty()).then(|| crate::measure::round3(crate::measure::median(&mut p50s)));
+    let p50 = (!p50s.is_empty())
+        .then(|| crate::kit::measure::round3(crate::kit::measure::median(&mut p50s)));
     let p99 = emits
         .iter()
         .flat_map(|s| {
@@ -510,14 +511,14 @@ pub fn stats_figures(emits: &[Stats]) -> StatsFigures {
                 .collect::<Vec<_>>()
         })
         .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
-        .map(crate::measure::round3);
+        .map(crate::kit::measure::round3);
     let gauges: Vec<f64> = emits
         .iter()
         .filter_map(|s| s.real_brokers().map(|b| b.waitresp_cnt).max())
         .map(|n| n as f64)
         .collect();
     let in_flight = (!gauges.is_empty())
-        .then(|| crate::measure::round3(gauges.iter().sum::<f64>() / gauges.len() as f64));
+        .then(|| crate::kit::measure::round3(gauges.iter().sum::<f64>() / gauges.len() as f64));
     StatsFigures {
         requests_in_flight_mean: in_flight,
         produce_requests_per_s: rps,
@@ -545,7 +546,7 @@ pub fn batches_per_request(emits: &[Stats]) -> Option<f64> {
         .flat_map(|s| s.topics.values())
         .map(|t| t.batchsize.cnt)
         .sum();
-    (requests > 0).then(|| crate::measure::round3(batches as f64 / requests as f64))
+    (requests > 0).then(|| crate::kit::measure::round3(batches as f64 / requests as f64))
 }
 
 #[cfg(test)]
@@ -602,7 +603,7 @@ mod tests {
     fn zero_copy_sends_are_each_acknowledged_and_counted_once() {
         let broker = Broker::start(None, &[]).unwrap();
         let topic = broker.create_topic("kgap-test-zero-copy", 2).unwrap();
-        let pool = Pool::new(1024, crate::payload::PayloadKind::Random);
+        let pool = Pool::new(1024, crate::kit::payload::PayloadKind::Random);
         let producer = Producer::new(
             &broker,
             &[

@@ -20,7 +20,7 @@
 //! lookups paused for a while: a miss costs a hash, a copy and a move (~250
 //! instructions), so below about one hit in four a lookup costs more than it saves.
 
-use crate::fast_hash::FxHasher;
+use crate::engine::fast_hash::FxHasher;
 use std::hash::Hasher;
 
 /// Slots of the table (a power of two).
@@ -131,7 +131,7 @@ impl<T> LineMemo<T> {
         let hash = h.finish();
         let i = (hash as usize ^ (hash >> 32) as usize) & (SLOTS - 1);
         match &self.slots[i] {
-            Some(s) if s.hash == hash && crate::bytes_eq::same_bytes(&s.key, key) => {
+            Some(s) if s.hash == hash && crate::engine::bytes_eq::same_bytes(&s.key, key) => {
                 self.repeats[group].hits += 1;
                 Lookup::Hit {
                     secs,

@@ -1,14 +1,14 @@
 //! The consume loops a probe can measure: rust-rdkafka's poll() (one message per call) or
-//! the batch API ([`crate::batch`]) with a waiting policy. One driver, so every consumer probe
+//! the batch API ([`crate::kit::batch`]) with a waiting policy. One driver, so every consumer probe
 //! counts, times and stops the same way whatever the API, and one measured window
 //! ([`measure_window`]) that every consumer probe runs.
 
-use crate::batch::{BatchQueue, WaitPolicy};
-use crate::broker::{Broker, Consumer, TopicGuard};
-use crate::capture::Sink;
-use crate::error::{ProbeError, Result};
-use crate::interrupt;
-use crate::measure::{self, Edge, Progress, Sampler, WindowFigures};
+use crate::kit::batch::{BatchQueue, WaitPolicy};
+use crate::kit::broker::{Broker, Consumer, TopicGuard};
+use crate::kit::capture::Sink;
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::interrupt;
+use crate::kit::measure::{self, Edge, Progress, Sampler, WindowFigures};
 use rdkafka::message::Message as _;
 use serde::Serialize;
 use std::cell::Cell;
@@ -123,7 +123,7 @@ pub fn drive(
 #[derive(Debug, Clone)]
 pub struct ConsumeRun {
     pub api: ConsumeApi,
-    /// The consumer's settings ([`crate::consumer_topic::consumer_settings`]); `-X` overrides
+    /// The consumer's settings ([`crate::kit::consumer_topic::consumer_settings`]); `-X` overrides
     /// come after them.
     pub settings: Vec<(&'static str, String)>,
     /// fetch.queue.backoff.ms of the run: sizes the idle limit, so a nap is never the end.

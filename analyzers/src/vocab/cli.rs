@@ -5,8 +5,8 @@ use std::fs::File;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
-use crate::input::{InputSummary, Source};
-use crate::{progress, watch};
+use crate::engine::input::{InputSummary, Source};
+use crate::engine::{progress, watch};
 
 /// The options every analyzer shares beside its own (flattened into its arguments).
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -164,7 +164,7 @@ pub fn unusable_message(
     if let Some(c) = &input.gzip_cut {
         msg.push_str(&format!(
             "\n{tool}: {name}: {}",
-            crate::input::gzip_cut_warning(c, input.bytes_read)
+            crate::engine::input::gzip_cut_warning(c, input.bytes_read)
         ));
     } else if lines == 0 {
         msg.push_str(&format!("\n{tool}: {name}: the input is empty"));
@@ -238,7 +238,7 @@ pub fn run_log_analyzer<R: LogReport>(
     analyze: impl FnOnce(
         Source<'static>,
         Option<&mut dyn Write>,
-    ) -> Result<R, crate::error::AnalyzeError>,
+    ) -> Result<R, crate::vocab::error::AnalyzeError>,
 ) -> i32 {
     let name = input_name(file);
     let input = match open_source(tool.name, file) {
@@ -266,7 +266,7 @@ pub fn run_log_analyzer<R: LogReport>(
         }
     };
     let text = if json {
-        crate::json_doc::pretty(tool.name, &report)
+        crate::vocab::json_doc::pretty(tool.name, &report)
     } else {
         report.render_text()
     };

@@ -9,13 +9,13 @@
 //! pacer waits on that instead of a plain sleep, serving reports as they arrive. It measures
 //! how long each waited to be served (the `delivery_serve_*` figures).
 
-use crate::broker::Producer;
-use crate::capture::AckLatency;
-use crate::error::{ProbeError, Result};
-use crate::interrupt;
-use crate::measure::{self, Edge, Pace, Pacer, Percentiles, Progress, Sampler};
-use crate::payload::{self, Pool};
-use crate::produce::{DeliveryQueue, TopicHandle};
+use crate::kit::broker::Producer;
+use crate::kit::capture::AckLatency;
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::interrupt;
+use crate::kit::measure::{self, Edge, Pace, Pacer, Percentiles, Progress, Sampler};
+use crate::kit::payload::{self, Pool};
+use crate::kit::produce::{DeliveryQueue, TopicHandle};
 use rdkafka::error::RDKafkaErrorCode;
 use rdkafka::producer::Producer as _;
 use rdkafka_sys as rdsys;
@@ -224,7 +224,7 @@ impl Drop for Deliveries<'_> {
 pub struct ProducerSide {
     pub start: Edge,
     pub end: Edge,
-    pub ticks: Vec<crate::measure::Tick>,
+    pub ticks: Vec<crate::kit::measure::Tick>,
     pub window_sent: u64,
     pub pacer: Pacer,
     /// From a report landing in the empty queue to its serving, in the window (ms).
@@ -351,8 +351,8 @@ pub fn produce_paced_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::broker::Broker;
-    use crate::capture::{KgapContext, Sink};
+    use crate::kit::broker::Broker;
+    use crate::kit::capture::{KgapContext, Sink};
 
     #[test]
     fn a_delivery_report_wakes_the_waiting_pacer_long_before_its_timeout() {

@@ -1,9 +1,9 @@
 //! What a consumer run showed: its window's figures and what analyze-fetch-log reads in the
 //! run's own `debug=fetch` log inside that window (the backoffs, and why).
 
-use crate::consume::ConsumedWindow;
-use crate::error::{ProbeError, Result};
-use crate::measure::{self, WindowFigures};
+use crate::kit::consume::ConsumedWindow;
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::measure::{self, WindowFigures};
 use kgap_analyzers::fetch_log::{self, FetchLogOptions};
 use serde::Serialize;
 

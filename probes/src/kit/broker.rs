@@ -5,8 +5,8 @@
 //! the probe runs against any cluster, and only ever touches topics it created itself: a
 //! unique `kgap.`-prefixed name, deleted at the end — also after an error, a panic or Ctrl-C.
 
-use crate::capture::{KgapContext, LogQueue, Sink};
-use crate::error::{from_kafka, ProbeError, Result};
+use crate::kit::capture::{KgapContext, LogQueue, Sink};
+use crate::kit::error::{from_kafka, ProbeError, Result};
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::{ClientConfig, FromClientConfigAndContext, RDKafkaLogLevel};
@@ -21,7 +21,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 pub const REACH_TIMEOUT: Duration = Duration::from_secs(8);
 
 /// What the result document says about the broker.
-pub use kgap_analyzers::probe_result::{BrokerInfo, BrokerKind};
+pub use kgap_analyzers::findings::probe_result::{BrokerInfo, BrokerKind};
 
 pub const MOCK_NOTE: &str = "embedded librdkafka mock cluster (in-process, one rdk:mock thread \
 sharing the probe's cores): its per-request costs are not Apache Kafka's, so these numbers show \

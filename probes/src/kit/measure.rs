@@ -4,7 +4,7 @@
 //! stores; a `kgap-sampler` thread reads them once per second. Reading the clock, /proc or
 //! allocating happens at window edges and in the sampler, never per message.
 
-use kgap_analyzers::threads::{self, Snapshot, ThreadCores};
+use kgap_analyzers::thread_cpu::threads::{self, Snapshot, ThreadCores};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

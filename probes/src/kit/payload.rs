@@ -201,8 +201,8 @@ impl Pool {
 
     /// Hex SHA-256 of the concatenated pool: the proof that two clients sent the same bytes.
     /// What the result document says about this pool.
-    pub fn info(&self) -> kgap_analyzers::probe_result::PayloadInfo {
-        kgap_analyzers::probe_result::PayloadInfo {
+    pub fn info(&self) -> kgap_analyzers::findings::probe_result::PayloadInfo {
+        kgap_analyzers::findings::probe_result::PayloadInfo {
             size_bytes: self.size(),
             kind: self.kind().to_string(),
             pool_count: self.count(),

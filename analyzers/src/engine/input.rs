@@ -7,7 +7,7 @@
 use std::io::{self, Cursor, Read};
 use std::sync::{Arc, OnceLock};
 
-use crate::error::AnalyzeError;
+use crate::vocab::error::AnalyzeError;
 
 /// Buffer size for reads; large enough that a read syscall is rare per line.
 pub const DEFAULT_BUFFER_BYTES: usize = 256 * 1024;
@@ -98,14 +98,14 @@ impl<R: Read> Read for Input<R> {
 /// pipe, stdin, a FIFO, bytes in memory), read in order on a thread of its own.
 pub enum Source<'a> {
     /// A regular file, with the progress bar its reading moves.
-    File(crate::progress::Progress<std::fs::File>),
+    File(crate::engine::progress::Progress<std::fs::File>),
     Stream(Box<dyn Read + Send + 'a>),
 }
 
 impl<'a> Source<'a> {
     /// A regular file (no progress bar).
     pub fn file(file: std::fs::File) -> Source<'a> {
-        Source::File(crate::progress::Progress::hidden(file))
+        Source::File(crate::engine::progress::Progress::hidden(file))
     }
 
     /// Any reader, read in order.
@@ -118,9 +118,13 @@ impl<'a> Source<'a> {
     pub(crate) fn chunked(
         self,
         threads: usize,
-    ) -> Result<crate::progress::Progress<std::fs::File>, Self> {
+    ) -> Result<crate::engine::progress::Progress<std::fs::File>, Self> {
         match self {
-            Source::File(f) if threads > 0 && crate::file_chunks::chunkable(f.get_ref()) => Ok(f),
+            Source::File(f)
+                if threads > 0 && crate::engine::file_chunks::chunkable(f.get_ref()) =>
+            {
+                Ok(f)
+            }
             other => Err(other),
         }
     }

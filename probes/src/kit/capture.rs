@@ -146,7 +146,7 @@ impl AckLatency {
         AckLatency {
             origin,
             window_start_ns: AtomicU64::new(u64::MAX),
-            hist: std::cell::UnsafeCell::new(crate::measure::latency_histogram()),
+            hist: std::cell::UnsafeCell::new(crate::kit::measure::latency_histogram()),
         }
     }
 
@@ -195,7 +195,12 @@ impl AckLatency {
     /// The histogram (µs). Call only once the producer is no longer polled.
     pub fn take(&self) -> hdrhistogram::Histogram<u64> {
         // SAFETY: the caller stopped polling, so no callback records concurrently.
-        unsafe { std::mem::replace(&mut *self.hist.get(), crate::measure::latency_histogram()) }
+        unsafe {
+            std::mem::replace(
+                &mut *self.hist.get(),
+                crate::kit::measure::latency_histogram(),
+            )
+        }
     }
 }
 

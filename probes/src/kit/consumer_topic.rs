@@ -5,10 +5,10 @@
 //! the prefill is word-list text with lz4 (about 105k × 100 B per partition fit), spread
 //! over more partitions so that a run still lasts seconds at the fast setting.
 
-use crate::broker::{Broker, Consumer, TopicGuard};
-use crate::capture::Sink;
-use crate::error::{ProbeError, Result};
-use crate::payload::PayloadKind;
+use crate::kit::broker::{Broker, Consumer, TopicGuard};
+use crate::kit::capture::Sink;
+use crate::kit::error::{ProbeError, Result};
+use crate::kit::payload::PayloadKind;
 use rdkafka::consumer::Consumer as _;
 use std::sync::Arc;
 use std::time::Duration;
