@@ -1,0 +1,122 @@
+import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** CPU, GC and (optionally) a JFR recording over the measured window. */
+final class Window {
+    final long startNanos = System.nanoTime();
+    long endNanos;
+    final long cpu0 = cpuNanos();
+    final Map<String, long[]> gc0 = gcNow();
+    Map<String, long[]> gc1;
+    long cpu1;
+    Object recording; // jdk.jfr.Recording, loaded only when asked for
+    Path jfr;
+
+    static Window open(Map<String, String> kgap) throws Exception {
+        String jfrPath = kgap.get("kgap.jfr");
+        Object rec = null;
+        if (jfrPath != null) {
+            String jfc = Companion.need(kgap, "kgap.jfc");
+            jdk.jfr.Configuration conf = jdk.jfr.Configuration.create(Paths.get(jfc));
+            jdk.jfr.Recording r = new jdk.jfr.Recording(conf);
+            r.start();
+            rec = r;
+        }
+        Window w = new Window();
+        w.recording = rec;
+        w.jfr = jfrPath == null ? null : Paths.get(jfrPath);
+        return w;
+    }
+
+    void close() throws IOException {
+        endNanos = System.nanoTime();
+        cpu1 = cpuNanos();
+        gc1 = gcNow();
+        if (recording != null) {
+            jdk.jfr.Recording r = (jdk.jfr.Recording) recording;
+            r.stop();
+            r.dump(jfr);
+            r.close();
+        }
+    }
+
+    double seconds() {
+        return (endNanos - startNanos) / 1e9;
+    }
+
+    Map<String, Object> figures(long messages, long bytes) {
+        double secs = seconds();
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("messages", messages);
+        r.put("seconds", Companion.round(secs));
+        r.put("msgs_per_s", Companion.round(messages / secs));
+        r.put("mb_per_s", Companion.round(bytes / secs / 1e6));
+        r.put("process_cpu_s", Companion.round((cpu1 - cpu0) / 1e9));
+        long count = 0;
+        long ms = 0;
+        List<Map<String, Object>> collectors = new ArrayList<>();
+        for (Map.Entry<String, long[]> e : gc1.entrySet()) {
+            long[] a = gc0.getOrDefault(e.getKey(), new long[2]);
+            long dc = e.getValue()[0] - a[0];
+            long dt = e.getValue()[1] - a[1];
+            count += dc;
+            ms += dt;
+            Map<String, Object> c = new LinkedHashMap<>();
+            c.put("name", e.getKey());
+            c.put("count", dc);
+            c.put("time_ms", dt);
+            collectors.add(c);
+        }
+        r.put("gc_count", count);
+        r.put("gc_time_ms", ms);
+        r.put("gc_fraction", Companion.round(ms / 1000.0 / secs));
+        r.put("gc_collectors", collectors);
+        r.put("rss_bytes", procStatus("VmRSS:"));
+        r.put("rss_peak_bytes", procStatus("VmHWM:"));
+        r.put("heap_max_bytes", Runtime.getRuntime().maxMemory());
+        r.put("java_version", System.getProperty("java.version"));
+        r.put("kafka_clients_version", org.apache.kafka.common.utils.AppInfoParser.getVersion());
+        if (jfr != null) {
+            r.put("jfr", jfr.toString());
+        }
+        return r;
+    }
+
+    static long cpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean) {
+            return ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime();
+        }
+        return -1;
+    }
+
+    static Map<String, long[]> gcNow() {
+        Map<String, long[]> m = new LinkedHashMap<>();
+        for (GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
+            m.put(b.getName(), new long[] {b.getCollectionCount(), b.getCollectionTime()});
+        }
+        return m;
+    }
+
+    static long procStatus(String key) {
+        try {
+            for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
+                if (line.startsWith(key)) {
+                    String[] f = line.substring(key.length()).trim().split("\\s+");
+                    return Long.parseLong(f[0]) * 1024;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Not Linux: RSS is unknown, said as -1.
+        }
+        return -1;
+    }
+}
