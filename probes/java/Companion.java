@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * kgap's Java companion: the Java side of a probe, driven by probes/src/java.rs.
+ * kgap's Java companion: the Java side of a probe, driven by probes/src/kit/java.rs.
  *
  * Arguments are key=value. Keys starting with "kgap." are the companion's own; every other
  * key is a kafka-clients setting passed through unchanged (bootstrap.servers, batch.size,
@@ -32,7 +32,7 @@ import java.util.Properties;
  * kgap.warmup-fraction  consumers: share of all messages read before the window [0.1]
  *
  * The payloads are the seed benchmark's (FACTS.md §1), byte for byte the Rust kit's
- * (probes/src/payload.rs): SplitMix64 seeded with 42, min(16384, 64 MiB / size) payloads.
+ * (probes/src/kit/payload.rs): SplitMix64 seeded with 42, min(16384, 64 MiB / size) payloads.
  *
  * The files (probes/java, default package; scripts/java-companion compiles them together):
  *   Companion.java      main: the arguments and stdin's secrets, the dispatch by kgap.mode,
