@@ -12,8 +12,9 @@
 use crate::engine::fast_hash::FastMap;
 
 use super::analysis::SocketAcc;
-use super::binary::{socket_event, Handler, SocketFields, SOCKET_SLOTS};
+use super::handler::Handler;
 use super::reader::{Chunk, Class, Decoder, EventPos, Events, Lite};
+use super::socket_fields::{socket_event, SocketFields, SOCKET_SLOTS};
 use super::socket_memo::SocketKey;
 
 /// Socket keys counted apart before giving up (the events are then read one by one

@@ -27,8 +27,10 @@ pub mod analysis;
 mod binary;
 mod chunk_bytes;
 mod chunk_part;
+mod handler;
 mod json;
 pub mod reader;
+mod socket_fields;
 mod socket_memo;
 
 pub use analysis::{JfrReport, ReportOptions, SocketOp};

@@ -4,32 +4,8 @@
 //! connection's requests one at a time, so a cluster's figures summed over brokers hide the
 //! one that limits the client.
 
-use serde::Serialize;
-
-use super::report::BrokerReport;
+use super::report::{BrokerReport, Connections, Standout};
 use super::stat::round_sig;
-
-/// One connection named by what makes it stand out.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Standout {
-    pub broker: String,
-    /// Its figure (requests/s, rtt p50 ms or requests waiting: the p50 over intervals).
-    pub value: f64,
-    /// The same figure's median over the other connections that carried requests.
-    pub others_median: f64,
-    /// Its share of all connections' requests (busiest only).
-    pub share: Option<f64>,
-}
-
-/// The comparison of a client's connections (only when two or more carried requests).
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Connections {
-    /// Connections that carried requests (the learned brokers, not bootstrap or logical).
-    pub carrying_requests: u64,
-    pub busiest: Option<Standout>,
-    pub slowest: Option<Standout>,
-    pub most_waiting: Option<Standout>,
-}
 
 fn p50(s: &Option<super::stat::Summary>) -> Option<f64> {
     s.as_ref().map(|s| s.p50)

@@ -101,7 +101,7 @@ pub struct ClientReport {
     pub total: BrokerReport,
     /// Which connection is busiest, slowest and queues most, when two or more learned
     /// brokers carried requests (null otherwise).
-    pub connections: Option<super::connections::Connections>,
+    pub connections: Option<Connections>,
     /// Each connection (learned brokers, and logical ones such as GroupCoordinator).
     pub brokers: Vec<BrokerReport>,
     pub topics: Vec<TopicReport>,
@@ -110,6 +110,28 @@ pub struct ClientReport {
     pub fatal: Option<String>,
     /// Brokers or partitions beyond the caps, not followed.
     pub not_followed: u64,
+}
+
+/// One connection named by what makes it stand out.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Standout {
+    pub broker: String,
+    /// Its figure (requests/s, rtt p50 ms or requests waiting: the p50 over intervals).
+    pub value: f64,
+    /// The same figure's median over the other connections that carried requests.
+    pub others_median: f64,
+    /// Its share of all connections' requests (busiest only).
+    pub share: Option<f64>,
+}
+
+/// The comparison of a client's connections (only when two or more carried requests).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Connections {
+    /// Connections that carried requests (the learned brokers, not bootstrap or logical).
+    pub carrying_requests: u64,
+    pub busiest: Option<Standout>,
+    pub slowest: Option<Standout>,
+    pub most_waiting: Option<Standout>,
 }
 
 #[derive(Debug, Clone, Serialize)]

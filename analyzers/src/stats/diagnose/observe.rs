@@ -1,0 +1,170 @@
+//! Each interval's rule answers, gathered per rule (and per broker) for the diagnoses.
+
+use super::held::{BrokerHeld, Held};
+use crate::stats::config::Resolved;
+use crate::stats::interval::{ms, BrokerFig, Interval};
+use crate::stats::rules;
+use crate::stats::stat::Stat;
+use crate::stats::thresholds::Thresholds;
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Diagnoser {
+    pub(super) ceiling: Vec<BrokerHeld>,
+    pub(super) ceiling_batches: Stat,
+    pub(super) inflight: Vec<BrokerHeld>,
+    pub(super) backlog: Held,
+    pub(super) backlog_share: Stat,
+    pub(super) linger: Held,
+    pub(super) linger_p50: Stat,
+    pub(super) throttle: Vec<BrokerHeld>,
+    pub(super) timeouts: Vec<BrokerHeld>,
+    pub(super) unavailable: Vec<BrokerHeld>,
+    pub(super) silent: Vec<BrokerHeld>,
+    pub(super) fetch_full: Held,
+    pub(super) starved: Held,
+    /// Receive rates of the starved intervals (naps are the ones near zero).
+    pub(super) starved_rx: Stat,
+}
+
+fn slot(v: &mut Vec<BrokerHeld>, i: usize) -> &mut BrokerHeld {
+    if v.len() <= i {
+        v.resize_with(i + 1, BrokerHeld::default);
+    }
+    &mut v[i]
+}
+
+fn opt(s: &mut Stat, t: f64, v: Option<f64>) {
+    if let Some(v) = v {
+        s.add(t, v);
+    }
+}
+
+impl Diagnoser {
+    pub fn observe(&mut self, iv: &Interval, c: &Resolved, t: &Thresholds) {
+        let ts = iv.t_s;
+        if iv.producer {
+            let batches = rules::batches_per_request(iv);
+            for b in &iv.brokers {
+                // The ceiling is per connection: the broker serves one connection's requests
+                // one at a time. Batches per request come from the topics (client-wide).
+                let mut one = iv.clone_for_broker(b);
+                one.topics = iv.topics.clone();
+                let r = rules::per_request_ceiling(&one, c, t);
+                let h = slot(&mut self.ceiling, b.idx);
+                h.held.observe(r, iv);
+                if r == Some(true) {
+                    opt(&mut h.a, ts, b.produce_per_s);
+                    opt(&mut h.b, ts, b.bytes_per_produce);
+                    opt(
+                        &mut h.c,
+                        ts,
+                        b.int_latency
+                            .filter(|w| w.count() > 0)
+                            .and_then(|w| ms(w.p50)),
+                    );
+                    opt(&mut h.d, ts, iv.queue_share());
+                    opt(&mut self.ceiling_batches, ts, batches);
+                }
+                let r = rules::inflight_queueing(b, t);
+                let h = slot(&mut self.inflight, b.idx);
+                h.held.observe(r, iv);
+                if let (Some(w), Some(rtt)) = (b.waitresp_cnt, b.rtt.filter(|w| w.count() > 0)) {
+                    if b.produce_per_s.unwrap_or(0.0) > 0.0 {
+                        if let Some(p50) = ms(rtt.p50) {
+                            h.corr.add(w, p50);
+                        }
+                    }
+                }
+                if r == Some(true) {
+                    opt(&mut h.a, ts, b.waitresp_cnt);
+                    let rtt = b.rtt.filter(|w| w.count() > 0);
+                    opt(&mut h.b, ts, rtt.and_then(|w| ms(w.p50)));
+                    opt(&mut h.c, ts, rtt.and_then(|w| ms(w.min)));
+                    opt(&mut h.d, ts, b.bytes_per_produce);
+                }
+            }
+            let r = rules::producer_backlog(iv, t);
+            self.backlog.observe(r, iv);
+            if r == Some(true) {
+                opt(&mut self.backlog_share, ts, iv.queue_share());
+            }
+            let r = rules::linger_bound(iv, c, t);
+            self.linger.observe(r, iv);
+            if r == Some(true) {
+                opt(
+                    &mut self.linger_p50,
+                    ts,
+                    iv.total.int_latency.and_then(|w| ms(w.p50)),
+                );
+            }
+        } else {
+            let any_full = iv
+                .partitions
+                .iter()
+                .filter_map(|p| rules::fetch_queue_full(p, c, t))
+                .reduce(|a, b| a || b);
+            self.fetch_full.observe(any_full, iv);
+            let r = rules::starved(iv, c, t);
+            self.starved.observe(r, iv);
+            if r == Some(true) {
+                opt(&mut self.starved_rx, ts, iv.rx_msgs_per_s);
+            }
+        }
+        for b in &iv.brokers {
+            let r = rules::throttled(b, t);
+            let h = slot(&mut self.throttle, b.idx);
+            h.held.observe(r, iv);
+            if r == Some(true) {
+                let w = b.throttle.unwrap_or_default();
+                opt(&mut h.a, ts, w.max.map(|v| v as f64));
+                opt(&mut h.b, ts, w.avg.map(|v| v as f64));
+                h.c.add(ts, w.count() as f64);
+            }
+            let r = rules::timeouts_or_retries(b, t);
+            let h = slot(&mut self.timeouts, b.idx);
+            h.held.observe(r, iv);
+            if r == Some(true) {
+                opt(&mut h.a, ts, b.timeouts);
+                opt(&mut h.b, ts, b.retries);
+                opt(
+                    &mut h.c,
+                    ts,
+                    b.rtt.filter(|w| w.count() > 0).and_then(|w| ms(w.max)),
+                );
+            }
+            let r = rules::broker_silent(b);
+            let h = slot(&mut self.silent, b.idx);
+            h.held.observe(r, iv);
+            if r == Some(true) {
+                opt(&mut h.a, ts, b.waitresp_cnt);
+                h.b.add(ts, iv.dt_s);
+            }
+            let r = rules::broker_unavailable(b);
+            let h = slot(&mut self.unavailable, b.idx);
+            h.held.observe(r, iv);
+            if r == Some(true) {
+                opt(&mut h.a, ts, b.disconnects);
+                h.b.add(ts, if b.up == Some(false) { 1.0 } else { 0.0 });
+            }
+        }
+    }
+}
+
+impl Interval {
+    /// This interval as seen by one connection: its figures in place of the aggregate.
+    fn clone_for_broker(&self, b: &BrokerFig) -> Interval {
+        Interval {
+            line: self.line,
+            prev_line: self.prev_line,
+            t_s: self.t_s,
+            dt_s: self.dt_s,
+            producer: self.producer,
+            msg_cnt: self.msg_cnt,
+            msg_size: self.msg_size,
+            msg_max: self.msg_max,
+            msg_size_max: self.msg_size_max,
+            total: b.clone(),
+            ..Interval::default()
+        }
+    }
+}
