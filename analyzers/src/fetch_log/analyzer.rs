@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::diagnose::{diagnose_error_backoff, diagnose_queue_backoff};
 use super::model::{FetchLogReport, FetcherStats, PartitionFetch, ReasonCount};
+use super::reasons::count_reason;
 use super::{FetchLogOptions, DEFAULT_FETCH_WAIT_MAX_MS, MAX_PARTITIONS};
 use crate::engine::bytes_eq::{same_bytes, same_opt_bytes};
 use crate::engine::fast_hash::FastMap;
@@ -82,17 +83,6 @@ struct FetcherAcc {
     error_backoffs: u64,
     error_reasons: Vec<ReasonCount>,
     round: Option<Round>,
-}
-
-pub(super) fn count_reason(list: &mut Vec<ReasonCount>, reason: &str) {
-    if let Some(r) = list.iter_mut().find(|r| r.reason == reason) {
-        r.count += 1;
-    } else if list.len() < 32 {
-        list.push(ReasonCount {
-            reason: reason.to_string(),
-            count: 1,
-        });
-    }
 }
 
 /// Slots of the partition cache checked before the hash lookup (a power of two): a

@@ -3,8 +3,8 @@
 
 use serde_json::json;
 
-use super::analyzer::count_reason;
 use super::model::{FetcherStats, PartitionFetch, ReasonCount};
+use super::reasons::count_reason;
 use super::QUEUE_BACKOFF_FRACTION_THRESHOLD;
 use crate::vocab::report::{round3, Diagnosis, Examples, Window};
 

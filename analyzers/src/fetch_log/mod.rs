@@ -27,6 +27,7 @@
 mod analyzer;
 mod diagnose;
 mod model;
+mod reasons;
 mod render;
 
 use std::io::{Read, Write};

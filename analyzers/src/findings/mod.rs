@@ -28,6 +28,7 @@ use serde::Serialize;
 pub mod allocator_eases_not_fixes;
 pub mod batch_consume;
 pub mod batch_wrapper_latency;
+pub mod connection;
 pub mod consumer_allocation_pattern;
 pub mod each_at_best;
 pub mod each_at_defaults;

@@ -1,16 +1,12 @@
 //! One file through its analyzer, as a library call, into signals.
 
-use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
-use serde_json::Value;
-
 use super::sniff::{self, Kind};
-use super::{Chart, Options, Outcome, Signal, SignalWindow};
+use super::{chart_name, open, signal, Chart, Options, Outcome, SignalWindow};
 use crate::engine::input::{Input, Source, DEFAULT_MAX_LINE_BYTES};
 use crate::fetch_log::{FetchLogAnalyzer, FetchLogOptions};
-use crate::findings;
 use crate::gc::{analyze_gc_logs, GcInput, GcLogOptions};
 use crate::jfr::{analyze_jfr, ReportOptions};
 use crate::librdkafka::RecordFinder;
@@ -18,7 +14,7 @@ use crate::pipeline::{self, Timed};
 use crate::protocol_log::{ProtocolLogAnalyzer, ProtocolLogOptions};
 use crate::thread_cpu;
 use crate::thread_cpu::threads;
-use crate::vocab::report::{round3, Diagnosis, Window};
+use crate::vocab::report::{round3, Window};
 use crate::vocab::svg::{self, LineChart, Scale, Series};
 use crate::vocab::timeline::Collected;
 
@@ -57,43 +53,10 @@ pub(crate) fn file(path: &Path, rel: &str, finder: &RecordFinder, opts: &Options
     o
 }
 
-pub(super) fn open(path: &Path) -> Result<File, String> {
-    File::open(path).map_err(|e| format!("cannot open: {e}"))
-}
-
 fn unusable(reason: impl Into<String>) -> Outcome {
     Outcome {
         reason: Some(reason.into()),
         ..Outcome::default()
-    }
-}
-
-pub(super) fn signal(
-    rel: &str,
-    source: &str,
-    d: &Diagnosis,
-    window: Option<SignalWindow>,
-) -> Signal {
-    let op = d.evidence.get("op").and_then(Value::as_str);
-    // The analyzers name where a gap starts under a few keys; the first one present wins.
-    let from = ["first_collapse_s", "worst_window_start_s", "from_s"]
-        .iter()
-        .find_map(|k| d.evidence.get(*k).and_then(Value::as_f64));
-    let window = window.map(|mut w| {
-        w.shows_from_s = from;
-        w
-    });
-    Signal {
-        file: rel.to_string(),
-        source: source.to_string(),
-        id: d.id.clone(),
-        strength: findings::evidence_from(&d.id, Some(source), op).map(|(_, s)| s),
-        title: d.title.clone(),
-        cause: d.cause.clone(),
-        fix: d.fix.clone(),
-        evidence: d.evidence.clone(),
-        window,
-        examples: d.examples.clone(),
     }
 }
 
@@ -109,21 +72,6 @@ fn log_window(w: Option<&Window>, timestamps: &str) -> Option<SignalWindow> {
         duration_s: Some(round3(w.duration_s)),
         shows_from_s: None,
     })
-}
-
-/// Chart file name from the file's relative path: stable and flat.
-pub(super) fn chart_name(rel: &str, what: &str) -> String {
-    let base: String = rel
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("{base}.{what}.svg")
 }
 
 /// The per-second columns gap-report charts from each log analyzer.

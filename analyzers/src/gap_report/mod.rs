@@ -33,7 +33,8 @@ use serde::Serialize;
 use crate::engine::input::Input;
 use crate::findings::{self, Side, Strength};
 use crate::librdkafka::RecordFinder;
-use crate::vocab::report::ExampleLine;
+use crate::vocab::report::{Diagnosis, ExampleLine};
+use serde_json::Value;
 
 pub use probe::read_probe_result;
 pub use render::relative_path;
@@ -416,6 +417,56 @@ pub(crate) fn head(path: &Path) -> Result<(Vec<u8>, bool), String> {
         Err(e) if gzip => Err(format!("looks like gzip but does not decompress: {e}")),
         Err(e) => Err(format!("cannot read: {e}")),
     }
+}
+
+/// Open a file for its analyzer; what goes wrong becomes the outcome's reason.
+pub(crate) fn open(path: &Path) -> Result<fs::File, String> {
+    fs::File::open(path).map_err(|e| format!("cannot open: {e}"))
+}
+
+/// One diagnosis of an analyzer as a signal of the report, its strength from the catalogue.
+pub(crate) fn signal(
+    rel: &str,
+    source: &str,
+    d: &Diagnosis,
+    window: Option<SignalWindow>,
+) -> Signal {
+    let op = d.evidence.get("op").and_then(Value::as_str);
+    // The analyzers name where a gap starts under a few keys; the first one present wins.
+    let from = ["first_collapse_s", "worst_window_start_s", "from_s"]
+        .iter()
+        .find_map(|k| d.evidence.get(*k).and_then(Value::as_f64));
+    let window = window.map(|mut w| {
+        w.shows_from_s = from;
+        w
+    });
+    Signal {
+        file: rel.to_string(),
+        source: source.to_string(),
+        id: d.id.clone(),
+        strength: findings::evidence_from(&d.id, Some(source), op).map(|(_, s)| s),
+        title: d.title.clone(),
+        cause: d.cause.clone(),
+        fix: d.fix.clone(),
+        evidence: d.evidence.clone(),
+        window,
+        examples: d.examples.clone(),
+    }
+}
+
+/// Chart file name from the file's relative path: stable and flat.
+pub(crate) fn chart_name(rel: &str, what: &str) -> String {
+    let base: String = rel
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{base}.{what}.svg")
 }
 
 /// What a source needs as input, for "not checked" lines.

@@ -4,8 +4,7 @@
 
 use std::path::Path;
 
-use super::analyze::{chart_name, open, signal};
-use super::{Chart, Options, Outcome, SignalWindow};
+use super::{chart_name, open, signal, Chart, Options, Outcome, SignalWindow};
 use crate::stats::{analyze_stats, StatsOptions};
 
 pub(crate) fn stats_file(path: &Path, rel: &str, opts: &Options) -> Outcome {

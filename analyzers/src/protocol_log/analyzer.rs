@@ -5,13 +5,14 @@ use serde::Serialize;
 use super::diagnose::{diagnose_ceiling, diagnose_inflight, diagnose_timeouts};
 use super::message_sets::MessageSetTally;
 use super::model::{bump, produce_shapes, MessagesPerRequest, ProtocolLogReport, TimeoutSummary};
+use super::slowest::Slowest;
 use super::ProtocolLogOptions;
 use crate::engine::input::InputSummary;
 use crate::librdkafka::requests::{Effect, RequestAccounting};
 use crate::librdkafka::{Event, Record};
 use crate::pipeline::{self, LogAnalyzer, RecordSink, Tally, Timed};
 use crate::vocab::error::AnalyzeError;
-use crate::vocab::report::{round3, ExampleLine, Examples, Span, TimestampCounts, EXAMPLE_CHARS};
+use crate::vocab::report::{round3, Examples, Span, TimestampCounts};
 use crate::vocab::timeline::{self, Collected, Timeline};
 
 /// One row of `--timeline`.
@@ -47,43 +48,6 @@ impl timeline::Row for ProtocolRow {
         if self.responses > 0 {
             self.rtt_ms_mean = Some(round3(self.rtt_ms_sum / self.responses as f64));
         }
-    }
-}
-
-/// The slowest few lines of a kind (for evidence of queueing).
-#[derive(Debug, Default)]
-pub(super) struct Slowest {
-    lines: Vec<(f64, ExampleLine)>,
-}
-
-impl Slowest {
-    fn offer(&mut self, key: f64, line_no: u64, line: &[u8]) {
-        if self.lines.len() < 3 || self.lines.iter().any(|(k, _)| *k < key) {
-            let ex = ExampleLine {
-                line: line_no,
-                text: String::from_utf8_lossy(line)
-                    .chars()
-                    .take(EXAMPLE_CHARS)
-                    .collect(),
-            };
-            if self.lines.len() >= 3 {
-                let (i, _) = self
-                    .lines
-                    .iter()
-                    .enumerate()
-                    .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
-                    .expect("non-empty");
-                self.lines.remove(i);
-            }
-            self.lines.push((key, ex));
-        }
-    }
-
-    /// The kept lines, slowest first.
-    pub(super) fn take(&self) -> Vec<ExampleLine> {
-        let mut v = self.lines.clone();
-        v.sort_by(|a, b| b.0.total_cmp(&a.0));
-        v.into_iter().map(|(_, e)| e).collect()
     }
 }
 

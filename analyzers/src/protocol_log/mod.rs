@@ -25,6 +25,7 @@ mod diagnose;
 mod message_sets;
 mod model;
 mod render;
+mod slowest;
 
 use std::io::{Read, Write};
 

@@ -5,27 +5,11 @@
 //! librdkafka's threads by their start functions whatever they are called.
 
 use super::collect::Collector;
+use super::stacks::Backtrace;
 
 /// Frames kept while reading one backtrace (librdkafka's threads are about 10 deep; a
 /// deeper stack keeps its innermost frames, which are the ones that tell).
 const MAX_FRAMES: usize = 64;
-
-/// One thread's backtrace.
-#[derive(Debug, Clone)]
-pub struct Backtrace {
-    pub tid: i32,
-    pub name: Option<String>,
-    /// Function names, innermost first.
-    pub frames: Vec<String>,
-    /// The innermost frames are in a wait (poll, a condition variable, a sleep, a read).
-    pub waiting: bool,
-    pub line: u64,
-    pub last_line: u64,
-    /// The thread line.
-    pub text: String,
-    /// The first frames' lines.
-    pub top_lines: Vec<(u64, String)>,
-}
 
 #[derive(Debug, Default)]
 pub struct GdbReader {

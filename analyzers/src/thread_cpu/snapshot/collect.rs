@@ -3,17 +3,17 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::backtrace::Backtrace;
-use super::jvm::Dump;
 use super::report::{
     BacktraceSummary, Iteration, JavaSummary, RoleCores, Section, SnapshotReport, SnapshotThread,
 };
+use super::stacks::{is_consumer_poll, Backtrace, Dump};
 use super::table::{main_row, MainRow, Table};
+use super::text::example;
 use super::{diagnose, Figure, Format, PasteError, PasteOptions};
 use crate::engine::input::InputSummary;
 use crate::thread_cpu::roles::{classify_cut, classify_frames, collapse_name, ProcessKind, Role};
 use crate::thread_cpu::Source;
-use crate::vocab::report::{round3, ExampleLine, EXAMPLE_CHARS};
+use crate::vocab::report::{round3, ExampleLine};
 
 /// Iterations (top frames, pidstat reports) listed one by one; the means cover them all.
 pub const MAX_ITERATIONS: usize = 240;
@@ -120,13 +120,6 @@ impl Obs {
         if self.evidence.len() < MAX_EVIDENCE && !self.evidence.iter().any(|e| e.line == line) {
             self.evidence.push(example(line, text));
         }
-    }
-}
-
-pub(crate) fn example(line: u64, text: &str) -> ExampleLine {
-    ExampleLine {
-        line,
-        text: text.trim_end().chars().take(EXAMPLE_CHARS).collect(),
     }
 }
 
@@ -766,12 +759,4 @@ fn build(o: Obs, n_iter: usize) -> SnapshotThread {
         evidence: o.evidence,
         first_line: o.first_line,
     }
-}
-
-/// A Java stack inside the consumer's poll().
-pub(crate) fn is_consumer_poll(frames: &[String]) -> bool {
-    frames.iter().any(|f| {
-        f.starts_with("org.apache.kafka.clients.consumer.")
-            && (f.ends_with("KafkaConsumer.poll") || f.ends_with("Consumer.poll"))
-    })
 }

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::collect::{example, is_consumer_poll};
-use super::jvm::{Dump, Lock};
 use super::report::{SnapshotReport, SnapshotThread};
+use super::stacks::{is_consumer_poll, Dump, Lock};
+use super::text::example;
 use super::Figure;
 use crate::thread_cpu::diagnose as text;
 use crate::thread_cpu::roles::{ProcessKind, Role};

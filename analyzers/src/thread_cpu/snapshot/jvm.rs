@@ -12,60 +12,11 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::collect::Collector;
+use super::stacks::{Dump, JvmThread, Lock};
 use super::text::decimal;
 
 /// Frames kept per thread (the innermost ones tell what it does).
 const MAX_FRAMES: usize = 16;
-
-/// A lock a thread holds or waits for.
-#[derive(Debug, Clone)]
-pub struct Lock {
-    /// `locked`, `waiting to lock`, `parking to wait for`, `waiting on`, or `owns` (an
-    /// ownable synchronizer under `Locked ownable synchronizers:`).
-    pub how: String,
-    pub addr: String,
-    pub class: String,
-    pub line: u64,
-    pub text: String,
-}
-
-impl Lock {
-    pub fn describe(&self) -> String {
-        format!("<{}> (a {})", self.addr, self.class)
-    }
-}
-
-/// One thread of a dump.
-#[derive(Debug, Clone)]
-pub struct JvmThread {
-    pub name: String,
-    pub nid: Option<i32>,
-    pub cpu_ms: Option<f64>,
-    pub elapsed_s: Option<f64>,
-    /// The header's own words (`runnable`, `waiting on condition`).
-    pub os_state: String,
-    /// `java.lang.Thread.State` (`RUNNABLE`, `BLOCKED (on object monitor)`).
-    pub state: Option<String>,
-    /// Frames, innermost first (`sun.nio.ch.EPoll.wait`).
-    pub frames: Vec<String>,
-    pub held: Vec<Lock>,
-    pub waiting: Option<Lock>,
-    pub line: u64,
-    pub text: String,
-}
-
-/// One dump: its threads.
-#[derive(Debug, Clone, Default)]
-pub struct Dump {
-    pub first_line: u64,
-    pub last_line: u64,
-    /// `2026-12-01 07:15:24` above `Full thread dump`.
-    pub taken_at: Option<String>,
-    pub vm: Option<String>,
-    /// jcmd's `PID:` line.
-    pub pid: Option<i32>,
-    pub threads: Vec<JvmThread>,
-}
 
 #[derive(Debug, Default)]
 pub struct JvmReader {

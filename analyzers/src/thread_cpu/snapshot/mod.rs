@@ -19,6 +19,7 @@ mod pidstat;
 mod ps;
 mod render;
 mod report;
+mod stacks;
 mod table;
 #[cfg(test)]
 mod tests;

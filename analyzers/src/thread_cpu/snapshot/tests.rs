@@ -2,9 +2,9 @@
 //! on the shared 2-core machine got a whole core): tables, backtraces and dumps built as the
 //! readers hand them to the collector.
 
-use super::backtrace::{is_waiting, Backtrace};
+use super::backtrace::is_waiting;
 use super::collect::Collector;
-use super::jvm::{Dump, JvmThread};
+use super::stacks::{Backtrace, Dump, JvmThread};
 use super::table::{Row, Table};
 use super::*;
 use crate::thread_cpu::Role;

@@ -1,5 +1,8 @@
 //! Line-level helpers every snapshot format shares: terminal escapes out, tokens with their
-//! offsets, numbers in any locale's format, the clock and duration forms the tools print.
+//! offsets, numbers in any locale's format, the clock and duration forms the tools print, a
+//! line as an example.
+
+use crate::vocab::report::{ExampleLine, EXAMPLE_CHARS};
 
 /// The line without terminal escape sequences (an interactive `top` captured through
 /// `script`, or a paste from a terminal that kept them) and without trailing blanks.
@@ -145,6 +148,14 @@ pub fn duration(s: &str) -> Option<f64> {
         total = total * 60.0 + v;
     }
     Some(days * 86400.0 + total)
+}
+
+/// A line of the paste as an example: trailing blanks off, cut at [`EXAMPLE_CHARS`].
+pub(crate) fn example(line: u64, text: &str) -> ExampleLine {
+    ExampleLine {
+        line,
+        text: text.trim_end().chars().take(EXAMPLE_CHARS).collect(),
+    }
 }
 
 #[cfg(test)]
