@@ -7,10 +7,12 @@
 
 use super::export::{self, Export, Report};
 use super::watchdog::Watchdog;
-use super::{order, placement, Context, OutDir, Probe, Sweep};
+use super::{order, placement};
 use crate::kit::broker::Broker;
 use crate::kit::error::{exit, ProbeError, Result};
 use crate::kit::interrupt;
+use crate::kit::out::OutDir;
+use crate::kit::probe::{Context, Probe, Sweep, MIN_WINDOW_S};
 use kgap_analyzers::findings::probe_result::{
     Client, DiscardedRun, Point, ProbeResult, SCHEMA, SCHEMA_VERSION,
 };
@@ -347,7 +349,7 @@ fn short_windows<P: Probe>(probe: &P, sweep: &Sweep<P>) -> Option<String> {
     let short: Vec<f64> = windows
         .iter()
         .copied()
-        .filter(|&w| w < super::MIN_WINDOW_S)
+        .filter(|&w| w < MIN_WINDOW_S)
         .collect();
     let shortest = short.iter().copied().reduce(f64::min)?;
     Some(format!(
@@ -355,7 +357,7 @@ fn short_windows<P: Probe>(probe: &P, sweep: &Sweep<P>) -> Option<String> {
          rates and per-thread samples are thin there; give more --messages or a longer window",
         short.len(),
         windows.len(),
-        super::MIN_WINDOW_S,
+        MIN_WINDOW_S,
         shortest
     ))
 }
