@@ -13,6 +13,7 @@
 //! as warmup, the whole topic), so a reader sees what that window's definition does to the
 //! figure. No finding is decided: the ratio is the harness's check (target ≥ 0.97).
 
+use super::pair::{pair_settings, Figures, Point, Side};
 use super::rdkafka_performance::{self as rkp};
 use super::subscribed;
 use super::throughput;
@@ -30,7 +31,6 @@ use kgap_analyzers::findings::reps::{ratio, Apart, MIN_REPS};
 use kgap_analyzers::findings::{Reps, Verdict};
 use kgap_analyzers::vocab::report::wrap_into;
 use kgap_analyzers::vocab::units;
-use serde::Serialize;
 use std::path::Path;
 
 /// The probe's loop should read at least this share of rdkafka_performance's rate.
@@ -43,68 +43,11 @@ pub struct Harness {
     pub opts: Options,
 }
 
-/// Who reads the topic.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Side {
-    /// The probe's batch loop (fixed policy), subscribed, first message to the N-th.
-    ProbeLoop,
-    /// librdkafka's rdkafka_performance -G, the same.
-    #[serde(rename = "rdkafka_performance")]
-    RdkafkaPerformance,
-    /// The throughput mode's window: assign, after a 10% warmup, to the topic's end.
-    ThroughputWindow,
-}
-
-impl Side {
-    pub fn name(self) -> &'static str {
-        match self {
-            Side::ProbeLoop => "probe-loop",
-            Side::RdkafkaPerformance => "rdkafka_performance",
-            Side::ThroughputWindow => "throughput-window",
-        }
-    }
-}
-
-/// One point: a side, at the batch size and the smallest backoff.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Point {
-    pub side: Side,
-    pub batch: usize,
-    #[serde(rename = "fetch.queue.backoff.ms")]
-    pub backoff_ms: u64,
-}
-
-/// One run's figures. Threads are the probe's own: rdkafka_performance is another process.
-#[derive(Debug, Clone, Serialize)]
-pub struct Figures {
-    pub messages: u64,
-    pub window_s: f64,
-    pub msgs_per_s: f64,
-    pub mb_per_s: f64,
-    pub app_cores: Option<f64>,
-    pub broker_thread_cores: Option<f64>,
-    pub consumer_cores: Option<f64>,
-}
-
 pub struct Setup<'c> {
     topic: TopicGuard<'c>,
     /// Messages in the topic, and how many each side of the pair reads.
     prefilled: u64,
     measured: u64,
-}
-
-/// The consumer properties both sides of the pair run with: rdkafka_performance's own
-/// defaults, written out so the probe's side has them too.
-pub fn pair_settings(backoff_ms: u64) -> Vec<(&'static str, String)> {
-    vec![
-        ("enable.auto.commit", "false".into()),
-        ("auto.offset.reset", "earliest".into()),
-        ("queued.min.messages", "1000000".into()),
-        ("session.timeout.ms", "6000".into()),
-        ("enable.partition.eof", "true".into()),
-        ("fetch.queue.backoff.ms", backoff_ms.to_string()),
-    ]
 }
 
 impl Harness {

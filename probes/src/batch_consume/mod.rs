@@ -14,6 +14,7 @@
 
 pub mod harness;
 pub mod latency;
+pub mod pair;
 pub mod rdkafka_performance;
 pub mod subscribed;
 pub mod throughput;

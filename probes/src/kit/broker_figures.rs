@@ -8,7 +8,7 @@
 //! them in the probe's own figures.
 
 use crate::kit::measure::{round3, ThreadFigure};
-use crate::kit::Table;
+use crate::kit::table::Table;
 pub use kgap_analyzers::findings::request_ceiling::Connection;
 use kgap_analyzers::findings::Reps;
 use kgap_analyzers::stats::{self, Stats};

@@ -3,7 +3,7 @@
 //! over the same [`Report`]; the text layout around a probe's own tables (header, verdicts,
 //! warnings, what was not measured) is written here once.
 
-use super::{Probe, Sweep};
+use crate::kit::probe::{Probe, Sweep};
 use kgap_analyzers::findings::probe_result::{ProbeResult, SCHEMA};
 use kgap_analyzers::vocab::report::wrap_into;
 use kgap_analyzers::vocab::svg::LineChart;

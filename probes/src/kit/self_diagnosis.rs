@@ -4,7 +4,8 @@
 //! short). The same reading a user gets from their service's statistics, on a run whose
 //! cause is known: where the two disagree, one of them is wrong.
 
-use super::{OutDir, Probe, Sweep};
+use crate::kit::out::OutDir;
+use crate::kit::probe::{Probe, Sweep};
 use kgap_analyzers::stats::{analyze_stats, StatsOptions};
 use serde_json::{json, Value};
 

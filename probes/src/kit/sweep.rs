@@ -7,12 +7,16 @@
 
 use super::export::{self, Export, Report};
 use super::watchdog::Watchdog;
-use super::{order, placement, Context, OutDir, Probe, Sweep};
+use super::{order, placement};
 use crate::kit::broker::Broker;
+use crate::kit::cli::CommonArgs;
 use crate::kit::error::{exit, ProbeError, Result};
 use crate::kit::interrupt;
+use crate::kit::java::Java;
+use crate::kit::out::OutDir;
+use crate::kit::probe::{Context, Probe, Sweep, MIN_WINDOW_S};
 use kgap_analyzers::findings::probe_result::{
-    Client, DiscardedRun, Point, ProbeResult, SCHEMA, SCHEMA_VERSION,
+    Client, DiscardedRun, Point, ProbeResult, RunOrder, RunSlot, SCHEMA, SCHEMA_VERSION,
 };
 
 /// Runs a probe as its binary does, prints its report (text, or JSON with `--json`) and
@@ -62,18 +66,77 @@ pub fn main<P: Probe>(probe: P) -> ! {
 /// Runs the whole sweep and returns it (verdicts decided, files written).
 pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>> {
     let common = probe.common().clone();
+    check_options(probe, &common)?;
+    let out = OutDir::new(common.out.as_deref(), P::NAME)?;
+    let clients = probe.clients();
+    let java = java_side(&clients, &common)?;
+    refuse_bootstrap_override(&common)?;
+    let broker = start_broker(&common, &*progress)?;
+    let watchdog = Watchdog::start(&broker);
+    let params = checked_points(probe, &broker)?;
+    let table = PointTable::of(probe, &clients, &params)?;
+    let seed = common.seed.unwrap_or_else(order::fresh_seed);
+    let plan = order::plan(&table.slots, common.reps, seed);
+    let result = new_result(probe, &broker, &common, &plan, table.points);
+    let cx = Context {
+        broker,
+        java,
+        out,
+        common,
+        progress,
+    };
+    cx.progress(&format!("broker: {}", cx.broker.label()));
+    let mut sweep = Sweep {
+        result,
+        params: table.typed,
+    };
+    // The idle round trip before anything loads the broker, and again before every rep.
+    let mut preflight = super::preflight::Hook::new();
+    preflight.before(&cx.broker, 1, &mut sweep.result, &cx.progress);
+    let setup = probe.prepare(&cx, &mut sweep.result)?;
+    run_in_order(
+        probe,
+        &cx,
+        &setup,
+        &plan,
+        watchdog.as_ref(),
+        &mut preflight,
+        &mut sweep,
+    )?;
+    if !sweep.result.interrupted {
+        probe.after(&cx, &setup, &mut sweep)?;
+    }
+    drop(setup);
+    decide(probe, &cx, &mut sweep);
+    write(
+        &cx.out,
+        &Report::of(probe, &sweep),
+        &[&export::Json, &export::Csv, &export::Text, &export::Svg],
+    )?;
+    Ok(sweep)
+}
+
+/// Checks of the options alone (usage errors before anything starts).
+fn check_options<P: Probe>(probe: &P, common: &CommonArgs) -> Result<()> {
     probe.check()?;
     if common.reps == 0 {
         return Err(ProbeError::Usage("--reps must be at least 1".into()));
     }
-    let out = OutDir::new(common.out.as_deref(), P::NAME)?;
-    let clients = probe.clients();
-    let java = if clients.contains(&Client::Java) {
+    Ok(())
+}
+
+/// The Java companion, when a client of the sweep is Java (it needs --brokers).
+fn java_side(clients: &[Client], common: &CommonArgs) -> Result<Option<Java>> {
+    if clients.contains(&Client::Java) {
         crate::kit::java::require_brokers(common.brokers.as_deref())?;
-        Some(crate::kit::java::Java::locate()?)
+        Ok(Some(Java::locate()?))
     } else {
-        None
-    };
+        Ok(None)
+    }
+}
+
+/// `-X bootstrap.servers` (or metadata.broker.list) is refused: the cluster is --brokers.
+fn refuse_bootstrap_override(common: &CommonArgs) -> Result<()> {
     if let Some((k, _)) = common
         .property
         .iter()
@@ -84,6 +147,11 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
              the cluster with --brokers HOST:PORT instead"
         )));
     }
+    Ok(())
+}
+
+/// The broker, reached (or the embedded mock started), its replication factor checked.
+fn start_broker(common: &CommonArgs, progress: &dyn Fn(&str)) -> Result<Broker> {
     if let Some(b) = &common.brokers {
         progress(&format!(
             "waiting up to {} s for {b} to answer a Metadata request",
@@ -93,46 +161,78 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
     let mut broker = Broker::start(common.brokers.as_deref(), &common.property)?;
     broker.set_replication_factor(common.replication_factor);
     broker.check_replication_factor()?;
-    let watchdog = Watchdog::start(&broker);
-    let params = probe.points(&broker);
+    Ok(broker)
+}
+
+/// The probe's points, every one's configuration validated before any topic exists.
+fn checked_points<P: Probe>(probe: &P, broker: &Broker) -> Result<Vec<P::Point>> {
+    let params = probe.points(broker);
     if params.is_empty() {
         return Err(ProbeError::Usage("nothing to sweep: no points".into()));
     }
-    probe.validate(&broker, &params)?;
+    probe.validate(broker, &params)?;
+    Ok(params)
+}
 
-    // Every parameter set once per client, in table order: librdkafka's, then Java's.
-    let mut slots: Vec<(Client, usize)> = Vec::new();
-    let mut points: Vec<Point<P::Figures>> = Vec::new();
-    let mut typed: Vec<P::Point> = Vec::new();
-    for &client in &clients {
-        for (i, p) in params.iter().enumerate() {
-            if !probe.applies(client, p) {
-                continue;
+/// The result's points: every parameter set once per client that runs it, in table order
+/// (librdkafka's, then Java's). The three lists are parallel.
+struct PointTable<P: Probe> {
+    /// Each point's client and index in the probe's parameters, for the run order.
+    slots: Vec<(Client, usize)>,
+    points: Vec<Point<P::Figures>>,
+    typed: Vec<P::Point>,
+}
+
+impl<P: Probe> PointTable<P> {
+    fn of(probe: &P, clients: &[Client], params: &[P::Point]) -> Result<PointTable<P>> {
+        // Every parameter set once per client, in table order: librdkafka's, then Java's.
+        let mut slots: Vec<(Client, usize)> = Vec::new();
+        let mut points: Vec<Point<P::Figures>> = Vec::new();
+        let mut typed: Vec<P::Point> = Vec::new();
+        for &client in clients {
+            for (i, p) in params.iter().enumerate() {
+                if !probe.applies(client, p) {
+                    continue;
+                }
+                let label = match client {
+                    Client::Java if clients.len() > 1 => format!("java-{}", probe.label(p)),
+                    _ => probe.label(p),
+                };
+                let map = match serde_json::to_value(p) {
+                    Ok(serde_json::Value::Object(m)) => m,
+                    Ok(other) => {
+                        let mut m = serde_json::Map::new();
+                        m.insert("point".into(), other);
+                        m
+                    }
+                    Err(e) => {
+                        return Err(ProbeError::Usage(format!(
+                            "a point does not serialize: {e}"
+                        )))
+                    }
+                };
+                slots.push((client, i));
+                points.push(Point::new(label, client, map));
+                typed.push(p.clone());
             }
-            let label = match client {
-                Client::Java if clients.len() > 1 => format!("java-{}", probe.label(p)),
-                _ => probe.label(p),
-            };
-            let map = match serde_json::to_value(p) {
-                Ok(serde_json::Value::Object(m)) => m,
-                Ok(other) => {
-                    let mut m = serde_json::Map::new();
-                    m.insert("point".into(), other);
-                    m
-                }
-                Err(e) => {
-                    return Err(ProbeError::Usage(format!(
-                        "a point does not serialize: {e}"
-                    )))
-                }
-            };
-            slots.push((client, i));
-            points.push(Point::new(label, client, map));
-            typed.push(p.clone());
         }
+        Ok(PointTable {
+            slots,
+            points,
+            typed,
+        })
     }
-    let seed = common.seed.unwrap_or_else(order::fresh_seed);
-    let plan = order::plan(&slots, common.reps, seed);
+}
+
+/// The result document before any run: the broker, the run order, where the client ran,
+/// what is not measured, the notes.
+fn new_result<P: Probe>(
+    probe: &P,
+    broker: &Broker,
+    common: &CommonArgs,
+    plan: &RunOrder,
+    points: Vec<Point<P::Figures>>,
+) -> ProbeResult<P::Figures> {
     let placement = placement::detect(broker.bootstrap(), broker.is_mock());
     let mut warnings = Vec::new();
     if !broker.is_mock() && placement.shares_cores_with_broker == Some(true) {
@@ -141,7 +241,7 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
             placement.note
         ));
     }
-    let result = ProbeResult {
+    ProbeResult {
         schema: SCHEMA.into(),
         schema_version: SCHEMA_VERSION,
         probe: P::NAME.into(),
@@ -157,9 +257,9 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
         points,
         verdicts: Vec::new(),
         diagnoses: Vec::new(),
-        not_measured: probe.not_measured(&broker),
+        not_measured: probe.not_measured(broker),
         notes: probe
-            .notes(&broker)
+            .notes(broker)
             .into_iter()
             .chain(broker.overrides().iter().map(|(k, v)| {
                 format!(
@@ -173,23 +273,20 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
         interrupted: false,
         failed: None,
         preflight: None,
-    };
-    let cx = Context {
-        broker,
-        java,
-        out,
-        common,
-        progress,
-    };
-    cx.progress(&format!("broker: {}", cx.broker.label()));
-    let mut sweep = Sweep {
-        result,
-        params: typed,
-    };
-    // The idle round trip before anything loads the broker, and again before every rep.
-    let mut preflight = super::preflight::Hook::new();
-    preflight.before(&cx.broker, 1, &mut sweep.result, &cx.progress);
-    let setup = probe.prepare(&cx, &mut sweep.result)?;
+    }
+}
+
+/// The runs in the planned order, the preflight before each rep and the result rewritten
+/// after each run; Ctrl-C or SIGTERM stops between runs with what was measured.
+fn run_in_order<P: Probe>(
+    probe: &P,
+    cx: &Context,
+    setup: &P::Setup<'_>,
+    plan: &RunOrder,
+    watchdog: Option<&Watchdog>,
+    preflight: &mut super::preflight::Hook,
+    sweep: &mut Sweep<P>,
+) -> Result<()> {
     let total = plan.runs.len();
     for (k, slot) in plan.runs.iter().enumerate() {
         if interrupt::stopped() {
@@ -197,108 +294,118 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
             break;
         }
         preflight.before(&cx.broker, slot.rep, &mut sweep.result, &cx.progress);
-        let (client, label) = {
-            let p = &sweep.result.points[slot.point];
-            (p.client, p.label.clone())
-        };
-        let dir = cx.out.run_dir(&label, slot.rep)?;
-        let started = std::time::Instant::now();
-        let outcome = probe.run(&cx, &setup, client, &sweep.params[slot.point], &dir);
-        let stalls = watchdog
-            .as_ref()
-            .map(|w| w.stalls_between(started, std::time::Instant::now()))
-            .unwrap_or_default();
-        if let Some(reason) = interrupt::abort_reason() {
-            return Err(broker_lost(&cx, &mut sweep, &reason, k, total));
-        }
-        let stall_note = |what: &str| {
-            let (secs, at) = stalls[0];
-            format!(
-                "{label} rep {} set aside: the broker did not answer for {secs:.1} s, {at:.1} s \
-                 into the run, so it measured the stall, not the client{what}",
-                slot.rep
-            )
-        };
-        let figures = match outcome {
-            Err(e) if !stalls.is_empty() => {
-                let why = stall_note(&format!(" (the run failed: {e})"));
-                cx.progress(&why);
-                sweep.result.warnings.push(why.clone());
-                sweep.result.discarded.push(DiscardedRun {
-                    point: slot.point,
-                    rep: slot.rep,
-                    reason: why,
-                    figures: None,
-                });
-                continue;
-            }
-            Err(e) => return Err(e),
-            Ok(None) => {
-                sweep.result.interrupted = true;
-                break;
-            }
-            Ok(Some(f)) => f,
-        };
-        // A run set aside made its topic too: the result lists it as one kept does.
-        for t in probe.run_topics(&figures) {
-            if !sweep.result.topics.contains(&t) {
-                sweep.result.topics.push(t);
-            }
-        }
-        if !stalls.is_empty() {
-            let why = stall_note("");
-            cx.progress(&why);
-            sweep.result.warnings.push(why.clone());
-            sweep.result.discarded.push(DiscardedRun {
-                point: slot.point,
-                rep: slot.rep,
-                reason: why,
-                figures: Some(figures),
-            });
-            write(
-                &cx.out,
-                &Report::document_only(&sweep),
-                &[&export::Json, &export::Csv],
-            )?;
-            continue;
-        }
-        cx.progress(&format!(
-            "[{}/{total}] {label} rep {}/{}: {}",
-            k + 1,
-            slot.rep,
-            sweep.result.reps,
-            probe.describe(&figures)
-        ));
-        sweep.result.points[slot.point].push(figures);
-        if interrupt::stopped() {
-            sweep.result.interrupted = true;
-        }
-        write(
-            &cx.out,
-            &Report::document_only(&sweep),
-            &[&export::Json, &export::Csv],
-        )?;
+        run_slot(probe, cx, setup, slot, (k, total), watchdog, sweep)?;
         if sweep.result.interrupted {
             break;
         }
     }
-    if !sweep.result.interrupted {
-        probe.after(&cx, &setup, &mut sweep)?;
+    Ok(())
+}
+
+/// One run of the order (`k` of `total`, counted from 0): kept with its progress line, set
+/// aside when the broker stalled during it, or the sweep marked interrupted.
+fn run_slot<P: Probe>(
+    probe: &P,
+    cx: &Context,
+    setup: &P::Setup<'_>,
+    slot: &RunSlot,
+    (k, total): (usize, usize),
+    watchdog: Option<&Watchdog>,
+    sweep: &mut Sweep<P>,
+) -> Result<()> {
+    let (client, label) = {
+        let p = &sweep.result.points[slot.point];
+        (p.client, p.label.clone())
+    };
+    let dir = cx.out.run_dir(&label, slot.rep)?;
+    let started = std::time::Instant::now();
+    let outcome = probe.run(cx, setup, client, &sweep.params[slot.point], &dir);
+    let stalls = watchdog
+        .map(|w| w.stalls_between(started, std::time::Instant::now()))
+        .unwrap_or_default();
+    if let Some(reason) = interrupt::abort_reason() {
+        return Err(broker_lost(cx, sweep, &reason, k, total));
     }
-    drop(setup);
-    if let Some(w) = short_windows(probe, &sweep) {
-        sweep.result.warnings.push(w);
+    let stall_note = |what: &str| {
+        let (secs, at) = stalls[0];
+        format!(
+            "{label} rep {} set aside: the broker did not answer for {secs:.1} s, {at:.1} s \
+             into the run, so it measured the stall, not the client{what}",
+            slot.rep
+        )
+    };
+    let figures = match outcome {
+        Err(e) if !stalls.is_empty() => {
+            let why = stall_note(&format!(" (the run failed: {e})"));
+            set_aside(cx, sweep, slot, why, None);
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+        Ok(None) => {
+            sweep.result.interrupted = true;
+            return Ok(());
+        }
+        Ok(Some(f)) => f,
+    };
+    // A run set aside made its topic too: the result lists it as one kept does.
+    for t in probe.run_topics(&figures) {
+        if !sweep.result.topics.contains(&t) {
+            sweep.result.topics.push(t);
+        }
     }
-    sweep.result.verdicts = probe.verdicts(&sweep);
-    let stats = super::self_diagnosis::read(&cx.out, &sweep);
-    sweep.result.diagnoses.extend(stats);
-    let report = Report::of(probe, &sweep);
+    if !stalls.is_empty() {
+        set_aside(cx, sweep, slot, stall_note(""), Some(figures));
+        return write(
+            &cx.out,
+            &Report::document_only(sweep),
+            &[&export::Json, &export::Csv],
+        );
+    }
+    cx.progress(&format!(
+        "[{}/{total}] {label} rep {}/{}: {}",
+        k + 1,
+        slot.rep,
+        sweep.result.reps,
+        probe.describe(&figures)
+    ));
+    sweep.result.points[slot.point].push(figures);
+    if interrupt::stopped() {
+        sweep.result.interrupted = true;
+    }
     write(
         &cx.out,
-        &report,
-        &[&export::Json, &export::Csv, &export::Text, &export::Svg],
-    )?;
-    Ok(sweep)
+        &Report::document_only(sweep),
+        &[&export::Json, &export::Csv],
+    )
+}
+
+/// A run the broker's stall spoiled: said on progress and in the warnings, kept apart.
+fn set_aside<P: Probe>(
+    cx: &Context,
+    sweep: &mut Sweep<P>,
+    slot: &RunSlot,
+    why: String,
+    figures: Option<P::Figures>,
+) {
+    cx.progress(&why);
+    sweep.result.warnings.push(why.clone());
+    sweep.result.discarded.push(DiscardedRun {
+        point: slot.point,
+        rep: slot.rep,
+        reason: why,
+        figures,
+    });
+}
+
+/// After the runs: the short-window warning, the catalogue's verdicts, and the diagnoses of
+/// the probe's own statistics.
+fn decide<P: Probe>(probe: &P, cx: &Context, sweep: &mut Sweep<P>) {
+    if let Some(w) = short_windows(probe, sweep) {
+        sweep.result.warnings.push(w);
+    }
+    sweep.result.verdicts = probe.verdicts(sweep);
+    let stats = super::self_diagnosis::read(&cx.out, sweep);
+    sweep.result.diagnoses.extend(stats);
 }
 
 /// The broker is gone: keep what was measured (verdicts on it, the documents written), and
@@ -347,7 +454,7 @@ fn short_windows<P: Probe>(probe: &P, sweep: &Sweep<P>) -> Option<String> {
     let short: Vec<f64> = windows
         .iter()
         .copied()
-        .filter(|&w| w < super::MIN_WINDOW_S)
+        .filter(|&w| w < MIN_WINDOW_S)
         .collect();
     let shortest = short.iter().copied().reduce(f64::min)?;
     Some(format!(
@@ -355,7 +462,7 @@ fn short_windows<P: Probe>(probe: &P, sweep: &Sweep<P>) -> Option<String> {
          rates and per-thread samples are thin there; give more --messages or a longer window",
         short.len(),
         windows.len(),
-        super::MIN_WINDOW_S,
+        MIN_WINDOW_S,
         shortest
     ))
 }
