@@ -53,7 +53,7 @@ fn same(a: &Lite<'_>, b: &Lite<'_>) -> bool {
 
 /// `a == b` for the strings of a socket event: empty (a host not given) or an address
 /// of 8 to 16 bytes (`127.0.0.1`, `10.20.30.40`) in two loads of 8 bytes each, here, not in
-/// a call (that call was a sixth of the memo's instructions).
+/// a call (the call was a large share of the memo's cost: docs/perf.md).
 #[inline(always)]
 fn same_str(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();

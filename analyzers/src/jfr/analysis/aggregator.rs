@@ -55,7 +55,7 @@ pub(crate) struct SocketAcc {
     pub(super) bytes: Dist,
     /// The last size seen and how many times in a row, not in `bytes` yet: a socket
     /// stuck at its buffer's size reads or writes the same size again and again, and
-    /// recording each in the histogram was a sixth of a socket recording's instructions.
+    /// recording each in the histogram cost more than counting the run (docs/perf.md).
     pub(super) run: (u64, u64),
     pub(super) total: u128,
     pub(super) duration_ns: u128,
@@ -246,8 +246,8 @@ impl Aggregator {
         if by_thread == next {
             self.socket_accs.push(SocketAcc::default());
         }
-        // The address key is built in a kept buffer: a new String per event was a
-        // seventh of a socket recording's instructions.
+        // The address key is built in a kept buffer, not a new String per event
+        // (docs/perf.md).
         let mut key = (op, std::mem::take(&mut self.address_key));
         key.1.clear();
         key.1.push_str(address);

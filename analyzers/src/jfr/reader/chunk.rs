@@ -33,7 +33,7 @@ pub struct EventPos {
 /// A constant-pool entry: where its value lies in the chunk, decoded the first time it is
 /// resolved. A report resolves few of a chunk's entries (the threads and addresses of its
 /// events, the stacks of its samples); decoding every entry up front, allocations and all,
-/// was a tenth of a socket recording's instructions.
+/// cost more than the report's reading (docs/perf.md).
 pub struct PoolEntry {
     class: i64,
     /// Offset of the value in the chunk, and the end of its checkpoint event.

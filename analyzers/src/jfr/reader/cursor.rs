@@ -66,14 +66,13 @@ impl<'a> Cursor<'a> {
     }
 
     /// The JFR varint: 7 bits a byte, low first, the 9th byte whole. Read from the
-    /// slice in one go (a bounds-checked `u8()` a byte was a sixth of a socket
-    /// recording's instructions); at the end of the data the cursor stops there, as
+    /// slice in one go (a bounds-checked `u8()` a byte was a large share of a socket
+    /// recording's cost: docs/perf.md); at the end of the data the cursor stops there, as
     /// byte-by-byte reading did.
     #[inline(always)]
     pub fn varint(&mut self) -> DResult<i64> {
         // Most varints end within the next 8 bytes: found and gathered with a few
-        // operations on one load, not a branch a byte (the loop was a fifth of a socket
-        // recording's instructions).
+        // operations on one load, not a branch a byte (docs/perf.md).
         if let Some((w, n)) = self.varint_word() {
             if n == 1 {
                 self.pos += 1;

@@ -67,7 +67,7 @@ impl ChunkHeader {
 
     /// `ticks` × 10⁹ / ticks per second (> 0), clamped to i64: exact in i64 where the
     /// product fits (and trivially at HotSpot's 10⁹ ticks a second), in i128 otherwise.
-    /// The i128 division was 4 % of a socket recording's instructions.
+    /// The i128 division showed in a socket recording's profile (docs/perf.md).
     fn scale(&self, ticks: i64) -> i64 {
         let tps = self.ticks_per_second;
         if tps == 1_000_000_000 {

@@ -99,8 +99,7 @@ impl Decoder<'_> {
     }
 
     /// How [`event_lite`](Self::event_lite) reads each field of `class`, worked out
-    /// once per chunk (the class lookups of every field of every event were a tenth of
-    /// a socket recording's instructions).
+    /// once per chunk, not a class lookup per field of every event (docs/perf.md).
     pub fn lite_plan(&self, class: &Class) -> Vec<LiteStep> {
         class
             .fields
