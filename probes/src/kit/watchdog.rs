@@ -3,6 +3,9 @@
 //! overlapped one measured the stall, not the client, so the kit sets it aside (and says
 //! so). A stall longer than [`LOST_AFTER`] is a broker gone: the kit aborts the sweep with
 //! what was measured, and a clear error, well within 30 s.
+//!
+//! The watchdog must hear a broker again as soon as a fresh client would: its client is
+//! set up for that ([`CLIENT_SETTINGS`]).
 
 use crate::kit::broker::{Broker, Producer};
 use crate::kit::capture::Sink;
@@ -22,6 +25,27 @@ pub const LOST_AFTER: Duration = Duration::from_secs(20);
 /// Stalls shorter than this are noise on a busy machine (one slow Metadata answer).
 pub const STALL_MIN: Duration = Duration::from_secs(2);
 
+/// The watchdog client's settings, on top of the probe's (`-X` still applies last, for
+/// security). librdkafka's defaults are made for clients that must not hammer a broker,
+/// not for one that must notice it is back as soon as anyone could:
+/// - `reconnect.backoff.max.ms` 10000 (default): after a broker restart the client's
+///   reconnect attempts, refused while the broker's JVM starts, back off 0.1, 0.2, 0.4 …
+///   up to 10 s (−25 %/+50 % jitter): the watchdog reconnected up to 15 s after the
+///   broker listened again, while a fresh client connected at once. 1000: at most 1.5 s.
+/// - `socket.timeout.ms` 60000 (default): a request sent to a paused broker waits a minute
+///   on the same connection. 5000 (more than [`ASK_TIMEOUT`], less than a pause worth
+///   reporting): a request unanswered for 5 s times out and, with `socket.max.fails` 1,
+///   the connection is closed and made again, so after a pause the watchdog asks on a
+///   fresh connection, as a fresh client would.
+/// - `socket.connection.setup.timeout.ms` 30000 (default): a connection made while the
+///   broker was paused (the kernel accepts it; ApiVersions waits) would hang for 30 s.
+///   5000, for the same reason.
+pub const CLIENT_SETTINGS: [(&str, &str); 3] = [
+    ("reconnect.backoff.max.ms", "1000"),
+    ("socket.timeout.ms", "5000"),
+    ("socket.connection.setup.timeout.ms", "5000"),
+];
+
 /// A span without an answer, on the watchdog's clock.
 #[derive(Debug, Clone, Copy)]
 pub struct Stall {
@@ -39,6 +63,58 @@ impl Stall {
     }
 }
 
+/// What one tick means: a stall began or ended, the broker is gone, or nothing new.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tick {
+    Same,
+    StallBegan,
+    StallEnded,
+    Lost,
+}
+
+/// The watchdog's judgement, apart from its clock and client: fed whether the request sent
+/// at `asked` was answered, as seen at `now`.
+#[derive(Debug, Default)]
+pub struct Silence {
+    since: Option<Instant>,
+}
+
+impl Silence {
+    pub fn observe(&mut self, answered: bool, asked: Instant, now: Instant) -> Tick {
+        match (answered, self.since) {
+            (false, None) => {
+                self.since = Some(asked);
+                Tick::StallBegan
+            }
+            (false, Some(since)) if now.duration_since(since) >= LOST_AFTER => Tick::Lost,
+            (true, Some(_)) => {
+                self.since = None;
+                Tick::StallEnded
+            }
+            _ => Tick::Same,
+        }
+    }
+}
+
+/// One Metadata request on the watchdog's client: whether the broker answered and listed
+/// at least one broker (a KRaft broker fenced after a pause lists none for a moment).
+pub fn ask(client: &Producer, timeout: Duration) -> bool {
+    client
+        .producer
+        .client()
+        .fetch_metadata(None, timeout)
+        .is_ok_and(|md| !md.brokers().is_empty())
+}
+
+/// The watchdog's own client.
+pub fn client(broker: &Broker) -> Option<Producer> {
+    let settings: Vec<(&str, String)> = CLIENT_SETTINGS
+        .iter()
+        .map(|&(k, v)| (k, v.to_string()))
+        .collect();
+    Producer::new(broker, &settings, Arc::new(Sink::default())).ok()
+}
+
 pub struct Watchdog {
     stop: Arc<AtomicBool>,
     stalls: Arc<Mutex<Vec<Stall>>>,
@@ -52,7 +128,7 @@ impl Watchdog {
         if broker.is_mock() {
             return None;
         }
-        let producer = Producer::new(broker, &[], Arc::new(Sink::default())).ok()?;
+        let producer = client(broker)?;
         let bootstrap = broker.bootstrap().to_string();
         let lost = broker.lost_flag();
         let stop = Arc::new(AtomicBool::new(false));
@@ -61,21 +137,16 @@ impl Watchdog {
         let thread = std::thread::Builder::new()
             .name("kgap-watchdog".into())
             .spawn(move || {
-                let mut silent_since: Option<Instant> = None;
+                let mut silence = Silence::default();
                 while !s.load(Ordering::Acquire) {
                     let t = Instant::now();
-                    let ok = producer
-                        .producer
-                        .client()
-                        .fetch_metadata(None, ASK_TIMEOUT)
-                        .is_ok_and(|md| !md.brokers().is_empty());
+                    let ok = ask(&producer, ASK_TIMEOUT);
                     let now = Instant::now();
-                    match (ok, silent_since) {
-                        (false, None) => {
-                            silent_since = Some(t);
+                    match silence.observe(ok, t, now) {
+                        Tick::StallBegan => {
                             st.lock().expect("stalls").push(Stall { from: t, to: None });
                         }
-                        (false, Some(since)) if now.duration_since(since) >= LOST_AFTER => {
+                        Tick::Lost => {
                             lost.store(true, Ordering::SeqCst);
                             interrupt::abort(format!(
                                 "the broker at {bootstrap} stopped answering: no Metadata answer \
@@ -84,13 +155,12 @@ impl Watchdog {
                             ));
                             return;
                         }
-                        (true, Some(_)) => {
-                            silent_since = None;
+                        Tick::StallEnded => {
                             if let Some(last) = st.lock().expect("stalls").last_mut() {
                                 last.to = Some(now);
                             }
                         }
-                        _ => {}
+                        Tick::Same => {}
                     }
                     let next = t + Duration::from_secs(1);
                     while Instant::now() < next && !s.load(Ordering::Acquire) {
@@ -132,5 +202,29 @@ impl Drop for Watchdog {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn silence_begins_a_stall_ends_it_on_an_answer_and_calls_the_broker_lost_at_its_limit() {
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        let mut s = Silence::default();
+        assert_eq!(s.observe(true, at(0), at(0)), Tick::Same);
+        // The stall is dated from the unanswered request, not from when it timed out.
+        assert_eq!(s.observe(false, at(1), at(2)), Tick::StallBegan);
+        assert_eq!(s.observe(false, at(3), at(4)), Tick::Same);
+        assert_eq!(s.observe(true, at(5), at(5)), Tick::StallEnded);
+        assert_eq!(s.observe(true, at(6), at(6)), Tick::Same);
+        // Silent from 10 s: lost at 10 s + LOST_AFTER, not a tick before.
+        assert_eq!(s.observe(false, at(10), at(11)), Tick::StallBegan);
+        let limit = at(10) + LOST_AFTER;
+        let before = limit - Duration::from_millis(1);
+        assert_eq!(s.observe(false, before, before), Tick::Same);
+        assert_eq!(s.observe(false, limit, limit), Tick::Lost);
     }
 }
