@@ -23,24 +23,14 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use aho_corasick::{AhoCorasick, Input};
 
 use super::analyzer::Analyzer;
-use super::preparse::{preparse_block, PreLine};
+use super::pre_line::PreLine;
+use super::preparse::{preparse_block, Parsed};
 use super::scan::{count_lines, trim_cr, LineSink, ScanSummary};
 use crate::engine::line_blocks::{BlockReader, LineBlock};
 
 /// Whole lines read in one go: `buf[..len]`; `long_head`: not lines but the head of one
 /// line longer than the buffer.
 pub(crate) type Block = LineBlock;
-
-/// A block and what the worker found in it.
-pub(crate) struct Parsed {
-    pub(crate) block: Block,
-    /// The worker read `buf[..covered]` (a line start, or the block's end): a block of
-    /// very many anchored lines is read by the analyzer's thread past that, so the
-    /// results in flight stay bounded ([`MAX_PRE_LINES`](super::preparse::MAX_PRE_LINES)).
-    pub(crate) covered: usize,
-    /// Its anchored lines up to `covered`, in order.
-    pub(crate) pre: Vec<PreLine>,
-}
 
 /// Blocks of the buffer's size, a line that does not fit it with its newline cut to its
 /// head: the lines of [`scan::scan`](super::scan::scan).
