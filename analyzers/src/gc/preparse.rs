@@ -11,8 +11,10 @@ use aho_corasick::{AhoCorasick, Input};
 use super::pause_line::{Forward, PauseReader, Reading};
 use super::pre_line::{Pre, PreLine, SpanEvent};
 use super::scan::{trim_cr, ANCHORS};
+use crate::engine::blocks::chunk_threads::Spare;
+use crate::engine::blocks::line_blocks::LineBlock;
+use crate::engine::blocks::BlockParser;
 use crate::engine::bytes_eq::line_end_and_ascii;
-use crate::engine::line_blocks::LineBlock;
 
 /// Anchored lines pre-parsed per block, at most: a block of 1 MiB holds ~10,000 lines of
 /// a dense `-Xlog:gc` log, but up to 260,000 of a text made of short anchored lines, whose
@@ -54,6 +56,34 @@ pub(crate) struct Parsed {
     pub(crate) covered: usize,
     /// Its anchored lines up to `covered`, in order.
     pub(crate) pre: Vec<PreLine>,
+}
+
+/// The GC log's part of the block front end's parsing threads: a block's anchored lines
+/// found with the anchors' automaton and pre-parsed ([`preparse_block`]).
+pub(crate) struct Preparse<'a> {
+    pub(crate) ac: &'a AhoCorasick,
+}
+
+impl BlockParser for Preparse<'_> {
+    /// Nothing kept from block to block.
+    type Worker = ();
+    type Room = Vec<PreLine>;
+    type Parsed = Parsed;
+
+    #[inline]
+    fn parse(&self, _: &mut (), block: LineBlock, pre: Vec<PreLine>) -> Parsed {
+        preparse_block(block, self.ac, pre)
+    }
+
+    #[inline]
+    fn block(p: &Parsed) -> &LineBlock {
+        &p.block
+    }
+
+    #[inline]
+    fn into_spare(p: Parsed) -> Spare<Vec<PreLine>> {
+        (p.block.buf, p.pre)
+    }
 }
 
 /// What a line `buf[start..end]` says, as far as the line alone tells. The analyzer's
