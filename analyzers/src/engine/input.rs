@@ -121,7 +121,7 @@ impl<'a> Source<'a> {
     ) -> Result<crate::engine::progress::Progress<std::fs::File>, Self> {
         match self {
             Source::File(f)
-                if threads > 0 && crate::engine::file_chunks::chunkable(f.get_ref()) =>
+                if threads > 0 && crate::engine::blocks::file_chunks::chunkable(f.get_ref()) =>
             {
                 Ok(f)
             }

@@ -4,13 +4,11 @@
 //! live here only; each fast path sits beside the plain reference its tests compare it with.
 //! Nothing here knows Kafka: the analyzers read through it and hand typed evidence on.
 
+pub(crate) mod blocks;
 pub(crate) mod bytes_eq;
-pub(crate) mod chunk_threads;
 pub(crate) mod cores;
 pub mod fast_hash;
-pub(crate) mod file_chunks;
 pub mod input;
-pub(crate) mod line_blocks;
 pub(crate) mod line_memo;
 pub(crate) mod newlines;
 pub mod progress;

@@ -6,7 +6,7 @@ use std::io::Write;
 use super::event::{Collector, Event, HeapChange, PauseClass};
 use super::legacy::LegacyAssembler;
 use super::legacy_event::OwnedEvent;
-use super::preparse::HeadToken;
+use super::pre_line::HeadToken;
 use super::report::{round2, Count, GcInputSummary, GcReport, Humongous, Promotion, Stalls};
 use super::series::{Point, Series};
 use super::tally::{bump, bump_index, LastPauseKind, TypeAcc, MAX_KINDS};

@@ -12,10 +12,14 @@
 //! part of a line's handling is done there. With workers the input is read (and gzip
 //! inflated) on a thread of its own. Memory: the blocks in flight (two per worker and one
 //! more), whatever the input's size. A plain file is read in chunks by every thread
-//! instead ([`super::chunked`]), with the same blocks' handling ([`feed`]).
+//! instead ([`drive_file`], through the shared
+//! [`read_file`](crate::engine::blocks::file::read_file)), with the same blocks' handling
+//! ([`feed`]). This file and [`super::preparse`] are the GC log's part of the block front
+//! end ([`crate::engine::blocks`]).
 //!
 //! [`GcLogOptions::every_line`]: super::GcLogOptions::every_line
 
+use std::fs::File;
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
@@ -23,28 +27,40 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use aho_corasick::{AhoCorasick, Input};
 
 use super::analyzer::Analyzer;
-use super::preparse::{preparse_block, PreLine};
+use super::pre_line::PreLine;
+use super::preparse::{preparse_block, Parsed, Preparse};
 use super::scan::{count_lines, trim_cr, LineSink, ScanSummary};
-use crate::engine::line_blocks::{BlockReader, LineBlock};
+use crate::engine::blocks::file::read_file;
+use crate::engine::blocks::line_blocks::{BlockReader, LineBlock};
+use crate::engine::blocks::{read_serial, BlockFeed};
+use crate::engine::progress::Progress;
 
 /// Whole lines read in one go: `buf[..len]`; `long_head`: not lines but the head of one
 /// line longer than the buffer.
 pub(crate) type Block = LineBlock;
 
-/// A block and what the worker found in it.
-pub(crate) struct Parsed {
-    pub(crate) block: Block,
-    /// The worker read `buf[..covered]` (a line start, or the block's end): a block of
-    /// very many anchored lines is read by the analyzer's thread past that, so the
-    /// results in flight stay bounded ([`MAX_PRE_LINES`](super::preparse::MAX_PRE_LINES)).
-    pub(crate) covered: usize,
-    /// Its anchored lines up to `covered`, in order.
-    pub(crate) pre: Vec<PreLine>,
+/// The analyzing thread's part: every parsed block's lines to the analyzer, in order.
+struct Feed<'f, 'o, 'w> {
+    ac: &'f AhoCorasick,
+    /// Lines fed so far.
+    lines: u64,
+    a: &'f mut Analyzer<'o, 'w>,
+}
+
+impl BlockFeed<Preparse<'_>> for Feed<'_, '_, '_> {
+    #[inline]
+    fn feed(&mut self, p: &Parsed) {
+        feed(p, self.ac, &mut self.lines, self.a);
+    }
+
+    fn worker(&mut self) {}
+
+    fn retire(&mut self, (): ()) {}
 }
 
 /// Blocks of the buffer's size, a line that does not fit it with its newline cut to its
 /// head: the lines of [`scan::scan`](super::scan::scan).
-pub(super) fn block_reader<R: Read>(input: R, buffer_bytes: usize) -> BlockReader<R> {
+fn block_reader<R: Read>(input: R, buffer_bytes: usize) -> BlockReader<R> {
     let cap = buffer_bytes.max(64);
     BlockReader::new(input, cap, cap)
 }
@@ -71,19 +87,13 @@ pub(crate) fn drive(
     workers: usize,
     a: &mut Analyzer<'_, '_>,
 ) -> io::Result<ScanSummary> {
-    let mut lines = 0u64;
     if workers == 0 {
         let mut reader = block_reader(input, buffer_bytes);
-        let mut spare = Vec::new();
-        let mut pre = Vec::new();
-        while let Some(block) = reader.next_block(std::mem::take(&mut spare))? {
-            let parsed = preparse_block(block, ac, std::mem::take(&mut pre));
-            feed(&parsed, ac, &mut lines, a);
-            spare = parsed.block.buf;
-            pre = parsed.pre;
-        }
-        return Ok(summary(&reader, lines));
+        let mut to = Feed { ac, lines: 0, a };
+        read_serial(&mut reader, &Preparse { ac }, &mut (), &mut to)?;
+        return Ok(summary(&reader, to.lines));
     }
+    let mut lines = 0u64;
     // Parser threads in use: all of them while the analyzer's thread has little to do
     // per block (a `gc*` log: most lines are phases the search skips), one fewer while it
     // has as much as a parser (a dense `-Xlog:gc` log, every line a pause to account):
@@ -165,9 +175,33 @@ pub(crate) fn drive(
     Ok(ScanSummary { lines, ..sum })
 }
 
+/// Read the plain file `file` on `workers` (≥ 1) threads, this one among them, and feed
+/// the analyzer in input order.
+pub(crate) fn drive_file(
+    progress: Progress<File>,
+    ac: &AhoCorasick,
+    buffer_bytes: usize,
+    workers: usize,
+    a: &mut Analyzer<'_, '_>,
+) -> io::Result<ScanSummary> {
+    // The stream front end's blocks: a line that does not fit the buffer with its
+    // newline is cut to its head.
+    let cap = buffer_bytes.max(64);
+    let mut to = Feed { ac, lines: 0, a };
+    let states = vec![(); workers.max(1)];
+    let read = read_file(progress, cap, cap, &Preparse { ac }, states, &mut to)?;
+    Ok(ScanSummary {
+        bytes: read.bytes,
+        lines: to.lines,
+        lines_truncated: read.lines_truncated,
+        first_nul: read.first_nul,
+        unterminated_last_line: read.unterminated_last_line,
+    })
+}
+
 /// Feed one parsed block to the analyzer: the lines the line scan would hand out, with
 /// the same numbers. `lines` counts the lines before the block, and after it on return.
-pub(super) fn feed(p: &Parsed, ac: &AhoCorasick, lines: &mut u64, a: &mut Analyzer<'_, '_>) {
+fn feed(p: &Parsed, ac: &AhoCorasick, lines: &mut u64, a: &mut Analyzer<'_, '_>) {
     let buf = &p.block.buf[..p.block.len];
     let base = *lines;
     if p.block.long_head {

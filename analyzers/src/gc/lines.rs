@@ -4,7 +4,7 @@
 use super::analyzer::{Analyzer, Clock};
 use super::legacy::LegacyStamp;
 use super::legacy_event::OwnedEvent;
-use super::preparse::{Pre, PreLine, Span, SpanEvent};
+use super::pre_line::{Pre, PreLine, Span, SpanEvent};
 use super::{scan, shipper, unified};
 
 impl Analyzer<'_, '_> {

@@ -23,7 +23,6 @@
 
 mod analyzer;
 mod blocks;
-mod chunked;
 mod diagnose;
 pub(crate) mod event;
 pub mod files;
@@ -31,7 +30,10 @@ mod legacy;
 mod legacy_event;
 mod lines;
 mod pause_dist;
+mod pause_lead;
 mod pause_line;
+mod pause_numbers;
+mod pre_line;
 mod preparse;
 mod render;
 mod report;
@@ -131,7 +133,7 @@ pub fn analyze_gc_logs<'a, 'w>(
         let threads = opts.threads.unwrap_or(0);
         let reader = match input.reader.chunked(threads) {
             Ok(file) => {
-                let s = chunked::drive_file(file, &ac, opts.buffer_bytes, threads, &mut a)
+                let s = blocks::drive_file(file, &ac, opts.buffer_bytes, threads, &mut a)
                     .map_err(AnalyzeError::Read)?;
                 a.end_of_file(&s);
                 continue;

@@ -22,6 +22,7 @@
 //! assert!(matches!(rec.event, Event::Received { api: "Produce", corr_id: 4, .. }));
 //! ```
 
+mod body;
 mod event;
 mod raw;
 pub mod requests;
@@ -32,7 +33,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
-pub(crate) use event::{corr_id_tail_at, CorrIdTail};
+pub(crate) use body::{corr_id_tail_at, CorrIdTail};
 pub use event::{Event, EventOf};
 #[cfg(test)]
 pub(crate) use raw::stamp_and_facility as raw_stamp_and_facility;
@@ -78,7 +79,7 @@ impl RecordFinder {
     pub fn new() -> Self {
         let anchors = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostFirst)
-            .build(event::ANCHORS)
+            .build(body::ANCHORS)
             .expect("static anchor set builds");
         RecordFinder {
             anchors,
@@ -97,7 +98,7 @@ impl RecordFinder {
         let from = from.min(line.len());
         for m in self.anchors.find_iter(&line[from..]) {
             let at = from + m.start();
-            if let Some(parsed) = event::parse_at(line, m.pattern().as_usize(), at) {
+            if let Some(parsed) = body::parse_at(line, m.pattern().as_usize(), at) {
                 if parsed.start < from {
                     continue;
                 }
@@ -130,7 +131,7 @@ impl RecordFinder {
     }
 
     /// Add what surrounds the body: thread, broker, time, facility, client.
-    fn dress<'a>(&self, line: &'a [u8], from: usize, parsed: event::Parsed<'a>) -> Record<'a> {
+    fn dress<'a>(&self, line: &'a [u8], from: usize, parsed: body::Parsed<'a>) -> Record<'a> {
         let seg = &line[from..parsed.start];
         let mut thread = None;
         let mut broker = None;

@@ -12,7 +12,7 @@
 
 use std::ops::Range;
 
-use super::event;
+use super::body;
 use super::timestamp::{stamp_end, Timestamp, TimestampSource};
 use super::{is_broker_name, thread_end, Record};
 use crate::engine::bytes_eq::{find_byte, starts_with_bytes};
@@ -142,7 +142,7 @@ fn head(line: &[u8]) -> Option<Head> {
 /// The record a head starts: `None` when the body is not one the analyzers know.
 /// `ascii`: the head is known to be ASCII (else it is checked).
 fn record(line: &[u8], h: Head, ascii: bool) -> Option<Record<'_>> {
-    let parsed = event::parse_body(line, h.body_at)?;
+    let parsed = body::parse_body(line, h.body_at)?;
     // One UTF-8 check for the whole head; every field is an ASCII-delimited slice
     // of it. The head is nearly always ASCII, which is checked a word at a time.
     let bytes = &line[..h.body_at];

@@ -419,7 +419,7 @@ fn json_slashes_are_unescaped() {
 }
 
 /// The raw path parses a `<topic> [<p>]: ` prefix forward and hands it to the body
-/// parser ([`event::parse_body`]); the anchor path finds it backward from the anchor.
+/// parser ([`body::parse_body`]); the anchor path finds it backward from the anchor.
 /// Both must give the same record, also for a partition of more than 10 digits (the
 /// backward reader's limit, where the forward one defers to it).
 #[test]
@@ -437,11 +437,11 @@ fn a_topic_prefix_parsed_forward_is_the_one_found_backward() {
         for head in ["127.0.0.1:9092/1: ", ""] {
             let line = format!("{head}{body}");
             let at = head.len();
-            let pattern = event::ANCHORS.iter().position(|a| *a == anchor).unwrap();
+            let pattern = body::ANCHORS.iter().position(|a| *a == anchor).unwrap();
             let anchor_at = at + body.find(anchor).unwrap();
-            let forward = event::parse_body(line.as_bytes(), at)
+            let forward = body::parse_body(line.as_bytes(), at)
                 .map(|p| format!("{:?} {} {}", p.event, p.start, p.end));
-            let backward = event::parse_at(line.as_bytes(), pattern, anchor_at)
+            let backward = body::parse_at(line.as_bytes(), pattern, anchor_at)
                 .map(|p| format!("{:?} {} {}", p.event, p.start, p.end));
             assert_eq!(forward, backward, "{line}");
             // An 11-digit partition: no MessageSet record; a broker-level backoff.

@@ -4,8 +4,8 @@
 
 use std::io::{self, Read};
 
+use crate::engine::blocks::line_blocks;
 use crate::engine::input::InputSummary;
-use crate::engine::line_blocks;
 use crate::vocab::error::AnalyzeError;
 
 /// Bytes per block (more when a line is longer, up to the line cap).
@@ -17,7 +17,7 @@ pub(super) type Block = line_blocks::LineBlock;
 /// Reads an input into blocks of whole lines ([`line_blocks::BlockReader`]), with what the
 /// report says of the input (gzip, a cut gzip stream).
 pub(super) struct BlockReader<R> {
-    lines: line_blocks::BlockReader<R>,
+    pub(super) lines: line_blocks::BlockReader<R>,
     gzip: bool,
     cut: crate::engine::input::GzipCut,
 }

@@ -9,9 +9,14 @@
 //! (the body anchors, [`RecordFinder::anchor_at`]) over the whole block: a line without
 //! an anchor cannot hold a record (every parser starts at one; unescaping `\/` cannot
 //! make one, none holds a `/`), so it is only counted. Blocks are parsed on all cores
-//! (a plain file's chunks read by the threads that parse them: [`chunked`]);
-//! records cross threads as byte spans into their block, so nothing is allocated per
-//! record. Memory stays bounded: a few blocks in flight.
+//! (a plain file's chunks read by the threads that parse them:
+//! [`read_file`](crate::engine::blocks::file::read_file)); records cross threads as byte
+//! spans into their block, so nothing is allocated per record. Memory stays bounded: a
+//! few blocks in flight.
+//!
+//! This folder is the librdkafka logs' part of the block front end every line-oriented
+//! log shares ([`crate::engine::blocks`]): the records' parse ([`Records`], [`parse`]) and
+//! feed ([`Feed`]), and how a stream is handed to parser threads ([`drive`]).
 //!
 //! The lines are those of [`LineReader`](crate::engine::input::LineReader), byte for byte: `\r`
 //! trimmed, a line of `max_line` bytes or more cut to its head (and counted), the last
@@ -20,9 +25,13 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
+use std::marker::PhantomData;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
+use crate::engine::blocks::file::read_file;
+use crate::engine::blocks::line_blocks::LineBlock;
+use crate::engine::blocks::{read_serial, BlockFeed, BlockParser};
 use crate::engine::input::{for_each_line, Input, InputSummary, Source, DEFAULT_MAX_LINE_BYTES};
 use crate::librdkafka::{
     raw_stderr_record, unescape_json_slashes, EventOf, Record, RecordFinder, Timestamp,
@@ -31,10 +40,9 @@ use crate::vocab::error::AnalyzeError;
 use crate::vocab::timeline::{Row, Timeline};
 
 mod blocks;
-mod chunked;
 mod parse;
 
-use blocks::{Block, BlockReader};
+use blocks::{Block, BlockReader, BLOCK_BYTES};
 use parse::{parse_block, LineParser, Span, SpanRecord};
 
 /// What the analyzers implement to be driven line by line.
@@ -234,13 +242,92 @@ impl Parsed {
     }
 }
 
+/// The librdkafka logs' part of the block front end's parsing threads: a block's lines
+/// into records ([`parse_block`]), spans into the block.
+struct Records<'f, T>(PhantomData<(&'f RecordFinder, fn() -> T)>);
+
+impl<T> Records<'_, T> {
+    fn new() -> Self {
+        Records(PhantomData)
+    }
+}
+
+/// What a parsing thread keeps: the finder it searches with, its memos, its tally.
+struct Worker<'f, T> {
+    finder: &'f RecordFinder,
+    parser: LineParser,
+    tally: T,
+}
+
+impl<'f, T: Tally> Worker<'f, T> {
+    fn new(finder: &'f RecordFinder, tally: T) -> Self {
+        Worker {
+            finder,
+            parser: LineParser::default(),
+            tally,
+        }
+    }
+}
+
+impl<'f, T: Tally> BlockParser for Records<'f, T> {
+    type Worker = Worker<'f, T>;
+    type Room = Vec<SpanRecord>;
+    type Parsed = Parsed;
+
+    #[inline]
+    fn parse(&self, w: &mut Worker<'f, T>, block: LineBlock, records: Vec<SpanRecord>) -> Parsed {
+        parse_block(block, w.finder, &mut w.parser, &mut w.tally, records)
+    }
+
+    #[inline]
+    fn block(p: &Parsed) -> &LineBlock {
+        &p.block
+    }
+
+    #[inline]
+    fn into_spare(p: Parsed) -> Spare {
+        (p.block.buf, p.records)
+    }
+
+    #[inline]
+    fn pooled((buf, mut records): Spare) -> Spare {
+        if records.capacity() > MAX_SPARE_RECORDS {
+            records = Vec::new(); // a block of tiny records: do not keep its room
+        }
+        (buf, records)
+    }
+}
+
+/// The analyzing thread's part: every parsed block's records to the sink, in order.
+struct Feed<'s, S> {
+    sink: &'s mut S,
+    /// Lines fed so far.
+    lines: u64,
+}
+
+impl<'f, S: RecordSink> BlockFeed<Records<'f, S::Tally>> for Feed<'_, S> {
+    #[inline]
+    fn feed(&mut self, p: &Parsed) {
+        feed(p, self.lines, self.sink);
+        self.lines += p.lines;
+    }
+
+    fn worker(&mut self) -> Worker<'f, S::Tally> {
+        Worker::new(shared_finder(), self.sink.tally())
+    }
+
+    fn retire(&mut self, w: Worker<'f, S::Tally>) {
+        self.sink.merge(w.tally);
+    }
+}
+
 /// Worker threads to use: one per core (the reader and the analyzer's thread mostly wait).
 pub(crate) fn default_workers() -> usize {
     crate::engine::cores::available()
 }
 
 /// Read `input` (gzip detected) and feed every line's records to `sink` in order:
-/// a plain regular file read in chunks by `workers` parser threads ([`chunked`]), any
+/// a plain regular file read in chunks by `workers` parser threads ([`read_file`]), any
 /// other input through [`drive`].
 pub(crate) fn drive_source<S: RecordSink>(
     input: Source<'_>,
@@ -252,7 +339,30 @@ pub(crate) fn drive_source<S: RecordSink>(
         Ok(file) => {
             // Spans are u32 offsets into a block: keep a block under 4 GiB.
             let max_line = max_line.clamp(1, 1 << 30);
-            chunked::drive_file(file, max_line, workers, sink)
+            let finders: Vec<RecordFinder> =
+                (0..workers.max(1)).map(|_| RecordFinder::new()).collect();
+            let states = finders
+                .iter()
+                .map(|finder| Worker::new(finder, sink.tally()))
+                .collect();
+            let mut to = Feed { sink, lines: 0 };
+            let read = read_file(
+                file,
+                BLOCK_BYTES,
+                max_line,
+                &Records::new(),
+                states,
+                &mut to,
+            )
+            .map_err(AnalyzeError::Read)?;
+            Ok(InputSummary {
+                bytes_read: read.bytes,
+                gzip: false,
+                lines_truncated: read.lines_truncated,
+                binary_at_offset: read.first_nul,
+                unterminated_last_line: read.unterminated_last_line,
+                gzip_cut: None,
+            })
         }
         Err(stream) => drive(stream, max_line, workers, sink),
     }
@@ -274,25 +384,13 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
     let mut reader = BlockReader::new(input, gzip, cut, max_line);
     if workers == 0 {
         let finder = RecordFinder::new();
-        let mut parser = LineParser::default();
-        let mut tally = sink.tally();
-        let mut spare = Vec::new();
-        let mut spare_records = Vec::new();
-        let mut lines = 0u64;
-        loop {
-            let block = match reader.next_block(std::mem::take(&mut spare)) {
-                Ok(Some(b)) => b,
-                Ok(None) => break,
-                Err(e) => return Err(reader.error(e)),
-            };
-            let records = std::mem::take(&mut spare_records);
-            let parsed = parse_block(block, &finder, &mut parser, &mut tally, records);
-            feed(&parsed, lines, sink);
-            lines += parsed.lines;
-            spare = parsed.block.buf;
-            spare_records = parsed.records;
+        let mut worker = Worker::new(&finder, sink.tally());
+        let mut to = Feed { sink, lines: 0 };
+        let read = read_serial(&mut reader.lines, &Records::new(), &mut worker, &mut to);
+        if let Err(e) = read {
+            return Err(reader.error(e));
         }
-        sink.merge(tally);
+        to.retire(worker);
         return Ok(reader.summary());
     }
     std::thread::scope(|scope| {
@@ -345,21 +443,21 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
 fn parse_blocks<T: Tally>(
     rx: Arc<Mutex<Receiver<(Block, Vec<SpanRecord>)>>>,
     tx: SyncSender<Parsed>,
-    mut tally: T,
+    tally: T,
 ) -> T {
     let finder = RecordFinder::new();
-    let mut parser = LineParser::default();
+    let mut worker = Worker::new(&finder, tally);
     loop {
         let next = rx
             .lock()
             .expect("no worker panics holding the queue")
             .recv();
         let Ok((block, records)) = next else {
-            return tally;
+            return worker.tally;
         };
-        let parsed = parse_block(block, &finder, &mut parser, &mut tally, records);
+        let parsed = Records::new().parse(&mut worker, block, records);
         if tx.send(parsed).is_err() {
-            return tally;
+            return worker.tally;
         }
     }
 }
@@ -374,11 +472,8 @@ fn feed_in_order<S: RecordSink>(rx: Receiver<Parsed>, sink: &mut S, spare: SyncS
             feed(&p, lines, sink);
             lines += p.lines;
             next += 1;
-            let mut records = p.records;
-            if records.capacity() > MAX_SPARE_RECORDS {
-                records = Vec::new(); // a block of tiny records: do not keep its room
-            }
-            let _ = spare.try_send((p.block.buf, records)); // a full pool just drops them
+            let kept = Records::<S::Tally>::pooled(Records::<S::Tally>::into_spare(p));
+            let _ = spare.try_send(kept); // a full pool just drops them
         }
     }
 }

@@ -20,7 +20,7 @@ use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::engine::line_blocks::LineBlock;
+use crate::engine::blocks::line_blocks::LineBlock;
 
 /// Bytes read at a time when looking for a newline outside a chunk's body.
 const PROBE_BYTES: usize = 16 << 10;
@@ -202,7 +202,7 @@ impl FileChunks {
         })
     }
 
-    /// The bytes `start..end` as a reader (for a [`BlockReader`](crate::engine::line_blocks::BlockReader)).
+    /// The bytes `start..end` as a reader (for a [`BlockReader`](crate::engine::blocks::line_blocks::BlockReader)).
     pub(crate) fn range(&self, start: u64, end: u64) -> Range<'_> {
         Range {
             chunks: self,
@@ -231,7 +231,7 @@ impl Read for Range<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::line_blocks::BlockReader;
+    use crate::engine::blocks::line_blocks::BlockReader;
     use std::io::Write;
 
     /// The lines `(text, long_head)` of blocks, as `BlockReader` cuts them, and the

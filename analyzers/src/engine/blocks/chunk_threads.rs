@@ -19,8 +19,8 @@ use std::io;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Condvar, Mutex};
 
-use crate::engine::file_chunks::{Chunk, FileChunks};
-use crate::engine::line_blocks::LineBlock;
+use crate::engine::blocks::file_chunks::{Chunk, FileChunks};
+use crate::engine::blocks::line_blocks::LineBlock;
 
 /// A block's buffer and its results' room, reused from chunk to chunk.
 pub(crate) type Spare<X> = (Vec<u8>, X);
