@@ -5,8 +5,9 @@ use serde::Serialize;
 
 use super::diagnose::{diagnose_error_backoff, diagnose_queue_backoff};
 use super::model::{FetchLogReport, FetcherStats, PartitionFetch, ReasonCount};
+use super::options::FetchLogOptions;
 use super::reasons::count_reason;
-use super::{FetchLogOptions, DEFAULT_FETCH_WAIT_MAX_MS, MAX_PARTITIONS};
+use super::thresholds::{DEFAULT_FETCH_WAIT_MAX_MS, MAX_PARTITIONS};
 use crate::engine::bytes_eq::{same_bytes, same_opt_bytes};
 use crate::engine::fast_hash::FastMap;
 use crate::engine::input::InputSummary;

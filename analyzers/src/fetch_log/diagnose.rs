@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::model::{FetcherStats, PartitionFetch, ReasonCount};
 use super::reasons::count_reason;
-use super::QUEUE_BACKOFF_FRACTION_THRESHOLD;
+use super::thresholds::QUEUE_BACKOFF_FRACTION_THRESHOLD;
 use crate::vocab::report::{round3, Diagnosis, Examples, Window};
 
 pub(super) fn diagnose_queue_backoff(

@@ -27,8 +27,10 @@
 mod analyzer;
 mod diagnose;
 mod model;
+mod options;
 mod reasons;
 mod render;
+mod thresholds;
 
 use std::io::{Read, Write};
 
@@ -39,32 +41,8 @@ use crate::vocab::error::AnalyzeError;
 
 pub use analyzer::FetchLogAnalyzer;
 pub use model::{DecideCounts, FetchLogReport, FetcherStats, PartitionFetch, ReasonCount};
-
-/// Most partitions tracked; hostile input with endless topic names is pooled
-/// into the last one (and said so in `warnings`).
-pub const MAX_PARTITIONS: usize = 100_000;
-
-/// librdkafka's default `fetch.wait.max.ms`.
-pub const DEFAULT_FETCH_WAIT_MAX_MS: u64 = 500;
-
-/// Share of the window a partition must spend backed off on a full queue before
-/// `fetch-queue-backoff` is reported.
-pub const QUEUE_BACKOFF_FRACTION_THRESHOLD: f64 = 0.05;
-
-/// How to read the log. `Default` reads everything with librdkafka's defaults.
-#[derive(Debug, Clone, Default)]
-pub struct FetchLogOptions {
-    /// Ignore records timed before this (epoch seconds, or the log's own clock for
-    /// time-only wrapper stamps). Records without a time are kept.
-    pub window_start: Option<f64>,
-    /// Ignore records timed after this.
-    pub window_end: Option<f64>,
-    /// The consumer's `fetch.wait.max.ms` (default 500): an empty fetch that took at
-    /// least 90% of it was held by the broker waiting for data.
-    pub fetch_wait_max_ms: Option<u64>,
-    /// Longest line analysed whole (default 1 MiB); longer lines are cut.
-    pub max_line_bytes: Option<usize>,
-}
+pub use options::FetchLogOptions;
+pub use thresholds::{DEFAULT_FETCH_WAIT_MAX_MS, MAX_PARTITIONS, QUEUE_BACKOFF_FRACTION_THRESHOLD};
 
 /// Analyse a librdkafka debug log (any wrapper, gzip or plain) for fetch backoffs.
 pub fn analyze_fetch_log<R: Read>(

@@ -13,9 +13,9 @@
 //! the consumer's limit cannot tell.
 
 use super::consumer_allocation_pattern::{load_warning, pipeline_limit_check, COPYING_MIN_ALLOCS};
+use super::finding::{direct, Finding, Reproduce, Side};
 use super::reps::{check_at_least, check_every_rep, Reps};
 use super::verdict::{Check, Verdict};
-use super::{direct, Finding, Reproduce, Side};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 

@@ -11,9 +11,9 @@
 //! next (librdkafka's broker thread) is its own finding,
 //! [`super::librdkafka_broker_thread_limit`].
 
+use super::finding::{direct, indirect, Finding, Reproduce, Side};
 use super::reps::{check_at_least, Reps, MIN_REPS};
 use super::verdict::{Check, Verdict};
-use super::{direct, indirect, Finding, Reproduce, Side};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 

@@ -9,9 +9,9 @@
 //! the fixed wrapper under a millisecond; where poll() itself is above a millisecond, the
 //! machine's transport is the floor and the rule says CANNOT TELL.
 
+use super::finding::{direct, Finding, Reproduce, Side};
 use super::reps::{check_every_rep, Reps, MIN_REPS};
 use super::verdict::{Check, CheckState, Verdict};
-use super::{direct, Finding, Reproduce, Side};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 

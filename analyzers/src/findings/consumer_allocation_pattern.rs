@@ -13,9 +13,9 @@
 //! most of the window waiting for librdkafka to hand them records: a slow broker, a loaded
 //! machine) cannot show a faster pipeline: CANNOT TELL, with the measured busy share.
 
+use super::finding::{direct, indirect, Finding, Reproduce, Side};
 use super::reps::{check_at_least, check_every_rep, Reps};
 use super::verdict::{Check, Verdict};
-use super::{direct, indirect, Finding, Reproduce, Side};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 

@@ -7,9 +7,9 @@
 //! own rate really lower at librdkafka's best (one sweep cannot show parity of clients that
 //! were never at their best).
 
+use super::finding::{direct, Finding, Reproduce, Side};
 use super::reps::{check_at_least, check_within, Reps, MIN_REPS};
 use super::verdict::{Check, Verdict};
-use super::{direct, Finding, Reproduce, Side};
 use crate::vocab::svg::bytes_label;
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};

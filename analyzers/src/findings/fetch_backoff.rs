@@ -6,9 +6,9 @@
 //! the rest of the backoff. The rule asks for all three: the Queue-full backoffs and the
 //! idle time at the slow setting in every rep, and a real speed-up at the fast one.
 
+use super::finding::{direct, indirect, Finding, Reproduce, Side};
 use super::reps::{check_at_least, check_every_rep, Reps};
 use super::verdict::{CheckState, Verdict};
-use super::{direct, indirect, Finding, Reproduce, Side};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 

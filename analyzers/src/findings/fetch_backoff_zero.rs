@@ -8,9 +8,9 @@
 //! re-checks the answer is CANNOT TELL (the post's cause was a guess, and the rate alone
 //! does not name it).
 
+use super::finding::{direct, Finding, Reproduce, Side};
 use super::reps::{check_at_least, Reps, MIN_REPS};
 use super::verdict::{Check, Verdict};
-use super::{direct, Finding, Reproduce, Side};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 

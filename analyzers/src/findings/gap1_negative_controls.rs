@@ -10,9 +10,9 @@
 //! thread near a full core in any control run: a client that is neither CPU-bound nor held by
 //! its window is waiting on the broker.
 
+use super::finding::{direct, Finding, Reproduce, Side};
 use super::reps::{check_every_rep, check_within, Reps, MIN_REPS};
 use super::verdict::{Check, Verdict};
-use super::{direct, Finding, Reproduce, Side};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 

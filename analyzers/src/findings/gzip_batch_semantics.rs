@@ -11,11 +11,11 @@
 //! Java's half of the post's claim (what closes a Java batch) is its own finding:
 //! [`super::java_gzip_batch_closing`].
 
+use super::finding::{direct, indirect, Finding, Reproduce, Side};
 use super::reps::{
     apart, check_at_least, check_every_rep, ratio, Apart, Reps, MIN_REPS, MORE_REPS_HINT,
 };
 use super::verdict::{Check, CheckState, Verdict};
-use super::{direct, indirect, Finding, Reproduce, Side};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 

@@ -13,9 +13,9 @@
 //! busy, the answer is CANNOT TELL with the measured reason.
 
 use super::batch_consume::{check_thread_limit, ThreadLimit, SATURATED_CORES};
+use super::finding::{direct, Finding, Reproduce, Side};
 use super::reps::{apart, check_at_least, Apart, Reps};
 use super::verdict::{Check, CheckState, Verdict};
-use super::{direct, Finding, Reproduce, Side};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 

@@ -13,9 +13,9 @@
 //! consumer was held back from outside and the rule says CANNOT TELL with the cores.
 
 use super::batch_consume::{check_thread_limit, ThreadLimit, SATURATED_CORES};
+use super::finding::{direct, Finding, Reproduce, Side};
 use super::reps::{check_at_least, check_within, Reps, MIN_REPS};
 use super::verdict::{Check, CheckState, Verdict};
-use super::{direct, Finding, Reproduce, Side};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 

@@ -9,9 +9,9 @@
 //! reps, at the post's instance count scaled to this machine (K = the cores, as its K=16 was
 //! its 16 vCPUs).
 
+use super::finding::{direct, indirect, Finding, Reproduce, Side};
 use super::reps::{Reps, MIN_REPS, MORE_REPS_HINT};
 use super::verdict::{Check, Verdict};
-use super::{direct, indirect, Finding, Reproduce, Side};
 use crate::gc::GcReport;
 use crate::vocab::svg::bytes_label;
 use crate::vocab::units;

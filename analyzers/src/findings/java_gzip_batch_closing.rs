@@ -9,10 +9,10 @@
 //! as sent against the largest's, and its input against its batch.size. Judged only when the
 //! Java client ran (`--client both`): without it the rule says CANNOT TELL, never HOLDS.
 
+use super::finding::{direct, Finding, Reproduce, Side};
 use super::gzip_batch_semantics::{check_follows, MIN_BATCH_SIZE_SPREAD};
 use super::reps::{check_every_rep, Reps};
 use super::verdict::{CheckState, Verdict};
-use super::{direct, Finding, Reproduce, Side};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 

@@ -16,9 +16,9 @@
 //!   or both) recovers part of the fall.
 
 use super::each_at_best::{behind_machine_gate, check_not_machine_bound};
+use super::finding::{direct, Finding, Reproduce, Side};
 use super::reps::{check_at_least, Reps};
 use super::verdict::{Check, Verdict};
-use super::{direct, Finding, Reproduce, Side};
 use crate::vocab::svg::bytes_label;
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};

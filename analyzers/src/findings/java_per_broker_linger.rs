@@ -10,9 +10,9 @@
 //! linger.ms=0 baseline at the same rate, between 0.3 and 0.7 of linger.ms. It is judged only
 //! when the Java client ran.
 
+use super::finding::{direct, Finding, Reproduce, Side};
 use super::per_partition_linger::{holds_sentence, linger_checks, Evidence};
 use super::verdict::Verdict;
-use super::{direct, Finding, Reproduce, Side};
 use crate::vocab::units;
 
 /// The wait linger adds, as a share of linger.ms: about half (the post: 2.8 ms at 5 ms

@@ -9,10 +9,10 @@
 //! the fixed buffer, larger with -1, the poll thread near a core, and the throughput change
 //! the post saw, compared the post's way.
 
+use super::finding::{direct, indirect, Finding, Reproduce, Side, Source, Strength};
 use super::java_send_buffer::throughput_change;
 use super::reps::{check_at_least, check_every_rep, Reps, MORE_REPS_HINT};
 use super::verdict::{Check, Verdict};
-use super::{direct, indirect, Finding, Reproduce, Side, Source, Strength};
 use crate::vocab::svg::bytes_label;
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
@@ -94,7 +94,7 @@ fn check_poll_thread(p: &ReadPair) -> Check {
         units::cores,
     );
     match c.state {
-        super::CheckState::Failed => Check::undecided(
+        super::verdict::CheckState::Failed => Check::undecided(
             condition,
             format!(
                 "{}: the poll thread was not the limit here, so the one-core ceiling cannot \

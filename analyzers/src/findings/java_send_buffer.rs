@@ -10,9 +10,9 @@
 //! several writes), the larger writes with -1, and the throughput change the post saw,
 //! compared the post's way: a change the other way is reported as such.
 
+use super::finding::{direct, indirect, Finding, Reproduce, Side, Source, Strength};
 use super::reps::{check_at_least, check_every_rep, Reps, MIN_REPS};
 use super::verdict::{Check, Verdict};
-use super::{direct, indirect, Finding, Reproduce, Side, Source, Strength};
 use crate::vocab::svg::bytes_label;
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};

@@ -14,9 +14,9 @@
 //! librdkafka only) it says CANNOT TELL too.
 
 use super::batch_consume::{check_thread_limit, ThreadLimit, SATURATED_CORES};
+use super::finding::{direct, indirect, Finding, Reproduce, Side};
 use super::reps::{check_at_least, check_every_rep, Reps};
 use super::verdict::{Check, CheckState, Verdict};
-use super::{direct, indirect, Finding, Reproduce, Side};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 

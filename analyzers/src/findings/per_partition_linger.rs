@@ -13,9 +13,9 @@
 //! [`super::java_per_broker_linger`], judged from the Java client's rows by the same checks
 //! with its own band.
 
+use super::finding::{direct, indirect, Finding, Reproduce, Side};
 use super::reps::{check_at_least, check_every_rep, Reps, MIN_REPS};
 use super::verdict::{Check, CheckState, Verdict};
-use super::{direct, indirect, Finding, Reproduce, Side};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 

@@ -6,7 +6,7 @@
 //! verdicts are the catalogue's own [`Verdict`]s. Field names are snake_case with units in
 //! the name (`_ms`, `_bytes`, `_per_s`).
 
-use crate::findings::Verdict;
+use crate::findings::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -268,7 +268,7 @@ pub fn summarize(runs: &[Value]) -> (Map<String, Value>, Map<String, Value>, Map
             continue;
         }
         let all_int = runs.iter().all(|r| r[key].is_u64() || r[key].is_i64());
-        let reps = crate::findings::Reps::new(xs);
+        let reps = crate::findings::reps::Reps::new(xs);
         let (Some(m), Some(mn), Some(mx)) = (reps.median(), reps.min(), reps.max()) else {
             continue;
         };
@@ -288,7 +288,7 @@ pub fn summarize(runs: &[Value]) -> (Map<String, Value>, Map<String, Value>, Map
         let mut threads: Vec<(String, f64)> = names
             .into_iter()
             .map(|n| {
-                let cores = crate::findings::Reps::new(runs.iter().map(|r| {
+                let cores = crate::findings::reps::Reps::new(runs.iter().map(|r| {
                     threads_of(r)
                         .find(|t| t.get("name").and_then(Value::as_str) == Some(&n))
                         .and_then(|t| t.get("cores").and_then(Value::as_f64))

@@ -8,9 +8,9 @@
 //! (Queue-full backoffs and idle 100 ms slots) and the raised setting's idle share of the
 //! window at most half the default's (medians).
 
+use super::finding::{direct, Finding, Reproduce, Side};
 use super::reps::{check_at_least, check_every_rep, Reps, MIN_REPS};
 use super::verdict::{Check, Verdict};
-use super::{direct, Finding, Reproduce, Side};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 

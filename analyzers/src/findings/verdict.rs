@@ -133,7 +133,7 @@ impl Verdict {
     /// HOLDS carries (the mechanism, in the post's terms); the other outcomes take the
     /// first check that failed or could not be decided.
     pub fn from_checks(
-        finding: &super::Finding,
+        finding: &super::finding::Finding,
         checks: Vec<Check>,
         evidence: &impl Serialize,
         holds_reason: impl FnOnce() -> String,
@@ -168,7 +168,7 @@ impl Verdict {
     }
 
     /// A verdict that cannot be reached at all (nothing was measured).
-    pub fn cannot_tell(finding: &super::Finding, reason: impl Into<String>) -> Verdict {
+    pub fn cannot_tell(finding: &super::finding::Finding, reason: impl Into<String>) -> Verdict {
         Verdict {
             finding: finding.id.to_string(),
             outcome: Outcome::CannotTell,

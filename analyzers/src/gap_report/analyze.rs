@@ -3,8 +3,10 @@
 use std::io::BufReader;
 use std::path::Path;
 
+use super::options::Options;
+use super::outcome::{chart_name, open, signal, Outcome};
+use super::report::{Chart, SignalWindow};
 use super::sniff::{self, Kind};
-use super::{chart_name, open, signal, Chart, Options, Outcome, SignalWindow};
 use crate::engine::input::{Input, Source, DEFAULT_MAX_LINE_BYTES};
 use crate::fetch_log::{FetchLogAnalyzer, FetchLogOptions};
 use crate::gc::{analyze_gc_logs, GcInput, GcLogOptions};
@@ -20,7 +22,7 @@ use crate::vocab::timeline::Collected;
 
 /// Read one file. Never fails: what goes wrong becomes the outcome's reason.
 pub(crate) fn file(path: &Path, rel: &str, finder: &RecordFinder, opts: &Options) -> Outcome {
-    let (head, gzip) = match super::head(path) {
+    let (head, gzip) = match sniff::head(path) {
         Ok(h) => h,
         Err(reason) => {
             return Outcome {

@@ -18,35 +18,25 @@
 //! ```
 
 mod analyze;
+mod options;
+mod outcome;
 mod probe;
 mod render;
+mod report;
 pub mod sniff;
 mod statistics;
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use crate::engine::input::Input;
-use crate::findings::{self, Side, Strength};
+use crate::findings::{self, Strength};
 use crate::librdkafka::RecordFinder;
-use crate::vocab::report::{Diagnosis, ExampleLine};
-use serde_json::Value;
 
+pub use options::Options;
 pub use probe::read_probe_result;
 pub use render::relative_path;
-
-/// How to run.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    /// Build SVG charts ([`GapReport::charts`]) for `--svg-dir`.
-    pub charts: bool,
-    /// Parser threads for librdkafka logs (as the log analyzers' `--threads`).
-    pub workers: Option<usize>,
-}
+pub use report::{Chart, Confidence, FileEntry, Gap, GapReport, NotFound, Signal, SignalWindow};
 
 /// Why the folder itself could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -59,172 +49,6 @@ pub enum GapReportError {
     },
     #[error("{0}: not a directory or a regular file")]
     NotADirectory(String),
-}
-
-/// The report: the documented `--json` contract.
-#[derive(Debug, Clone, Serialize)]
-pub struct GapReport {
-    /// `"gap-report"`.
-    pub tool: &'static str,
-    /// The folder, as given.
-    pub dir: String,
-    /// Files found under it.
-    pub files_seen: usize,
-    /// … of which an analyzer could read.
-    pub files_used: usize,
-    /// Findings of the post with evidence, in the catalogue's order.
-    pub gaps: Vec<Gap>,
-    /// Findings looked for and not found, or not checked for lack of input.
-    pub not_found: Vec<NotFound>,
-    /// Diagnoses the analyzers made that are not findings of the post.
-    pub other_diagnoses: Vec<Signal>,
-    /// Every file, in the order read, with what was done with it.
-    pub files: Vec<FileEntry>,
-    /// Charts (with [`Options::charts`]): written by `--svg-dir`.
-    #[serde(skip)]
-    pub charts: Vec<Chart>,
-}
-
-/// How sure the report is of a gap.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Confidence {
-    Low,
-    Medium,
-    High,
-}
-
-impl Confidence {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Confidence::Low => "low",
-            Confidence::Medium => "medium",
-            Confidence::High => "high",
-        }
-    }
-}
-
-/// A finding of the post, detected.
-#[derive(Debug, Clone, Serialize)]
-pub struct Gap {
-    /// The catalogue id.
-    pub finding: &'static str,
-    pub title: &'static str,
-    pub side: Side,
-    pub confidence: Confidence,
-    /// Why this confidence, in words.
-    pub confidence_why: String,
-    /// The post's claim and figures.
-    pub post: &'static str,
-    /// The cause, in the post's terms.
-    pub cause: &'static str,
-    pub fix: &'static str,
-    /// The command that reproduces it (a planned probe says so).
-    pub reproduce: &'static str,
-    /// The evidence, in file order.
-    pub signals: Vec<Signal>,
-    /// Evidence against it (a probe whose verdict did not hold).
-    pub against: Vec<String>,
-}
-
-/// One diagnosis (or probe verdict) from one file.
-#[derive(Debug, Clone, Serialize)]
-pub struct Signal {
-    /// The file, relative to the folder.
-    pub file: String,
-    /// The analyzer or probe that said it.
-    pub source: String,
-    /// Its diagnosis id (or the probe's verdict finding).
-    pub id: String,
-    /// How strongly it speaks for the finding (null outside the catalogue).
-    pub strength: Option<Strength>,
-    pub title: String,
-    pub cause: String,
-    pub fix: String,
-    /// The analyzer's numbers.
-    pub evidence: serde_json::Value,
-    /// The span of the input it was read from.
-    pub window: Option<SignalWindow>,
-    /// Input lines that show it.
-    pub examples: Vec<ExampleLine>,
-}
-
-/// The time span a signal was read from.
-#[derive(Debug, Clone, Serialize)]
-pub struct SignalWindow {
-    /// `epoch` (seconds since 1970), `uptime` (JVM), `wrapper` (the log wrapper's clock),
-    /// or `recording` (seconds from the recording's start).
-    pub clock: String,
-    pub start_s: Option<f64>,
-    pub end_s: Option<f64>,
-    pub duration_s: Option<f64>,
-    /// Where in it the gap first shows, on the same clock, when the analyzer says
-    /// (a GC log's first collapsed window, a thread's first saturated second).
-    pub shows_from_s: Option<f64>,
-}
-
-/// A finding not detected.
-#[derive(Debug, Clone, Serialize)]
-pub struct NotFound {
-    pub finding: &'static str,
-    pub title: &'static str,
-    /// Files whose analyzer could have shown it.
-    pub checked_in: Vec<String>,
-    /// "not found" with what was checked, or "not checked" with what input would show it.
-    pub result: String,
-    /// Probes whose verdict said it did not hold, with their summaries.
-    pub probe_verdicts: Vec<String>,
-    /// How to reproduce it instead.
-    pub reproduce: &'static str,
-}
-
-/// One file and what became of it.
-#[derive(Debug, Clone, Serialize)]
-pub struct FileEntry {
-    /// Relative to the folder.
-    pub path: String,
-    /// What its content is (`librdkafka-log`, `gc-log`, …, or `unusable`).
-    pub kind: &'static str,
-    pub gzip: bool,
-    pub used: bool,
-    /// The analyzers that read it.
-    pub analyzers: Vec<String>,
-    /// One line on what was read.
-    pub summary: String,
-    /// Why it could not be used.
-    pub reason: Option<String>,
-    /// Diagnosis ids found in it.
-    pub diagnoses: Vec<String>,
-}
-
-/// An SVG chart for the Markdown report.
-#[derive(Debug, Clone)]
-pub struct Chart {
-    /// File name in the SVG folder.
-    pub file: String,
-    pub title: String,
-    /// The input it was drawn from.
-    pub source: String,
-    /// The finding it illustrates, when it does.
-    pub finding: Option<&'static str>,
-    pub svg: String,
-}
-
-/// What reading one file gave.
-#[derive(Default)]
-pub(crate) struct Outcome {
-    pub kind: &'static str,
-    pub gzip: bool,
-    pub analyzers: Vec<String>,
-    pub summary: String,
-    pub reason: Option<String>,
-    pub signals: Vec<Signal>,
-    /// (finding id, summary) of probe verdicts that did not hold.
-    pub not_held: Vec<(String, String)>,
-    pub charts: Vec<Chart>,
-    /// Where the file ends early, in words ("cut at byte 312,000: a chunk cut short"): a
-    /// finding not found in it may be in what was lost.
-    pub cut: Option<String>,
 }
 
 /// Deepest folder nesting followed.
@@ -396,77 +220,6 @@ fn walk(
             ));
         }
     }
-}
-
-/// The first [`sniff::HEAD_BYTES`] of a file, decompressed when gzip.
-pub(crate) fn head(path: &Path) -> Result<(Vec<u8>, bool), String> {
-    let f = fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
-    let input = Input::detect(f).map_err(|e| format!("cannot read: {e}"))?;
-    let gzip = input.is_gzip();
-    let cut = input.gzip_cut();
-    let mut head = Vec::with_capacity(sniff::HEAD_BYTES);
-    match input.take(sniff::HEAD_BYTES as u64).read_to_end(&mut head) {
-        // Cut before anything inflated: not an empty file, a broken gzip.
-        Ok(_) if head.is_empty() && cut.get().is_some() => Err(format!(
-            "looks like gzip but does not decompress: {}",
-            cut.get().unwrap_or_default()
-        )),
-        Ok(_) => Ok((head, gzip)),
-        // A gzip stream cut short still gives its head; the analyzer then says where it broke.
-        Err(_) if gzip && !head.is_empty() => Ok((head, gzip)),
-        Err(e) if gzip => Err(format!("looks like gzip but does not decompress: {e}")),
-        Err(e) => Err(format!("cannot read: {e}")),
-    }
-}
-
-/// Open a file for its analyzer; what goes wrong becomes the outcome's reason.
-pub(crate) fn open(path: &Path) -> Result<fs::File, String> {
-    fs::File::open(path).map_err(|e| format!("cannot open: {e}"))
-}
-
-/// One diagnosis of an analyzer as a signal of the report, its strength from the catalogue.
-pub(crate) fn signal(
-    rel: &str,
-    source: &str,
-    d: &Diagnosis,
-    window: Option<SignalWindow>,
-) -> Signal {
-    let op = d.evidence.get("op").and_then(Value::as_str);
-    // The analyzers name where a gap starts under a few keys; the first one present wins.
-    let from = ["first_collapse_s", "worst_window_start_s", "from_s"]
-        .iter()
-        .find_map(|k| d.evidence.get(*k).and_then(Value::as_f64));
-    let window = window.map(|mut w| {
-        w.shows_from_s = from;
-        w
-    });
-    Signal {
-        file: rel.to_string(),
-        source: source.to_string(),
-        id: d.id.clone(),
-        strength: findings::evidence_from(&d.id, Some(source), op).map(|(_, s)| s),
-        title: d.title.clone(),
-        cause: d.cause.clone(),
-        fix: d.fix.clone(),
-        evidence: d.evidence.clone(),
-        window,
-        examples: d.examples.clone(),
-    }
-}
-
-/// Chart file name from the file's relative path: stable and flat.
-pub(crate) fn chart_name(rel: &str, what: &str) -> String {
-    let base: String = rel
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("{base}.{what}.svg")
 }
 
 /// What a source needs as input, for "not checked" lines.

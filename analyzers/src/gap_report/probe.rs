@@ -9,7 +9,8 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::{Outcome, Signal};
+use super::outcome::Outcome;
+use super::report::Signal;
 use crate::engine::input::Input;
 use crate::findings::probe_result::{ProbeResult, SCHEMA, SCHEMA_VERSION};
 use crate::findings::{self, Outcome as Decision, Strength};

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
-use super::{GapReport, Signal, SignalWindow};
+use super::report::{GapReport, Signal, SignalWindow};
 use crate::vocab::report::wrap_into;
 
 /// `2026-11-30 09:41:07 UTC` from epoch seconds (civil-from-days, no time zone data).

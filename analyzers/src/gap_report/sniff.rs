@@ -1,9 +1,35 @@
 //! What a file holds, from its first bytes (after gunzip): never from its name.
 
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+
+use crate::engine::input::Input;
 use crate::librdkafka::{raw_stderr_record, unescape_json_slashes, RecordFinder};
 
 /// How many bytes of a file (decompressed) are looked at to tell what it is.
 pub const HEAD_BYTES: usize = 64 * 1024;
+
+/// The first [`HEAD_BYTES`] of a file, decompressed when gzip.
+pub(crate) fn head(path: &Path) -> Result<(Vec<u8>, bool), String> {
+    let f = fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+    let input = Input::detect(f).map_err(|e| format!("cannot read: {e}"))?;
+    let gzip = input.is_gzip();
+    let cut = input.gzip_cut();
+    let mut head = Vec::with_capacity(HEAD_BYTES);
+    match input.take(HEAD_BYTES as u64).read_to_end(&mut head) {
+        // Cut before anything inflated: not an empty file, a broken gzip.
+        Ok(_) if head.is_empty() && cut.get().is_some() => Err(format!(
+            "looks like gzip but does not decompress: {}",
+            cut.get().unwrap_or_default()
+        )),
+        Ok(_) => Ok((head, gzip)),
+        // A gzip stream cut short still gives its head; the analyzer then says where it broke.
+        Err(_) if gzip && !head.is_empty() => Ok((head, gzip)),
+        Err(e) if gzip => Err(format!("looks like gzip but does not decompress: {e}")),
+        Err(e) => Err(format!("cannot read: {e}")),
+    }
+}
 
 /// The kinds of input gap-report reads.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use super::{chart_name, open, signal, Chart, Options, Outcome, SignalWindow};
+use super::options::Options;
+use super::outcome::{chart_name, open, signal, Outcome};
+use super::report::{Chart, SignalWindow};
 use crate::stats::{analyze_stats, StatsOptions};
 
 pub(crate) fn stats_file(path: &Path, rel: &str, opts: &Options) -> Outcome {

@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::model::{MessagesPerRequest, ProduceShape, TimeoutSummary};
 use super::slowest::Slowest;
-use super::{
+use super::thresholds::{
     INFLIGHT_MAX_MESSAGES_PER_REQUEST, INFLIGHT_MAX_REQUEST_BYTES, LIBRDKAFKA_DEFAULT_BATCH_SIZE,
     MIN_REQUESTS_FOR_DIAGNOSIS,
 };

@@ -24,8 +24,10 @@ mod analyzer;
 mod diagnose;
 mod message_sets;
 mod model;
+mod options;
 mod render;
 mod slowest;
+mod thresholds;
 
 use std::io::{Read, Write};
 
@@ -40,29 +42,11 @@ pub use model::{
     Bucket, DepthRtt, MessagesPerRequest, NameCount, ProduceShape, ProtocolLogReport,
     TimeoutSummary,
 };
-
-/// librdkafka's default `batch.size` (1,000,000 bytes).
-pub const LIBRDKAFKA_DEFAULT_BATCH_SIZE: u64 = 1_000_000;
-/// Fewest ProduceRequests on a connection before its shape is diagnosed.
-pub const MIN_REQUESTS_FOR_DIAGNOSIS: u64 = 100;
-/// In-flight queueing is a window of *small* requests queueing behind each other: at most
-/// this many messages per ProduceRequest (the post: "a message or two").
-pub const INFLIGHT_MAX_MESSAGES_PER_REQUEST: u64 = 4;
-/// Without debug=msg lines (messages per request unknown), requests count as small at
-/// most this size and when they are not full batches (p50 below 0.8 × p99).
-pub const INFLIGHT_MAX_REQUEST_BYTES: u64 = 4096;
-
-/// How to read the log. `Default` reads everything.
-#[derive(Debug, Clone, Default)]
-pub struct ProtocolLogOptions {
-    /// Ignore records timed before this (epoch seconds, or the log's own clock for
-    /// time-only wrapper stamps). Records without a time are kept.
-    pub window_start: Option<f64>,
-    /// Ignore records timed after this.
-    pub window_end: Option<f64>,
-    /// Longest line analysed whole (default 1 MiB); longer lines are cut.
-    pub max_line_bytes: Option<usize>,
-}
+pub use options::ProtocolLogOptions;
+pub use thresholds::{
+    INFLIGHT_MAX_MESSAGES_PER_REQUEST, INFLIGHT_MAX_REQUEST_BYTES, LIBRDKAFKA_DEFAULT_BATCH_SIZE,
+    MIN_REQUESTS_FOR_DIAGNOSIS,
+};
 
 /// Analyse a librdkafka debug log (any wrapper, gzip or plain) for its requests.
 pub fn analyze_protocol_log<R: Read>(

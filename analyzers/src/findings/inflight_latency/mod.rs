@@ -23,9 +23,9 @@ mod sentences;
 mod tests;
 pub mod thresholds;
 
+use super::finding::{direct, Finding, Reproduce, Side};
 use super::reps::{check_at_least, check_every_rep, Reps};
 use super::verdict::{Outcome, Verdict};
-use super::{direct, Finding, Reproduce, Side};
 use crate::vocab::units;
 use checks::{any_of, at_least_or_short, sustained, waiting_check};
 use sentences::{fmt_msgs, queued_on, unsustained_sentence};

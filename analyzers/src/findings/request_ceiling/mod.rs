@@ -24,8 +24,8 @@ mod shape;
 mod tests;
 pub mod thresholds;
 
+use super::finding::{direct, Finding, Reproduce, Side};
 use super::verdict::Verdict;
-use super::{direct, Finding, Reproduce, Side};
 use crate::vocab::units;
 use checks::{
     busy_connection, check_batch_gain, check_connection_busy, check_full_batches,

@@ -3,16 +3,19 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::diagnose;
+use super::error::PasteError;
+use super::format::{Figure, Format};
+use super::options::PasteOptions;
 use super::report::{
     BacktraceSummary, Iteration, JavaSummary, RoleCores, Section, SnapshotReport, SnapshotThread,
 };
 use super::stacks::{is_consumer_poll, Backtrace, Dump};
 use super::table::{main_row, MainRow, Table};
 use super::text::example;
-use super::{diagnose, Figure, Format, PasteError, PasteOptions};
 use crate::engine::input::InputSummary;
+use crate::thread_cpu::report::Source;
 use crate::thread_cpu::roles::{classify_cut, classify_frames, collapse_name, ProcessKind, Role};
-use crate::thread_cpu::Source;
 use crate::vocab::report::{round3, ExampleLine};
 
 /// Iterations (top frames, pidstat reports) listed one by one; the means cover them all.
@@ -675,7 +678,7 @@ fn build(o: Obs, n_iter: usize) -> SnapshotThread {
     } else if name_cut {
         classify_cut(head)
     } else {
-        crate::thread_cpu::classify(&name)
+        crate::thread_cpu::roles::classify(&name)
     };
     // A native backtrace in librdkafka's thread functions says what the thread is, whatever
     // its name; a Java stack in KafkaConsumer.poll marks the poll thread.

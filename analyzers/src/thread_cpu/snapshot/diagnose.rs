@@ -7,13 +7,12 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
+use super::format::Figure;
 use super::report::{SnapshotReport, SnapshotThread};
 use super::stacks::{is_consumer_poll, Dump, Lock};
 use super::text::example;
-use super::Figure;
-use crate::thread_cpu::diagnose as text;
+use crate::thread_cpu::diagnose::{self as text, GC_DOMINATES_MIN_CORES};
 use crate::thread_cpu::roles::{ProcessKind, Role};
-use crate::thread_cpu::GC_DOMINATES_MIN_CORES;
 use crate::vocab::report::{round3, Diagnosis, ExampleLine};
 
 /// Evidence lines per diagnosis.
@@ -111,7 +110,7 @@ pub fn lock_waits(d: &Dump, index: u32) -> Vec<LockWait> {
 /// How busy a hot thread is, and what kind of figure that is, for a cause.
 fn how_busy(t: &SnapshotThread) -> String {
     let c = t.cores_mean.unwrap_or(0.0);
-    let (of, unit) = if t.sources.contains(&super::Format::Top) {
+    let (of, unit) = if t.sources.contains(&super::format::Format::Top) {
         ("top's", "frames")
     } else {
         ("pidstat's", "reports")
@@ -531,7 +530,7 @@ fn heartbeat(waits: &[LockWait], r: &SnapshotReport) -> Option<Diagnosis> {
     let dumps = r
         .sections
         .iter()
-        .filter(|s| s.format == super::Format::JvmDump)
+        .filter(|s| s.format == super::format::Format::JvmDump)
         .map(|s| s.parts)
         .sum::<u32>()
         .max(1);

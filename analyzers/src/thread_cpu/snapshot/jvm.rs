@@ -135,7 +135,7 @@ impl JvmReader {
         self.end_thread();
         if let Some(d) = self.dump.take() {
             if d.threads.is_empty() {
-                c.header_without_rows(super::Format::JvmDump, d.first_line);
+                c.header_without_rows(super::format::Format::JvmDump, d.first_line);
             } else {
                 c.dump(d);
             }

@@ -14,7 +14,10 @@
 mod backtrace;
 mod collect;
 mod diagnose;
+mod error;
+mod format;
 mod jvm;
+mod options;
 mod pidstat;
 mod ps;
 mod render;
@@ -28,110 +31,14 @@ mod top;
 
 use std::io::Read;
 
-use serde::Serialize;
-
 use crate::engine::input::{self, InputSummary};
-use crate::vocab::error::AnalyzeError;
 
+pub use error::PasteError;
+pub use format::{Figure, Format};
+pub use options::PasteOptions;
 pub use report::{
     BacktraceSummary, Iteration, JavaSummary, RoleCores, Section, SnapshotReport, SnapshotThread,
 };
-
-/// The tool that printed a part of the paste.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    /// `top -H` (batch `-b` or the interactive screen).
-    Top,
-    /// `ps -L` / `-T` with or without `-o`, `ps -eLf`.
-    Ps,
-    /// `pidstat -t`.
-    Pidstat,
-    /// `gdb -ex 'thread apply all bt'` / `pstack`.
-    Gdb,
-    /// `jstack`, `jcmd <pid> Thread.print`, `kill -3`.
-    JvmDump,
-}
-
-impl Format {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::Top => "top",
-            Format::Ps => "ps",
-            Format::Pidstat => "pidstat",
-            Format::Gdb => "gdb",
-            Format::JvmDump => "jvm-dump",
-        }
-    }
-}
-
-/// What a thread's cores are a share of: the report says it, because a share over a thread's
-/// whole life is not the share now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Figure {
-    /// Over the tool's refresh interval: top's %CPU since its previous frame, pidstat's
-    /// interval (the mean over several frames or reports).
-    Interval,
-    /// The rate between two snapshots of cumulative CPU time: ps's TIME over ELAPSED, a JVM
-    /// dump's `cpu=` over `elapsed=`, in two snapshots of the same thread.
-    BetweenSnapshots,
-    /// Over the thread's whole life: ps's %CPU and C, one JVM dump's `cpu=`/`elapsed=`.
-    Lifetime,
-    /// pidstat without an interval: CPU time over the time since boot, not a rate.
-    SinceBoot,
-}
-
-impl Figure {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Figure::Interval => "interval",
-            Figure::BetweenSnapshots => "between-snapshots",
-            Figure::Lifetime => "lifetime",
-            Figure::SinceBoot => "since-boot",
-        }
-    }
-
-    /// The figure says how busy the thread is now, or over its life (not since boot).
-    pub fn is_a_rate(self) -> bool {
-        !matches!(self, Figure::SinceBoot)
-    }
-}
-
-/// Thresholds of one snapshot analysis.
-#[derive(Debug, Clone)]
-pub struct PasteOptions {
-    /// A thread at or above this many cores is "at a full core".
-    pub saturated_cores: f64,
-    /// Threads shown in the text report (all are in `--json`).
-    pub top: usize,
-}
-
-impl Default for PasteOptions {
-    fn default() -> Self {
-        PasteOptions {
-            saturated_cores: 0.9,
-            top: 10,
-        }
-    }
-}
-
-/// Why a paste gave no report.
-#[derive(Debug, thiserror::Error)]
-pub enum PasteError {
-    #[error(transparent)]
-    Input(#[from] AnalyzeError),
-    /// Nothing in it is a table, backtrace or dump this tool reads.
-    #[error(
-        "line 1: not a recording (JSON lines from --save, or a probe's threads.csv), and no \
-         thread snapshot in its {lines} line(s) either (top -H, ps -L, pidstat -t, gdb \
-         backtraces, jstack / jcmd Thread.print){hint}"
-    )]
-    Nothing { lines: u64, hint: String },
-    /// Tables were found, but not one thread row.
-    #[error("{0}")]
-    NoThreads(String),
-}
 
 /// Longest line kept whole: tables and dumps have short lines (a Java frame is rarely over
 /// 300 bytes); longer lines are cut to their head, which holds what is read.

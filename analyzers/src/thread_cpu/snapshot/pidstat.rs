@@ -6,9 +6,9 @@
 //! since boot, which says nothing of now.
 
 use super::collect::Collector;
+use super::format::{Figure, Format};
 use super::table::{Row, Table};
 use super::text::{clock, decimal, tid, tokens};
-use super::{Figure, Format};
 
 #[derive(Debug, Clone)]
 struct Layout {

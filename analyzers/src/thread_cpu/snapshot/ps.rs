@@ -4,9 +4,9 @@
 //! outputs with TIME and ELAPSED give the rate between them.
 
 use super::collect::Collector;
+use super::format::{Figure, Format};
 use super::table::{Row, Table};
 use super::text::{decimal, duration, tid, tokens};
-use super::{Figure, Format};
 
 /// ps's column labels (procps-ng): a header is made of these.
 const LABELS: &[&str] = &[

@@ -2,9 +2,9 @@
 
 use std::fmt::Write as _;
 
+use super::format::{Figure, Format};
 use super::report::{SnapshotReport, SnapshotThread};
-use super::{Figure, Format};
-use crate::thread_cpu::ProcessKind;
+use crate::thread_cpu::roles::ProcessKind;
 use crate::vocab::report::{render_diagnosis, Diagnosis};
 
 /// Busiest threads shown as columns of the per-frame table.

@@ -2,10 +2,10 @@
 
 use serde::Serialize;
 
-use super::{Figure, Format};
+use super::format::{Figure, Format};
 use crate::engine::input::InputSummary;
+use crate::thread_cpu::report::Source;
 use crate::thread_cpu::roles::{ProcessKind, Role};
-use crate::thread_cpu::Source;
 use crate::vocab::report::{Diagnosis, ExampleLine};
 
 /// A JVM thread as its last dump shows it.

@@ -2,7 +2,7 @@
 //! (a top frame, one ps output, one pidstat report), and the check for a row that is the
 //! whole process rather than its main thread.
 
-use super::{Figure, Format};
+use super::format::{Figure, Format};
 
 /// One thread's row.
 #[derive(Debug, Clone, Default)]

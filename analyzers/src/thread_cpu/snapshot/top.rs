@@ -7,9 +7,9 @@
 //! starts a frame; %CPU covers top's refresh interval (100 = one core).
 
 use super::collect::Collector;
+use super::format::{Figure, Format};
 use super::table::{Row, Table};
 use super::text::{clock, decimal, duration, tid, tokens};
-use super::{Figure, Format};
 
 /// State letters top prints (`ps` has more, top these).
 const STATES: &str = "RSDZTtIXWPKN";

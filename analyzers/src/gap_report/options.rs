@@ -1,0 +1,10 @@
+//! How gap-report runs: the options the binary and library callers pass.
+
+/// How to run.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Build SVG charts ([`GapReport::charts`](crate::gap_report::GapReport::charts)) for `--svg-dir`.
+    pub charts: bool,
+    /// Parser threads for librdkafka logs (as the log analyzers' `--threads`).
+    pub workers: Option<usize>,
+}

@@ -1,0 +1,20 @@
+//! Why a paste gave no report.
+
+use crate::vocab::error::AnalyzeError;
+
+/// Why a paste gave no report.
+#[derive(Debug, thiserror::Error)]
+pub enum PasteError {
+    #[error(transparent)]
+    Input(#[from] AnalyzeError),
+    /// Nothing in it is a table, backtrace or dump this tool reads.
+    #[error(
+        "line 1: not a recording (JSON lines from --save, or a probe's threads.csv), and no \
+         thread snapshot in its {lines} line(s) either (top -H, ps -L, pidstat -t, gdb \
+         backtraces, jstack / jcmd Thread.print){hint}"
+    )]
+    Nothing { lines: u64, hint: String },
+    /// Tables were found, but not one thread row.
+    #[error("{0}")]
+    NoThreads(String),
+}
