@@ -13,12 +13,13 @@
 //! as warmup, the whole topic), so a reader sees what that window's definition does to the
 //! figure. No finding is decided: the ratio is the harness's check (target ≥ 0.97).
 
+use super::notes::override_notes;
+use super::options::{Options, NAME};
 use super::pair::{pair_settings, Figures, Point, Side};
 use super::rdkafka_performance::{self as rkp};
 use super::subscribed;
 use super::throughput;
 use super::topic::{self, prefilled};
-use super::{override_notes, Options, NAME};
 use crate::kit::batch::WaitPolicy;
 use crate::kit::broker::{Broker, TopicGuard};
 use crate::kit::cli::CommonArgs;

@@ -2,7 +2,9 @@
 //! payload stamped with its send time, end-to-end latency recorded with each API. The
 //! catalogue decides `batch-wrapper-latency` at the lowest rate run with both wrappers.
 
-use super::{is_batch, override_notes, ApiParams, Options, EXTERNAL_PARTITIONS, NAME};
+use super::api::{is_batch, ApiParams};
+use super::notes::override_notes;
+use super::options::{Options, EXTERNAL_PARTITIONS, NAME};
 use crate::kit::batch::WaitPolicy;
 use crate::kit::broker::{Broker, Consumer, Producer, TopicGuard};
 use crate::kit::capture::{AckLatency, KgapContext, Sink};

@@ -3,8 +3,8 @@
 //! N-th, timed from the first message the application sees to the N-th, as
 //! rdkafka_performance times itself.
 
+use super::options::NAME;
 use super::pair::{pair_settings, Figures, Point};
-use super::NAME;
 use crate::kit::batch::WaitPolicy;
 use crate::kit::broker::{Broker, Consumer, TopicGuard};
 use crate::kit::capture::Sink;

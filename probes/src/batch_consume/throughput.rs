@@ -3,8 +3,10 @@
 //! catalogue decides `batch-consume` and `librdkafka-broker-thread-limit` from the runs at
 //! the smallest backoff.
 
+use super::api::{is_batch, ApiParams};
+use super::notes::override_notes;
+use super::options::{Options, NAME};
 use super::topic::{partitions, prefill_plan, prefilled, settings};
-use super::{is_batch, override_notes, ApiParams, Options, NAME};
 use crate::kit::broker::{Broker, TopicGuard};
 use crate::kit::cli::CommonArgs;
 use crate::kit::consume::{self, ConsumeApi, ConsumeRun};

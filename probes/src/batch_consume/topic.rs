@@ -1,7 +1,7 @@
 //! The prefilled topic that throughput and harness modes read, and the consumer's settings
 //! of a throughput run.
 
-use super::{Options, EXTERNAL_MESSAGES, EXTERNAL_PARTITIONS, MOCK_PARTITIONS, NAME};
+use super::options::{Options, EXTERNAL_MESSAGES, EXTERNAL_PARTITIONS, MOCK_PARTITIONS, NAME};
 use crate::kit::broker::{Broker, TopicGuard};
 use crate::kit::consumer_topic::{self, PrefillChoice, PrefillPlan};
 use crate::kit::error::Result;

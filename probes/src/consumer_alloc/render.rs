@@ -1,7 +1,7 @@
 //! The text report: one row per variant and allocator, the RSS saw, perf's shares.
 
 use super::figures::Figures;
-use super::ConsumerAlloc;
+use super::options::ConsumerAlloc;
 use crate::kit::broker::Broker;
 use crate::kit::{Sweep, Table};
 use kgap_analyzers::vocab::report::wrap_into;

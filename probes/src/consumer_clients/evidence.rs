@@ -1,7 +1,9 @@
 //! The typed evidence this sweep gives the catalogue, and its verdicts. No rule is decided
 //! here: each finding's `decide` is.
 
-use super::{Api, ConsumerClients, Figures};
+use super::figures::Figures;
+use super::options::ConsumerClients;
+use super::point::{Api, TUNED_BACKOFF_MS, TUNED_BATCH};
 use crate::kit::{Measured, Sweep};
 use kgap_analyzers::findings::instances_scale_past_broker_thread as instances_rule;
 use kgap_analyzers::findings::java_consumer_one_core as java_rule;
@@ -108,8 +110,8 @@ pub fn broker_evidence(sweep: &Sweep<ConsumerClients>) -> Option<broker_rule::Ev
     let size = t.point.size_bytes;
     let (other, other_cores) = busiest_other(&t, &["rdk:broker", "mock"]);
     Some(broker_rule::Evidence {
-        backoff_ms: super::TUNED_BACKOFF_MS,
-        batch_size: super::TUNED_BATCH as u64,
+        backoff_ms: TUNED_BACKOFF_MS,
+        batch_size: TUNED_BATCH as u64,
         size_bytes: size,
         batch_msgs_per_s: msgs(&t),
         broker_thread: "rdk:broker".into(),

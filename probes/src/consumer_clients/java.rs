@@ -4,7 +4,8 @@
 //! its window the way the librdkafka side does (opens after 10% of all messages, closes when
 //! the first consumer is done) and reports every thread's CPU with its role.
 
-use super::{Api, Figures, Point, RoleCores};
+use super::figures::{Figures, RoleCores};
+use super::point::{Api, Point};
 use crate::kit::broker::TopicGuard;
 use crate::kit::error::{ProbeError, Result};
 use crate::kit::instances::InstanceFigures;

@@ -5,7 +5,8 @@
 //! read every one (or at the duration): all K run through all of it. Cores per thread come
 //! from /proc at the edges, by thread id (K instances share thread names).
 
-use super::{Api, Figures, Point, RoleCores, TUNED_BACKOFF_MS, TUNED_BATCH};
+use super::figures::{Figures, RoleCores};
+use super::point::{Api, Point, TUNED_BACKOFF_MS, TUNED_BATCH};
 use crate::kit::batch::WaitPolicy;
 use crate::kit::broker::{Consumer, TopicGuard};
 use crate::kit::capture::Sink;

@@ -7,245 +7,34 @@
 //! thread by role and CPU seconds per million messages; the catalogue decides
 //! `java-consumer-one-core`, `librdkafka-broker-thread-limit` and
 //! `instances-scale-past-broker-thread` ([`evidence`]).
+//!
+//! Here: the prefilled topics, the points and the Probe impl. Beside it: the options and the
+//! probe (`options`), a point and its consumer (`point`), a run's figures (`figures`),
+//! librdkafka's run (`librdkafka`), Java's (`java`), the catalogue's evidence (`evidence`), the
+//! report's text (`render`).
 
 pub mod evidence;
+mod figures;
 pub mod java;
 pub mod librdkafka;
+mod options;
+mod point;
 pub mod render;
 
+pub use figures::{Figures, RoleCores};
+pub use options::{ConsumerClients, GroupProtocol, LibrdkafkaApi, Options, NAME, PARTITIONS};
+pub use point::{Api, Point, TUNED_BACKOFF_MS, TUNED_BATCH};
+
 use crate::kit::broker::{Broker, TopicGuard};
-use crate::kit::cli::{parse_duration, CommonArgs};
+use crate::kit::cli::CommonArgs;
 use crate::kit::error::{ProbeError, Result};
-use crate::kit::instances::{InstanceFigures, MAX_INSTANCES};
-use crate::kit::java::Client as ClientChoice;
 use crate::kit::payload::{PayloadKind, Pool};
 use crate::kit::produce;
 use crate::kit::{Context, Probe, Sweep};
 use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::Verdict;
 use kgap_analyzers::vocab::units;
-use serde::Serialize;
 use std::path::Path;
-use std::time::Duration;
-
-/// The binary's name.
-pub const NAME: &str = "probe-consumer-clients";
-/// Partitions of every topic (the post's 6).
-pub const PARTITIONS: i32 = 6;
-/// Messages per batch call for the tuned librdkafka consumer (Java's max.poll.records).
-pub const TUNED_BATCH: usize = 500;
-/// fetch.queue.backoff.ms of the tuned consumer (the post's Gap 2 fix).
-pub const TUNED_BACKOFF_MS: u64 = 10;
-
-const ABOUT: &str = "\
-Reproduces the post's consumer table: which consumer is faster at this message size, and which
-thread is its limit.
-
-One topic per message size (6 partitions, the seed's payload bytes, prefilled once) is read from
-the start by librdkafka with poll() at its defaults (the post's rust) and with the batch API,
-500 per call, and fetch.queue.backoff.ms=10 (rust-tuned), and by one Java KafkaConsumer
-(kafka-clients 4.3.1) with group.protocol=classic and =consumer. With --instances K, K clients
-run in one process, each with its own connection, all reading every partition. Every run
-reports msg/s, MB/s, the cores of every thread by role (librdkafka's application thread and
-rdk:broker threads; Java's poll() thread and, with group.protocol=consumer, its background
-thread) and CPU seconds per million messages. The findings catalogue decides:
-java-consumer-one-core (Java's poll thread at a core at 1 KB and 10 KB, librdkafka faster at
-10 KB, the consumer protocol's two threads summing to about one core), librdkafka-broker-thread-
-limit (at 100 B rdk:broker saturated under the batch API and Java faster) and instances-scale-
-past-broker-thread (K instances read more, judged only up to the machine's cores). Where the
-machine is the limit (2 cores shared with the broker) the verdict is CANNOT TELL with the cores
-measured. Java needs --brokers; librdkafka alone runs on the in-process mock and says so.";
-
-const AFTER: &str = "\
-exit status: 0 measured (the verdicts say whether the findings held), 1 the run failed,
-2 bad usage or a configuration a client refused, 130 interrupted (what was measured is
-still printed).
-
-examples:
-  probe-consumer-clients                            # librdkafka on the mock
-  probe-consumer-clients -b 127.0.0.1:9092 --client both   # the post's table
-  probe-consumer-clients -b HOST:PORT --client both --sizes 100   # 100 B only
-  probe-consumer-clients -b HOST:PORT --api tuned --instances 1,2,4   # instances
-  probe-consumer-clients -b HOST:PORT --client java --group-protocol consumer
-  probe-consumer-clients --json | jq .verdicts      # the verdicts, JSON";
-
-/// One consumer of the table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Api {
-    /// librdkafka, BaseConsumer::poll() at librdkafka's defaults (the post's rust).
-    Poll,
-    /// librdkafka, the batch API at 500 per call and fetch.queue.backoff.ms=10 (rust-tuned).
-    Tuned,
-    /// Java, group.protocol=classic (kafka-clients' default).
-    Classic,
-    /// Java, group.protocol=consumer (network I/O on a background thread).
-    Consumer,
-}
-
-impl Api {
-    pub fn client(self) -> Client {
-        match self {
-            Api::Poll | Api::Tuned => Client::Librdkafka,
-            Api::Classic | Api::Consumer => Client::Java,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Api::Poll => "poll",
-            Api::Tuned => "tuned",
-            Api::Classic => "classic",
-            Api::Consumer => "consumer",
-        }
-    }
-}
-
-#[derive(Debug, Clone, clap::Parser)]
-#[command(
-    name = "probe-consumer-clients",
-    version,
-    about = "Which consumer is faster at this message size, and which thread is its limit?",
-    long_about = ABOUT,
-    after_help = AFTER
-)]
-pub struct Options {
-    /// rust: librdkafka; java: kgap's Java companion (kafka-clients 4.3.1, needs --brokers);
-    /// both: side by side on the same topics.
-    #[arg(long, value_enum, default_value = "rust")]
-    pub client: ClientChoice,
-
-    /// Payload bytes per message, one prefilled topic each (the post: 100, 1024, 10240).
-    #[arg(long, value_name = "BYTES[,…]", value_delimiter = ',', default_value = "100,1024,10240",
-          value_parser = clap::value_parser!(u64).range(8..=1_048_576))]
-    pub sizes: Vec<u64>,
-
-    /// librdkafka's consumers: poll (its defaults, the post's rust) and tuned (the batch
-    /// API, 500 per call, fetch.queue.backoff.ms=10, the post's rust-tuned).
-    #[arg(
-        long,
-        value_name = "API[,…]",
-        value_delimiter = ',',
-        default_value = "poll,tuned"
-    )]
-    pub api: Vec<LibrdkafkaApi>,
-
-    /// Java's group.protocol values.
-    #[arg(
-        long,
-        value_name = "PROTOCOL[,…]",
-        value_delimiter = ',',
-        default_value = "classic,consumer"
-    )]
-    pub group_protocol: Vec<GroupProtocol>,
-
-    /// K clients in one process at once, each its own connection, each reading every
-    /// partition (comma-separated K values).
-    #[arg(long, value_name = "K[,…]", value_delimiter = ',', default_value = "1",
-          value_parser = clap::value_parser!(u64).range(1..=MAX_INSTANCES as u64))]
-    pub instances: Vec<u64>,
-
-    /// Megabytes of payload prefilled per size (messages = MB × 10^6 / size). Default: 600
-    /// on a real broker; 9 per partition on the mock (it keeps 5 MiB of lz4 per partition).
-    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    pub prefill_mb: Option<u64>,
-
-    /// Cap on each run's measured window (a run also ends when its first instance has
-    /// read every message).
-    #[arg(long, value_parser = parse_duration, default_value = "8s")]
-    pub duration: Duration,
-
-    #[command(flatten)]
-    pub common: CommonArgs,
-}
-
-/// `--api` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum LibrdkafkaApi {
-    Poll,
-    Tuned,
-}
-
-/// `--group-protocol` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum GroupProtocol {
-    Classic,
-    Consumer,
-}
-
-/// One point: a consumer at a message size, K instances of it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Point {
-    pub size_bytes: u64,
-    pub api: Api,
-    pub instances: usize,
-}
-
-/// Cores of the threads of one role over the window, one value per thread, busiest first.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct RoleCores {
-    /// librdkafka: app, rdk:broker, rdk:main, other; Java: poll, background, heartbeat,
-    /// other (Java threads), jvm (the rest of the JVM's CPU: GC, compiler, VM).
-    pub role: String,
-    pub cores: Vec<f64>,
-}
-
-/// One run's figures, either client.
-#[derive(Debug, Clone, Serialize)]
-pub struct Figures {
-    /// Messages of all instances inside the window.
-    pub messages: u64,
-    pub window_s: f64,
-    /// All instances together.
-    pub msgs_per_s: f64,
-    pub mb_per_s: f64,
-    /// The client process's cores (librdkafka's embedded mock excluded).
-    pub process_cores: f64,
-    pub cpu_s_per_million: f64,
-    /// Busy cores of the whole machine over the window (every process, the broker too).
-    pub machine_busy_cores: Option<f64>,
-    pub threads: Vec<RoleCores>,
-    pub per_instance: Vec<InstanceFigures>,
-    /// Messages per full second of the window (librdkafka runs).
-    pub timeline: Vec<u64>,
-    /// Java: GC time in the window.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub gc_time_ms: Option<u64>,
-}
-
-impl Figures {
-    /// The cores of a role's threads, busiest first (empty when none ran).
-    pub fn role(&self, role: &str) -> &[f64] {
-        self.threads
-            .iter()
-            .find(|r| r.role == role)
-            .map_or(&[], |r| r.cores.as_slice())
-    }
-
-    /// The busiest thread of a role (0 when none ran).
-    pub fn busiest(&self, role: &str) -> f64 {
-        self.role(role).first().copied().unwrap_or(0.0)
-    }
-
-    /// The least busy of a role's `k` busiest threads: each of K instances' (0 when fewer
-    /// than `k` ran).
-    pub fn kth(&self, role: &str, k: usize) -> f64 {
-        self.role(role)
-            .get(k.saturating_sub(1))
-            .copied()
-            .unwrap_or(0.0)
-    }
-
-    /// The busiest thread of any role other than those listed, and its cores.
-    pub fn busiest_other(&self, skip: &[&str]) -> (String, f64) {
-        self.threads
-            .iter()
-            .filter(|r| !skip.contains(&r.role.as_str()))
-            .filter_map(|r| r.cores.first().map(|c| (r.role.clone(), *c)))
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .unwrap_or_else(|| ("no other thread".into(), 0.0))
-    }
-}
 
 /// The prefilled topics, one per size.
 pub struct Setup<'c> {
@@ -263,16 +52,7 @@ impl Setup<'_> {
     }
 }
 
-/// The probe.
-pub struct ConsumerClients {
-    pub opts: Options,
-}
-
 impl ConsumerClients {
-    pub fn new(opts: Options) -> ConsumerClients {
-        ConsumerClients { opts }
-    }
-
     fn once<T: PartialEq + Copy>(v: &[T]) -> Vec<T> {
         let mut out: Vec<T> = Vec::new();
         for x in v {

@@ -1,7 +1,9 @@
 //! The text report: one table of every consumer at every size and instance count, with the
 //! cores of each thread by role, and the instances curve beside the machine's cores.
 
-use super::{Api, ConsumerClients, Figures};
+use super::figures::Figures;
+use super::options::ConsumerClients;
+use super::point::Api;
 use crate::kit::{Measured, Sweep, Table};
 use kgap_analyzers::vocab::report::wrap_into;
 use kgap_analyzers::vocab::units;

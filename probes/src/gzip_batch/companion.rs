@@ -1,8 +1,10 @@
 //! The Java client's side of a point: kgap's Java companion (kafka-clients 4.3.1) on a fresh
 //! topic of its own, with the same payload bytes (the pool's SHA-256 is checked equal).
 
+use super::codec::Codec;
 use super::figures::Figures;
-use super::{Codec, Point, LINGER_MS};
+use super::options::LINGER_MS;
+use super::point::Point;
 use crate::kit::broker::Broker;
 use crate::kit::error::Result;
 use crate::kit::java::{self, Java, Jvm};

@@ -2,7 +2,7 @@
 //! `--java-equivalent` (shown beside librdkafka's verdict, not judged).
 
 use super::figures::Figures;
-use super::{GzipBatch, LINGER_MS};
+use super::options::{GzipBatch, LINGER_MS};
 use crate::kit::measure::round3;
 use crate::kit::{Measured, Sweep};
 use kgap_analyzers::findings::gzip_batch_semantics::{self as rdk, BatchPoint, JavaEquivalent};

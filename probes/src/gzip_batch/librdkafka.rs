@@ -1,8 +1,10 @@
 //! librdkafka's side of a point: one producer on a fresh topic, a warmup, the window, and the
 //! batch figures from its statistics (topics[].batchcnt and batchsize).
 
+use super::codec::Codec;
 use super::figures::{batch_figures, Figures, LibrdkafkaFigures};
-use super::{Codec, Point, LINGER_MS};
+use super::options::LINGER_MS;
+use super::point::Point;
 use crate::kit::broker::{Broker, Producer};
 use crate::kit::capture::Sink;
 use crate::kit::error::{ProbeError, Result};

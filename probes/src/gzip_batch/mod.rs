@@ -13,156 +13,41 @@
 //! kafka-clients metrics. Two catalogue rules decide: librdkafka's half
 //! ([`kgap_analyzers::findings::gzip_batch_semantics`]) and Java's
 //! ([`kgap_analyzers::findings::java_gzip_batch_closing`]), each its own verdict.
+//!
+//! Here: the points, the message.max.bytes check and the Probe impl. Beside it: the options
+//! and the probe (`options`), a point (`point`), the codecs (`codec`), a run's figures
+//! (`figures`), librdkafka's run (`librdkafka`), Java's (`companion`), the catalogue's
+//! evidence (`evidence`), the report's text (`render`).
 
 mod codec;
 mod companion;
 pub mod evidence;
 mod figures;
 mod librdkafka;
+mod options;
+mod point;
 mod render;
 
 pub use codec::{builtin_features, check_codec, Codec};
 pub use companion::java_client_settings;
 pub use figures::{batch_figures, Figures, JavaFigures, LibrdkafkaFigures};
 pub use librdkafka::producer_settings;
+pub use options::{GzipBatch, Options, DEFAULT_MESSAGE_MAX_BYTES, LINGER_MS};
+pub use point::Point;
 
 use crate::kit::broker::Broker;
-use crate::kit::cli::{parse_duration, CommonArgs};
+use crate::kit::cli::CommonArgs;
 use crate::kit::error::{ProbeError, Result};
 use crate::kit::java::Client as ClientChoice;
-use crate::kit::payload::{PayloadKind, Pool};
+use crate::kit::payload::Pool;
 use crate::kit::produce::ThroughputSpec;
 use crate::kit::{Context, Probe, Sweep};
 use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::{gzip_batch_semantics, java_gzip_batch_closing, Verdict};
 use kgap_analyzers::vocab::svg::LineChart;
 use kgap_analyzers::vocab::units;
-use serde::Serialize;
+use options::dedup;
 use std::path::Path;
-use std::time::Duration;
-
-/// linger.ms of both clients' producers (the post's baseline).
-pub const LINGER_MS: u64 = 5;
-/// librdkafka's default message.max.bytes: a batch is capped there.
-pub const DEFAULT_MESSAGE_MAX_BYTES: u64 = 1_000_000;
-
-const ABOUT: &str = "\
-Reproduces \"gzip: not the same batch\" from the post.
-
-At batch.size 16 KB the post's Java producer sent 33.9k msg/s of gzip-compressed 1 KB text at a
-ratio of 5.39, librdkafka 46.4k at 4.70. librdkafka's batch.size limits a batch's uncompressed
-input; kafka-clients checks it against the batch's estimated compressed size, and closes a
-batch on linger.ms too. zlib compresses a longer input better and more slowly. The probe sweeps
-batch.size × compression.level on word-list text, one fresh topic per run, reads messages and
-wire bytes per batch from librdkafka's statistics, and reports msg/s, input and wire bytes per
-batch, the ratio and the cores of the thread that compresses. --client both runs kafka-clients
-4.3.1 (kgap's Java companion) at the same points and measures what a Java batch held and what
-closed it. The findings catalogue decides two verdicts: gzip-batch-semantics (librdkafka's
-half: input follows batch.size, bigger batches compress better and run slower, min/max ranges
-apart over 3 reps) and java-gzip-batch-closing (Java's half, judged only when Java ran).
---java-equivalent BYTES prints the librdkafka batch.size with the input of a Java batch.size.
-Without --brokers it runs on librdkafka's in-process mock cluster and says so (Java needs
---brokers).";
-
-const AFTER: &str = "\
-exit status: 0 measured (the verdicts say whether each half held), 1 the run failed, 2 bad
-usage, a codec this librdkafka was built without, or a configuration librdkafka refused,
-130 interrupted (what was measured is printed).
-
-examples:
-  probe-gzip-batch                          # 16K..88K × level default,1, mock
-  probe-gzip-batch --brokers 127.0.0.1:9092 --out gz   # real broker, files kept
-  probe-gzip-batch --batch-size 16384,90112 --level -1 # the post's two points
-  probe-gzip-batch --java-equivalent 16384  # librdkafka size for Java's 16 KB
-  probe-gzip-batch --codec lz4              # the same sweep, another codec
-  probe-gzip-batch --brokers 127.0.0.1:9092 --client both --level -1
-                                            # Java beside librdkafka";
-
-#[derive(Debug, Clone, clap::Parser)]
-#[command(
-    name = "probe-gzip-batch",
-    version = crate::kit::build_info::version(),
-    about = "What does batch.size mean for a compressed batch, in librdkafka and in Java?",
-    long_about = ABOUT,
-    after_help = AFTER
-)]
-pub struct Options {
-    /// compression.type (a codec this librdkafka was built without is exit 2).
-    #[arg(long, value_enum, default_value_t = Codec::Gzip)]
-    pub codec: Codec,
-
-    /// batch.size values to sweep, in bytes (each at most message.max.bytes).
-    #[arg(
-        long,
-        value_name = "BYTES[,…]",
-        value_delimiter = ',',
-        default_value = "16384,32768,65536,90112",
-        value_parser = clap::value_parser!(u64).range(1..=2_147_483_647)
-    )]
-    pub batch_size: Vec<u64>,
-
-    /// compression.level values to sweep (-1: the codec's default, 6 for gzip). The verdicts
-    /// are drawn at the first.
-    #[arg(
-        long,
-        value_name = "N[,…]",
-        value_delimiter = ',',
-        default_value = "-1,1",
-        allow_hyphen_values = true,
-        value_parser = clap::value_parser!(i32).range(-1..=12)
-    )]
-    pub level: Vec<i32>,
-
-    /// Partitions of each run's topic (round robin; the post's baseline: 6).
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(i32).range(1..=10_000))]
-    pub partitions: i32,
-
-    /// Payload bytes per message.
-    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=10_485_760))]
-    pub size: u64,
-
-    /// Payload kind: text (the post's gzip runs: word-list text) or random.
-    #[arg(long, default_value = "text")]
-    pub kind: PayloadKind,
-
-    /// Measured window of each run, after the warmup (e.g. 3s, 10s).
-    #[arg(long, default_value = "3s", value_parser = parse_duration)]
-    pub duration: Duration,
-
-    /// Messages sent and acknowledged before each window.
-    #[arg(long, default_value_t = 20_000)]
-    pub warmup_messages: u64,
-
-    /// A Java batch.size to translate: the librdkafka batch.size whose input per batch
-    /// matches it (measured when Java ran at it, else BYTES × the measured ratio).
-    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..=2_147_483_647))]
-    pub java_equivalent: Option<u64>,
-
-    /// rust: librdkafka; java: kgap's Java companion (kafka-clients 4.3.1) at the same
-    /// points; both: side by side, both verdicts. Java needs --brokers and a JDK 17+ with
-    /// Maven; -X settings apply to librdkafka only.
-    #[arg(long, value_enum, default_value_t = ClientChoice::Rust)]
-    pub client: ClientChoice,
-
-    #[command(flatten)]
-    pub common: CommonArgs,
-}
-
-/// The probe.
-pub struct GzipBatch {
-    pub opts: Options,
-}
-
-/// One point: a codec at a level and a batch.size.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-pub struct Point {
-    #[serde(rename = "compression.type")]
-    pub codec: Codec,
-    #[serde(rename = "compression.level")]
-    pub level: i32,
-    #[serde(rename = "batch.size")]
-    pub batch_size: u64,
-}
 
 /// What every run shares: the payloads and their SHA-256.
 pub struct Setup {
@@ -170,26 +55,7 @@ pub struct Setup {
     sha256: String,
 }
 
-fn dedup<T: PartialEq + Copy>(v: &[T]) -> Vec<T> {
-    let mut out = Vec::new();
-    for x in v {
-        if !out.contains(x) {
-            out.push(*x);
-        }
-    }
-    out
-}
-
 impl GzipBatch {
-    pub fn new(opts: Options) -> GzipBatch {
-        GzipBatch { opts }
-    }
-
-    /// The levels swept, in the order given (the first is the one judged).
-    pub fn levels(&self) -> Vec<i32> {
-        dedup(&self.opts.level)
-    }
-
     /// message.max.bytes as the producer will see it (the last -X wins).
     fn message_max_bytes(&self) -> Result<u64> {
         match self

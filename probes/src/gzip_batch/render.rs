@@ -2,7 +2,7 @@
 
 use super::evidence;
 use super::figures::Figures;
-use super::GzipBatch;
+use super::options::GzipBatch;
 use crate::kit::{Measured, Sweep, Table};
 use kgap_analyzers::findings::gzip_batch_semantics::JavaEquivalent;
 use kgap_analyzers::findings::probe_result::Client;
@@ -143,7 +143,7 @@ fn java_table(probe: &GzipBatch, sweep: &Sweep<GzipBatch>) -> String {
             "Java (kafka-clients 4.3.1, the kgap companion, one KafkaProducer, acks=1, \
              linger.ms={}, idempotence off; same points, payloads, warmup and window; \
              {} partition(s)):",
-            super::LINGER_MS,
+            super::options::LINGER_MS,
             probe.opts.partitions
         ),
     );

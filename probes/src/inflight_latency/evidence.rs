@@ -1,8 +1,10 @@
 //! The typed evidence the catalogue's rules take, gathered from the sweep: the in-flight
 //! rule's pairs of windows at linger.ms=0, the linger rules' runs at linger.ms=L and 0.
 
-use super::{InflightLatency, Point, DEFAULT_WINDOW};
+use super::options::InflightLatency;
+use super::point::Point;
 use crate::kit::{Measured, Sweep};
+use kgap_analyzers::findings::inflight_latency::DEFAULT_WINDOW;
 use kgap_analyzers::findings::probe_result::Client;
 use kgap_analyzers::findings::{inflight_latency as inflight, per_partition_linger as linger};
 

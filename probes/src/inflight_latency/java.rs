@@ -2,7 +2,9 @@
 //! a KafkaConsumer in one JVM, the same stamped payloads, the same pacing rule), on a fresh
 //! topic of its own. Its rows never enter librdkafka's rules; Java's linger is its own claim.
 
-use super::{Figures, Options, Point};
+use super::figures::Figures;
+use super::options::{InflightLatency, Options};
+use super::point::Point;
 use crate::kit::error::Result;
 use crate::kit::java::{self, CompanionResult, Jvm};
 use crate::kit::payload::Pool;
@@ -55,7 +57,7 @@ pub fn once(
     let run = java::run_point(
         cx.java()?,
         &cx.broker,
-        super::InflightLatency::NAME,
+        InflightLatency::NAME,
         opts.partitions,
         dir,
         &Jvm::heap("512m"),
@@ -134,7 +136,7 @@ mod tests {
         let p = Point {
             rate_per_s: 1000,
             linger_ms: 0,
-            max_in_flight: super::super::DEFAULT_WINDOW,
+            max_in_flight: kgap_analyzers::findings::inflight_latency::DEFAULT_WINDOW,
         };
         let s = client_settings("h:1", &p);
         assert!(s.contains(&(

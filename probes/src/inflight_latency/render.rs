@@ -1,6 +1,8 @@
 //! The probe's tables (librdkafka's rows, then Java's), its progress line and its charts.
 
-use super::{window_label, Figures, InflightLatency};
+use super::figures::Figures;
+use super::options::InflightLatency;
+use super::point::window_label;
 use crate::kit::{Measured, Sweep, Table};
 use kgap_analyzers::findings::probe_result::Client;
 use kgap_analyzers::vocab::report::wrap_into;

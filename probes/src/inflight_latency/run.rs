@@ -2,7 +2,9 @@
 //! arrive, and a consumer thread recording end-to-end latency of the window's messages, on a
 //! topic of the run's own.
 
-use super::{Figures, Options, Point};
+use super::figures::Figures;
+use super::options::{InflightLatency, Options};
+use super::point::Point;
 use crate::kit::broker::{Consumer, Producer};
 use crate::kit::capture::{AckLatency, KgapContext, Sink};
 use crate::kit::error::{ProbeError, Result};
@@ -31,7 +33,7 @@ pub fn once(
 ) -> Result<Option<Figures>> {
     let broker = &cx.broker;
     let topic = broker.create_topic(
-        <super::InflightLatency as crate::kit::Probe>::NAME,
+        <InflightLatency as crate::kit::Probe>::NAME,
         opts.partitions,
     )?;
     let stats_path = dir.join("stats.jsonl");

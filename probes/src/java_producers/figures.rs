@@ -1,7 +1,9 @@
 //! One run's figures: the companion's window figures and its own gc.log, read the way the
 //! catalogue's rule reads a rep ([`rule::Rep`]), and the sweep's evidence for that rule.
 
-use super::{JavaProducers, Point};
+use super::cores::cores;
+use super::options::JavaProducers;
+use super::point::Point;
 use crate::kit::error::{ProbeError, Result};
 use crate::kit::java::CompanionResult;
 use crate::kit::measure::round3;
@@ -148,7 +150,7 @@ pub fn point_evidence(point: &Point, runs: &[Figures]) -> rule::PointEvidence {
 /// The sweep's evidence: every measured point, the cores the JVM could use, its heap.
 pub fn evidence(probe: &JavaProducers, sweep: &Sweep<JavaProducers>) -> rule::Evidence {
     rule::Evidence {
-        cores: super::cores() as u32,
+        cores: cores() as u32,
         heap_mb: crate::kit::java::parse_size(&probe.heap()).map_or(0.0, |b| b as f64 / 1048576.0),
         points: sweep
             .measured()

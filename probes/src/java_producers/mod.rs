@@ -9,14 +9,24 @@
 //! buffer.memory=2 MB per producer. The probe sweeps K and buffer.memory, one JVM per run,
 //! reads GC from the JVM's MXBeans and from its own unified GC log (`kgap_analyzers::gc`), and
 //! the catalogue's rule ([`kgap_analyzers::findings::java_gc_collapse`]) decides.
+//!
+//! Here: the producer settings, the points and the Probe impl. Beside it: the options and the
+//! probe (`options`), a point (`point`), what the cores decide (`cores`), a run's figures and
+//! evidence (`figures`), the report's text (`render`).
 
+mod cores;
 mod figures;
+mod options;
+mod point;
 mod render;
 
+pub use cores::{cores, default_heap, default_producers, POST_HEAP_MB_PER_CORE};
 pub use figures::{figures, figures_out_of_memory, point_evidence, read_gc_log, Figures};
+pub use options::{BufferMemory, JavaProducers, Options};
+pub use point::Point;
 
 use crate::kit::broker::Broker;
-use crate::kit::cli::{parse_duration, parse_property, CommonArgs};
+use crate::kit::cli::CommonArgs;
 use crate::kit::error::{ProbeError, Result};
 use crate::kit::java::{self, Jvm};
 use crate::kit::payload::{PayloadKind, Pool};
@@ -24,165 +34,14 @@ use crate::kit::{Context, Probe, Sweep};
 use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::{java_gc_collapse as rule, Verdict};
 use kgap_analyzers::vocab::units;
-use serde::{Serialize, Serializer};
 use std::path::Path;
 use std::time::Duration;
-
-/// The post's heap per vCPU: 2 GB for K=16 on 16 vCPUs.
-pub const POST_HEAP_MB_PER_CORE: usize = 2048 / 16;
-
-const ABOUT: &str = "\
-Reproduces the post's \"producer that collapsed at K=16\" with the Java client.
-
-K KafkaProducer instances (kafka-clients 4.3.1) run in one JVM, one sending thread each, and
-send 100 B records as fast as they can. Each keeps up to buffer.memory (32 MB by default) of
-unsent records, with a few small heap objects per record; when the network threads fall
-behind, that backlog is live data, fills the heap, and GC takes the CPU the network threads
-needed. The post saw GC take 37% of the window at K=16 on 16 vCPUs, and buffer.memory=2 MB
-per producer fix it. The probe sweeps K and buffer.memory, reads GC from the JVM's MXBeans
-and from each run's own GC log (analyze-gc-log), and the findings catalogue decides: a rep
-collapsed when GC took >= 20% of its window or of its worst second while young GCs left the
-heap >= 80% full (or the JVM ran out of memory); HOLDS when, at the smallest K reaching the
-cores (the post's K=16 on its 16 vCPUs), the default buffer.memory collapsed in most reps
-and a ~2 MB bound in none (3 reps at least). The heap is the post's 2 GB per 16 vCPUs times
-the cores (256m on 2 cores).
-
-The Java side is kgap's companion (probes/java/Companion.java), built on first use by
-scripts/java-companion (needs a JDK 17+ and Maven; jars from Maven Central). It needs a
-real Kafka broker (--brokers; a local one: scripts/kafka up): librdkafka's embedded mock
-cluster closes the Java client's connection right after ApiVersions.";
-
-const AFTER: &str = "\
-exit status: 0 measured (the verdict says whether the collapse happened and the bound fixed
-it), 1 the run failed, 2 bad usage, no --brokers, no JDK, or a setting kafka-clients
-refused, 130 interrupted (what was measured is printed).
-
-examples:
-  probe-java-producers --brokers 127.0.0.1:9092              # K=1..16 x 32M,2M
-  probe-java-producers --brokers 127.0.0.1:9092 --producers 2    # K = the cores
-  probe-java-producers --brokers 127.0.0.1:9092 --heap 2g    # the post's heap
-  probe-java-producers --brokers 127.0.0.1:9092 -J linger.ms=20  # a -J setting
-  probe-java-producers --brokers 127.0.0.1:9092 --json | jq .verdicts  # JSON";
-
-/// buffer.memory per producer: kafka-clients' default (32 MB) or a bound in bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BufferMemory(pub Option<u64>);
-
-fn parse_buffer_memory(s: &str) -> std::result::Result<BufferMemory, String> {
-    match s.trim() {
-        "default" => Ok(BufferMemory(None)),
-        t => java::parse_size(t).map(|b| BufferMemory(Some(b))),
-    }
-}
-
-fn parse_heap(s: &str) -> std::result::Result<String, String> {
-    java::parse_size(s)
-        .map(|_| s.trim().to_string())
-        .map_err(|_| format!("{s:?} is not a JVM size (e.g. 512m, 2g)"))
-}
-
-#[derive(Debug, Clone, clap::Parser)]
-#[command(
-    name = "probe-java-producers",
-    version = crate::kit::build_info::version(),
-    about = "Do K Java producers in one JVM collapse under GC, and does a bounded \
-             buffer.memory stop it?",
-    long_about = ABOUT,
-    after_help = AFTER
-)]
-pub struct Options {
-    /// K values: producer instances in one JVM (one thread and one connection each).
-    /// Default: 1, 2, 4, … up to 4× the cores and at least the post's 16.
-    #[arg(long, value_name = "K[,K…]", value_delimiter = ',',
-          value_parser = clap::value_parser!(u32).range(1..=256))]
-    pub producers: Vec<u32>,
-
-    /// buffer.memory per producer: `default` (kafka-clients' 32 MB) and/or bounds (2M, 512k,
-    /// bytes).
-    #[arg(long, value_name = "SIZE[,SIZE…]", value_delimiter = ',', default_value = "default,2M",
-          value_parser = parse_buffer_memory)]
-    pub buffer_memory: Vec<BufferMemory>,
-
-    /// The JVM's heap (-Xms and -Xmx). Default: the post's heap per vCPU (2 GB on 16) times
-    /// the cores, at least 256m: sending rates, and so the backlog, scale with the cores.
-    #[arg(long, value_parser = parse_heap)]
-    pub heap: Option<String>,
-
-    /// Partitions of each run's topic (records go round robin, as in the seed benchmark).
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(i32).range(1..=10_000))]
-    pub partitions: i32,
-
-    /// Payload bytes per message (the post's scaling runs: 100).
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
-    pub size: u64,
-
-    /// Measured window of each run, after the warmup. The backlog needs seconds to fill the
-    /// heap: on a quiet 2-core machine K=2 collapsed in 5 of 5 reps with 10 s windows, in
-    /// about 3 of 4 with 5 s and in none with 2 s.
-    #[arg(long, default_value = "10s", value_parser = parse_duration)]
-    pub duration: Duration,
-
-    /// Messages each producer sends and flushes before the window.
-    #[arg(long, default_value_t = 10_000)]
-    pub warmup_messages: u64,
-
-    /// kafka-clients producer property, applied last (repeatable): -J linger.ms=20.
-    #[arg(short = 'J', value_name = "KEY=VALUE", value_parser = parse_property)]
-    pub java_property: Vec<(String, String)>,
-
-    #[command(flatten)]
-    pub common: CommonArgs,
-}
-
-/// The probe.
-pub struct JavaProducers {
-    pub opts: Options,
-}
-
-/// One point: K producers at one buffer.memory.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-pub struct Point {
-    /// None: kafka-clients' default (32 MB), written `"default"`.
-    #[serde(rename = "buffer.memory", serialize_with = "default_or_bytes")]
-    pub buffer_memory: Option<u64>,
-    pub producers: u32,
-}
-
-fn default_or_bytes<S: Serializer>(b: &Option<u64>, s: S) -> std::result::Result<S::Ok, S::Error> {
-    match b {
-        Some(b) => s.serialize_u64(*b),
-        None => s.serialize_str("default"),
-    }
-}
 
 /// What every run shares: the payload pool's digest (the companion's is checked against it)
 /// and the load average when the sweep began.
 pub struct Setup {
     sha256: String,
     load_before: Option<String>,
-}
-
-/// Cores this process (and the JVMs it starts) may run on: its affinity.
-pub fn cores() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
-}
-
-/// The default heap on a machine with `cores`: the post's heap per vCPU times the cores, at
-/// least 256m. Senders, and so the backlog they build, scale with the cores; a fixed heap
-/// would hide the collapse on a big machine and fake it on a small one.
-pub fn default_heap(cores: usize) -> String {
-    format!("{}m", (POST_HEAP_MB_PER_CORE * cores).max(256))
-}
-
-/// 1, 2, 4, … up to 4× the cores and at least 16: past the core count is where the post's
-/// collapse began.
-pub fn default_producers(cores: usize) -> Vec<u32> {
-    let top = (4 * cores as u32).max(16);
-    let mut ks = vec![1u32];
-    while ks[ks.len() - 1] * 2 <= top {
-        ks.push(ks[ks.len() - 1] * 2);
-    }
-    ks
 }
 
 /// The producer settings of one run; `-J` comes after these.
@@ -200,18 +59,6 @@ pub fn producer_settings(buffer_memory: Option<u64>) -> Vec<(String, String)> {
 }
 
 impl JavaProducers {
-    pub fn new(opts: Options) -> JavaProducers {
-        JavaProducers { opts }
-    }
-
-    /// The heap every JVM gets.
-    pub fn heap(&self) -> String {
-        self.opts
-            .heap
-            .clone()
-            .unwrap_or_else(|| default_heap(cores()))
-    }
-
     fn producers(&self) -> Vec<u32> {
         if self.opts.producers.is_empty() {
             default_producers(cores())

@@ -1,6 +1,8 @@
 //! The text report's table, and what the probe says about its settings and its limits.
 
-use super::{cores, default_heap, Figures, JavaProducers, POST_HEAP_MB_PER_CORE};
+use super::cores::{cores, default_heap, POST_HEAP_MB_PER_CORE};
+use super::figures::Figures;
+use super::options::JavaProducers;
 use crate::kit::{Sweep, Table};
 use kgap_analyzers::findings::Reps;
 use kgap_analyzers::vocab::report::wrap_into;

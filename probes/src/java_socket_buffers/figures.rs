@@ -1,7 +1,8 @@
 //! One run's figures: the companion's window and the socket calls of its JFR recording; the
 //! sweep's evidence for the two catalogue rules, each from its own side's pairs.
 
-use super::{Buffer, JavaSocketBuffers, Side};
+use super::options::JavaSocketBuffers;
+use super::point::{Buffer, Side};
 use crate::kit::error::{ProbeError, Result};
 use crate::kit::java::CompanionResult;
 use crate::kit::measure::round3;

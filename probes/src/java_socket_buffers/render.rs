@@ -1,6 +1,8 @@
 //! The text report's table, and what the probe says about its settings and its limits.
 
-use super::{Buffer, Figures, JavaSocketBuffers, Side};
+use super::figures::Figures;
+use super::options::JavaSocketBuffers;
+use super::point::{Buffer, Side};
 use crate::kit::{Sweep, Table};
 use kgap_analyzers::findings::Reps;
 use kgap_analyzers::vocab::report::wrap_into;

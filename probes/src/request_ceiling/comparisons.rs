@@ -3,7 +3,9 @@
 //! each-at-best), and librdkafka's controls at the ceiling (gap1-negative-controls). Each
 //! reads the points on the sweep's most partitions; the catalogue's rules decide.
 
-use super::{Figures, Knob, RequestCeiling};
+use super::figures::Figures;
+use super::knob::Knob;
+use super::options::RequestCeiling;
 use crate::kit::{Measured, Sweep};
 use kgap_analyzers::findings::probe_result::Client;
 use kgap_analyzers::findings::{

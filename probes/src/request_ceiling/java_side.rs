@@ -3,7 +3,8 @@
 //! (linger.ms 5, max.in.flight 5), a fix point's settings on top; the same payloads, warmup
 //! and window as librdkafka's runs.
 
-use super::{Options, Point, RequestCeiling};
+use super::options::{Options, RequestCeiling};
+use super::point::Point;
 use crate::kit::error::Result;
 use crate::kit::java::{self, Jvm};
 use crate::kit::measure;

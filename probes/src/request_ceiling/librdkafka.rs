@@ -2,7 +2,8 @@
 //! statistics and per-thread CPU; and the short debug=protocol,msg pass analyze-protocol-log
 //! reads.
 
-use super::{Point, Profile};
+use super::options::{Profile, RequestCeiling};
+use super::point::Point;
 use crate::kit::broker::{Broker, Producer};
 use crate::kit::broker_figures::{self, BrokerFigures};
 use crate::kit::capture::Sink;
@@ -93,7 +94,7 @@ pub fn run_once(
     p: &Point,
     dir: &Path,
 ) -> Result<LibrdkafkaFigures> {
-    let topic = broker.create_topic(<super::RequestCeiling as Probe>::NAME, p.partitions)?;
+    let topic = broker.create_topic(<RequestCeiling as Probe>::NAME, p.partitions)?;
     let stats_path = dir.join("stats.jsonl");
     let log_path = dir.join("debug.log");
     let sink = Arc::new(

@@ -12,18 +12,29 @@
 //! Java companion's rows, which never enter it: they decide java-large-batch-copy (with
 //! `--java-fixes`), each-at-defaults and each-at-best; `--controls` adds the knobs the post
 //! tried first (gap1-negative-controls).
+//!
+//! Here: the points, the debug=protocol pass and the Probe impl. Beside it: the options and
+//! the probe (`options`), a point (`point`) and its knobs (`knob`), a run's figures
+//! (`figures`), librdkafka's run (`librdkafka`), Java's (`java_side`), the catalogue's evidence
+//! (`evidence`, `comparisons`), the report's text (`render`).
 
 mod comparisons;
+mod evidence;
+mod figures;
 mod java_side;
 mod knob;
 mod librdkafka;
 mod options;
+mod point;
 mod render;
 
+pub use evidence::evidence;
+pub use figures::Figures;
 pub use java_side::JavaFigures;
 pub use knob::Knob;
 pub use librdkafka::{producer_settings, LibrdkafkaFigures, ProtocolPass};
-pub use options::{Options, Profile};
+pub use options::{Options, Profile, RequestCeiling};
+pub use point::Point;
 
 use crate::kit::broker::Broker;
 use crate::kit::cli::CommonArgs;
@@ -31,99 +42,12 @@ use crate::kit::error::{ProbeError, Result};
 use crate::kit::payload::Pool;
 use crate::kit::{Context, Probe, Sweep};
 use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
-use kgap_analyzers::findings::request_ceiling::{self as rule, PointEvidence};
+use kgap_analyzers::findings::request_ceiling as rule;
 use kgap_analyzers::findings::Verdict;
 use kgap_analyzers::vocab::svg::LineChart;
 use kgap_analyzers::vocab::units;
-use serde::Serialize;
 use std::path::Path;
 use std::time::Duration;
-
-/// The probe.
-pub struct RequestCeiling {
-    pub opts: Options,
-}
-
-/// One point: a partition count and a batch.size, and for the extra points a fix or a
-/// control set on top (one client's own).
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-pub struct Point {
-    pub partitions: i32,
-    #[serde(rename = "batch.size")]
-    pub batch_size: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub knob: Option<Knob>,
-}
-
-impl Point {
-    /// A point of the plain partitions × batch.size grid.
-    pub fn plain(partitions: i32, batch_size: u64) -> Point {
-        Point {
-            partitions,
-            batch_size,
-            knob: None,
-        }
-    }
-
-    /// Its client settings on top of batch.size (none on the plain grid).
-    pub fn knob_settings(&self) -> Vec<(&'static str, &'static str)> {
-        self.knob.map(Knob::settings).unwrap_or_default()
-    }
-}
-
-/// One run's figures: librdkafka's, or the Java companion's.
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
-pub enum Figures {
-    // Boxed: librdkafka's figures are four times Java's.
-    Librdkafka(Box<LibrdkafkaFigures>),
-    Java(JavaFigures),
-}
-
-impl Figures {
-    pub fn librdkafka(&self) -> Option<&LibrdkafkaFigures> {
-        match self {
-            Figures::Librdkafka(f) => Some(f.as_ref()),
-            Figures::Java(_) => None,
-        }
-    }
-
-    pub fn java(&self) -> Option<&JavaFigures> {
-        match self {
-            Figures::Java(f) => Some(f),
-            Figures::Librdkafka(_) => None,
-        }
-    }
-
-    pub fn msgs_per_s(&self) -> f64 {
-        match self {
-            Figures::Librdkafka(f) => f.window.msgs_per_s,
-            Figures::Java(f) => f.msgs_per_s,
-        }
-    }
-
-    pub fn mb_per_s(&self) -> f64 {
-        match self {
-            Figures::Librdkafka(f) => f.window.mb_per_s,
-            Figures::Java(f) => f.mb_per_s,
-        }
-    }
-
-    pub fn cpu_s_per_million(&self) -> f64 {
-        match self {
-            Figures::Librdkafka(f) => f.window.cpu_s_per_million,
-            Figures::Java(f) => f.cpu_s_per_million,
-        }
-    }
-
-    /// The run's own topic (created for it, deleted after it).
-    pub fn topic(&self) -> &str {
-        match self {
-            Figures::Librdkafka(f) => &f.topic,
-            Figures::Java(f) => &f.topic,
-        }
-    }
-}
 
 /// What every run shares: the payload pool (and its digest, which the Java side checks).
 pub struct Setup {
@@ -132,10 +56,6 @@ pub struct Setup {
 }
 
 impl RequestCeiling {
-    pub fn new(opts: Options) -> RequestCeiling {
-        RequestCeiling { opts }
-    }
-
     fn dedup<T: PartialEq + Copy>(v: &[T]) -> Vec<T> {
         let mut out = Vec::new();
         for &x in v {
@@ -184,63 +104,6 @@ impl RequestCeiling {
             }));
         }
         v
-    }
-}
-
-/// The typed evidence the catalogue's rule takes: every measured librdkafka point.
-pub fn evidence(sweep: &Sweep<RequestCeiling>) -> rule::Evidence {
-    let mock = sweep.result.broker.is_mock();
-    let points = sweep
-        .of(Client::Librdkafka)
-        .filter(|m| m.point.knob.is_none())
-        .map(|m| {
-            let rdk = |f: &Figures| f.librdkafka().cloned();
-            // The busiest broker thread's name: the one most reps had busiest.
-            let mut names: Vec<String> = m
-                .runs
-                .iter()
-                .filter_map(|f| f.librdkafka()?.busiest_broker_thread.clone())
-                .collect();
-            names.sort();
-            let broker_thread = names
-                .iter()
-                .max_by_key(|n| names.iter().filter(|x| x == n).count())
-                .cloned()
-                .unwrap_or_else(|| "rdk:broker".into());
-            PointEvidence {
-                partitions: m.point.partitions,
-                batch_size: m.point.batch_size,
-                msgs_per_s: m.reps_of(|f| Some(rdk(f)?.window.msgs_per_s)),
-                produce_requests_per_s: m.reps_of(|f| rdk(f)?.produce_requests_per_s),
-                bytes_per_request: m.reps_of(|f| rdk(f)?.bytes_per_request),
-                batches_per_request: m.reps_of(|f| rdk(f)?.batches_per_request),
-                app_cores: m.reps_of(|f| rdk(f)?.app_cores),
-                broker_thread,
-                broker_thread_cores: m.reps_of(|f| rdk(f)?.busiest_broker_thread_cores),
-                mock_thread_cores: if mock {
-                    m.reps_of(|f| Some(rdk(f)?.mock_cores))
-                } else {
-                    Default::default()
-                },
-                connections: crate::kit::broker_figures::connections(
-                    &m.runs
-                        .iter()
-                        .filter_map(|f| Some(f.librdkafka()?.brokers.as_slice()))
-                        .collect::<Vec<_>>(),
-                ),
-            }
-        })
-        .collect();
-    let log_batches_per_request = sweep
-        .result
-        .diagnoses
-        .iter()
-        .filter_map(|d| serde_json::from_value::<ProtocolPass>(d.clone()).ok())
-        .find_map(|p| p.batches_per_request);
-    rule::Evidence {
-        broker_is_mock: mock,
-        points,
-        log_batches_per_request,
     }
 }
 

@@ -1,4 +1,5 @@
-//! probe-request-ceiling's options (clap derive) and the profiles of librdkafka's knobs.
+//! probe-request-ceiling's options (clap derive), the profiles of librdkafka's knobs, and the
+//! probe itself.
 
 use crate::kit::cli::{parse_duration, CommonArgs};
 use crate::kit::java;
@@ -134,4 +135,15 @@ pub struct Options {
 
     #[command(flatten)]
     pub common: CommonArgs,
+}
+
+/// The probe.
+pub struct RequestCeiling {
+    pub opts: Options,
+}
+
+impl RequestCeiling {
+    pub fn new(opts: Options) -> RequestCeiling {
+        RequestCeiling { opts }
+    }
 }

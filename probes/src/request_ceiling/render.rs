@@ -1,7 +1,13 @@
 //! The probe's part of the text report (librdkafka's throughput and threads, its requests,
 //! Java's rows, what analyze-protocol-log read) and its chart.
 
-use super::{Figures, ProtocolPass, RequestCeiling};
+use super::comparisons;
+use super::evidence::evidence;
+use super::figures::Figures;
+use super::knob::Knob;
+use super::librdkafka::ProtocolPass;
+use super::options::RequestCeiling;
+use super::point::Point;
 use crate::kit::{Measured, Sweep, Table};
 use kgap_analyzers::findings::probe_result::Client;
 use kgap_analyzers::findings::Reps;
@@ -16,7 +22,7 @@ fn batch(b: u64) -> String {
 }
 
 /// The batch.size column: `1M`, or `1M sndbuf=-1` for a fix or control point.
-fn point_batch(p: &super::Point) -> String {
+fn point_batch(p: &Point) -> String {
     match p.knob {
         None => batch(p.batch_size),
         Some(k) => format!("{} {}", batch(p.batch_size), k.short()),
@@ -24,8 +30,8 @@ fn point_batch(p: &super::Point) -> String {
 }
 
 /// What the short knob names in a table stand for, when any is in it.
-fn knob_note<'a>(points: impl Iterator<Item = &'a super::Point>) -> Option<String> {
-    let mut knobs: Vec<super::Knob> = points.filter_map(|p| p.knob).collect();
+fn knob_note<'a>(points: impl Iterator<Item = &'a Point>) -> Option<String> {
+    let mut knobs: Vec<Knob> = points.filter_map(|p| p.knob).collect();
     knobs.dedup();
     (!knobs.is_empty()).then(|| {
         knobs
@@ -120,7 +126,7 @@ fn librdkafka_tables(sweep: &Sweep<RequestCeiling>) -> String {
     let per_broker: Vec<(
         Vec<String>,
         Vec<kgap_analyzers::findings::request_ceiling::Connection>,
-    )> = super::evidence(sweep)
+    )> = evidence(sweep)
         .points
         .into_iter()
         .filter(|p| !p.connections.is_empty())
@@ -203,7 +209,7 @@ fn librdkafka_tables(sweep: &Sweep<RequestCeiling>) -> String {
 }
 
 fn java_table(sweep: &Sweep<RequestCeiling>) -> String {
-    let rdk_rate = |p: &super::Point| {
+    let rdk_rate = |p: &Point| {
         sweep
             .of(Client::Librdkafka)
             .find(|m| m.point == p)
@@ -271,8 +277,8 @@ fn java_table(sweep: &Sweep<RequestCeiling>) -> String {
 /// The two comparisons of the post's rerun in one table: each client at its own defaults
 /// and at its best batch.size (and at the same 16K, the request ceiling's question).
 fn comparisons(sweep: &Sweep<RequestCeiling>) -> String {
-    let d = super::comparisons::at_defaults(sweep);
-    let b = super::comparisons::at_best(sweep);
+    let d = comparisons::at_defaults(sweep);
+    let b = comparisons::at_best(sweep);
     if b.java.is_empty() || b.librdkafka.is_empty() {
         return String::new();
     }
