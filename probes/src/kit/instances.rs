@@ -337,13 +337,27 @@ mod tests {
         assert_eq!(busy_ticks("cpu0 1 2 3 4"), None);
         assert_eq!(busy_ticks("cpu  x"), None);
         let a = MachineCpu::now().expect("/proc/stat");
-        std::thread::sleep(Duration::from_millis(20));
+        // The later snapshots at made-up times: a sleep of 20 ms overruns 100 ms on a loaded
+        // machine, and the rule is about the span, not about how long this machine slept.
+        let tps = threads::ticks_per_second() as f64;
+        let after = |ticks: u64, span_ticks: f64| MachineCpu {
+            busy_ticks: a.busy_ticks + ticks,
+            at: a.at + Duration::from_secs_f64(span_ticks / tps),
+        };
+        // Two ticks' span: not measured, rather than a rounded 0.0; nor just under the floor.
+        assert_eq!(a.busy_cores_until(&after(2, 2.0)), None);
+        assert_eq!(
+            a.busy_cores_until(&after(9, MIN_MACHINE_SPAN_TICKS * 0.99)),
+            None
+        );
+        // Past the floor: busy ticks over the span's ticks (30 busy in 20 = 1.5 cores).
+        assert!(a
+            .busy_cores_until(&after(1, MIN_MACHINE_SPAN_TICKS * 1.01))
+            .is_some());
+        assert_eq!(a.busy_cores_until(&after(30, 20.0)), Some(1.5));
+        assert_eq!(a.busy_cores_until(&after(0, 100.0)), Some(0.0));
+        // A real second reading counts up from the first.
         let b = MachineCpu::now().unwrap();
-        // 20 ms is two ticks: not measured, rather than a rounded 0.0.
-        assert_eq!(a.busy_cores_until(&b), None);
-        let span = threads::ticks_per_second() as f64;
-        std::thread::sleep(Duration::from_secs_f64(MIN_MACHINE_SPAN_TICKS / span));
-        let c = MachineCpu::now().unwrap();
-        assert!(a.busy_cores_until(&c).is_some_and(|v| v >= 0.0));
+        assert!(b.busy_ticks >= a.busy_ticks && b.at >= a.at);
     }
 }

@@ -40,4 +40,22 @@ pub fn needs_brokers(exe: &str, args: &[&str]) {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--brokers"), "{}", stderr(&out));
 }
+
+/// A run measured something, and its msgs/s is its messages over its window (both rounded
+/// to 3 decimals): a rate from another span or no messages fails it. How fast this machine
+/// ran is the probe's to report and its verdict's to judge, not a test's.
+pub fn assert_rate_of_window(run: &Value) {
+    let messages = run["messages"].as_f64().unwrap_or_else(|| panic!("{run}"));
+    let window_s = run["window_s"].as_f64().unwrap_or_else(|| panic!("{run}"));
+    let rate = run["msgs_per_s"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{run}"));
+    assert!(messages > 0.0 && window_s > 0.0, "{run}");
+    // Compared in messages: the window is rounded to the ms (0.6 % of a 0.082 s window).
+    assert!(
+        (rate * window_s - messages).abs() <= rate * 0.0005 + 1e-3 * messages + 1.0,
+        "{rate} msg/s against {messages} in {window_s} s: {run}"
+    );
+}
+
 pub mod relay;
