@@ -13,8 +13,8 @@
 use std::ops::Range;
 
 use super::body;
+use super::record::{is_broker_name, thread_end, Record};
 use super::timestamp::{stamp_end, Timestamp, TimestampSource};
-use super::{is_broker_name, thread_end, Record};
 use crate::engine::bytes_eq::{find_byte, starts_with_bytes};
 
 /// Where a raw line's fields are (byte ranges in the line).
