@@ -3,7 +3,7 @@
 //! into the block.
 
 use super::blocks::Block;
-use super::{Parsed, Tally};
+use super::tally::Tally;
 use crate::engine::line_memo::{LineMemo, Lookup, Probe};
 use crate::librdkafka::{corr_id_tail_at, CorrIdTail, StampMemo};
 use crate::librdkafka::{
@@ -454,6 +454,26 @@ fn trim_cr(buf: &[u8], start: usize, end: usize) -> usize {
         end - 1
     } else {
         end
+    }
+}
+
+/// A block and what its worker made of it.
+pub(super) struct Parsed {
+    pub(super) block: Block,
+    pub(super) lines: u64,
+    pub(super) records: Vec<SpanRecord>,
+    /// Lines whose one record the worker's tally took.
+    pub(super) tallied: u64,
+}
+
+impl Parsed {
+    fn new(block: Block, lines: u64, records: Vec<SpanRecord>, tallied: u64) -> Parsed {
+        Parsed {
+            block,
+            lines,
+            records,
+            tallied,
+        }
     }
 }
 
