@@ -6,13 +6,15 @@ use std::io::Write;
 use super::event::{Collector, Event, HeapChange, PauseClass};
 use super::legacy::LegacyAssembler;
 use super::legacy_event::OwnedEvent;
+use super::options::GcLogOptions;
 use super::pre_line::HeadToken;
-use super::report::{round2, Count, GcInputSummary, GcReport, Humongous, Promotion, Stalls};
+use super::report::{Count, GcInputSummary, Humongous, Promotion, Stalls};
+use super::rounding::round2;
 use super::series::{Point, Series};
 use super::tally::{bump, bump_index, LastPauseKind, TypeAcc, MAX_KINDS};
 use super::trend::{minutes, Trend};
 use super::windows::Windows;
-use super::{diagnose, scan, unified, GcLogOptions};
+use super::{scan, unified};
 use crate::vocab::error::AnalyzeError;
 use crate::vocab::report::Examples;
 
@@ -667,12 +669,13 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         self.legacy_events(events);
     }
 
-    pub(super) fn finish(mut self, with_timeline: bool) -> Result<GcReport, AnalyzeError> {
+    /// Close the windows (the last one's timeline row): the analysis is ready for its
+    /// report (`diagnose::build`).
+    pub(super) fn finish(&mut self) -> Result<(), AnalyzeError> {
         self.windows
             .set_generational(self.collector().map_or(true, Collector::generational));
         self.windows.finish().map_err(AnalyzeError::Timeline)?;
-        let report = diagnose::build(self, with_timeline);
-        Ok(report)
+        Ok(())
     }
 
     /// The collector the report names: the one the log names, else the one its words imply.

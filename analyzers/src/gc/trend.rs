@@ -1,7 +1,8 @@
 //! Heap after GC as a share of the maximum, streamed: first, last, range, mean and the
 //! least-squares slope over log time.
 
-use super::report::{round2, HeapTrend};
+use super::report::HeapTrend;
+use super::rounding::round2;
 
 /// Heap fractions, streamed.
 #[derive(Debug, Default, Clone)]

@@ -10,6 +10,8 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use super::rounding::{round2, round3};
+
 /// How far back a pause may reach into windows that are still open.
 const LOOKBACK_S: f64 = 300.0;
 /// Longest run of empty windows written as zero rows between two busy ones.
@@ -490,7 +492,7 @@ impl<'w> Windows<'w> {
         if self.error.is_some() {
             return;
         }
-        let pct = |f: Option<f64>| f.map(|v| super::round2(v * 100.0));
+        let pct = |f: Option<f64>| f.map(|v| round2(v * 100.0));
         if let Some(last) = self.last_row {
             // Idle windows between two busy ones are rows too: a plot needs its zeros.
             let gap = i
@@ -499,7 +501,7 @@ impl<'w> Windows<'w> {
                 .clamp(0, MAX_GAP_ROWS);
             for g in 1..=gap {
                 let row = Row {
-                    window_start_s: super::round3((last + g) as f64 * self.width_s),
+                    window_start_s: round3((last + g) as f64 * self.width_s),
                     gc_ms: 0.0,
                     gc_fraction: 0.0,
                     pauses: 0,
@@ -517,14 +519,14 @@ impl<'w> Windows<'w> {
         }
         self.last_row = Some(i);
         let row = Row {
-            window_start_s: super::round3(s.start_s),
-            gc_ms: super::round3(acc.gc_ms),
-            gc_fraction: super::round3(s.gc_fraction),
+            window_start_s: round3(s.start_s),
+            gc_ms: round3(acc.gc_ms),
+            gc_fraction: round3(s.gc_fraction),
             pauses: acc.pauses,
             full_gcs: acc.full_gcs,
             heap_after_young_pct: pct(acc.young_after_min),
             heap_after_gc_pct: pct(acc.any_after_min),
-            allocation_stall_ms: super::round3(acc.stall_ms),
+            allocation_stall_ms: round3(acc.stall_ms),
         };
         match w.serialize(row) {
             Ok(()) => self.rows += 1,
