@@ -38,9 +38,9 @@ impl Trend {
         }
         self.n += 1;
         self.last = f;
-        // `f64::min`/`max` by compare and assign (theirs is five instructions of NaN
-        // handling, four times a young pause): a NaN `f` keeps the bound, a NaN bound
-        // (a first NaN) takes `f`, as theirs do.
+        // `f64::min`/`max` by compare and assign (theirs pay NaN handling, four times a
+        // young pause: docs/perf.md): a NaN `f` keeps the bound, a NaN bound (a first
+        // NaN) takes `f`, as theirs do.
         if f < self.min || self.min.is_nan() {
             self.min = f;
         }

@@ -25,9 +25,9 @@ const MAX_PAUSE_WINDOWS: i64 = 1_000_000;
 const MIN_COVERAGE: f64 = 0.5;
 
 /// The open windows in index order. Nearly every access is to the newest window, kept
-/// apart so that reaching it is one comparison (through the deque's back it was ~50
-/// instructions, three times per pause on a dense `-Xlog:gc` log); the others are searched
-/// from the back, one or two steps (a tree map cost a search per pause, 10% of the time).
+/// apart so that reaching it is one comparison (through the deque's back it cost more,
+/// three times per pause); the others are searched from the back, one or two steps (a
+/// tree map cost a search per pause). Costs: docs/perf.md.
 #[derive(Debug, Default)]
 struct OpenWindows {
     /// The open windows before the newest, in index order (empty without a newest).
@@ -84,7 +84,7 @@ impl OpenWindows {
 }
 
 /// `q.floor() as i64`, without the call: `f64::floor` is a libm function on a target
-/// without SSE4.1 (~80 instructions, six times per pause on a dense log). The cast
+/// without SSE4.1, six times per pause (docs/perf.md). The cast
 /// truncates toward zero and saturates (NaN is 0), so one step down for a negative
 /// fraction gives the same value for every `q`, infinities and NaN included.
 #[inline]
@@ -178,8 +178,8 @@ pub(crate) struct Windows<'w> {
     /// Every window below this index is closed.
     closed_below: Option<i64>,
     /// The earliest and latest times observed ([`Self::span`]): NaN before the first, so
-    /// that `min`/`max` take the first time as it is (an `Option` per bound cost ~25
-    /// instructions an observation, four per pause).
+    /// that `min`/`max` take the first time as it is (an `Option` per bound cost more,
+    /// four observations a pause: docs/perf.md).
     span_start: f64,
     span_end: f64,
     spanned: bool,
@@ -252,14 +252,14 @@ impl<'w> Windows<'w> {
     }
 
     /// The log's clock reached `t`. Inlined up to the search for old windows, which is
-    /// a call of its own: with it inside, every observation paid its register saves
-    /// (~20 instructions), six in ten returning before the search.
+    /// a call of its own: with it inside, every observation paid its register saves,
+    /// six in ten returning before the search (docs/perf.md).
     #[inline]
     pub fn observe(&mut self, t: f64) {
         // `NaN.min(t)` is `t` (NaN for a NaN `t`): the first time as it is, as an
         // `Option` folded from it would have it. `f64::min`/`max` by compare and assign
-        // (a NaN `t` keeps the bound, a NaN bound takes `t`): theirs is five
-        // instructions of NaN handling, on every observation.
+        // (a NaN `t` keeps the bound, a NaN bound takes `t`): theirs pay NaN handling
+        // on every observation (docs/perf.md).
         if t < self.span_start || self.span_start.is_nan() {
             self.span_start = t;
         }
@@ -375,15 +375,15 @@ impl<'w> Windows<'w> {
     /// caller observed just before (the analyzer's clock does, for every line): on a
     /// dense log nearly every pause is one window, looked up once, and neither
     /// observes `end` again. A third and a fourth observation of the same time and a
-    /// second lookup of its window were 3.7 % of a dense `-Xlog:gc` log's instructions.
+    /// second lookup of its window were a measurable share of a dense log (docs/perf.md).
     /// Observing `end` again closes nothing: every window it could close was closed
     /// when it was observed, and the window this pause opens is `end`'s own.
     pub fn pause_observed(&mut self, end: f64, ms: f64, full: bool, heap: Option<(f64, bool)>) {
         let start = end - ms / 1000.0;
         let last = self.index(end);
         // With 1 s windows and `last` exact as an `f64`, `start` is in `last`'s window
-        // exactly when `ws <= start < ws + 1` (its `index` without the floor's ~13
-        // instructions; a NaN `start` takes the general steps, which do the same).
+        // exactly when `ws <= start < ws + 1` (its `index` without the floor's cost,
+        // docs/perf.md; a NaN `start` takes the general steps, which do the same).
         let ws = last as f64;
         if self.width_s == 1.0
             && !self.reference

@@ -359,8 +359,8 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
         // analyzer's thread an munmap of each records vector). The pool holds every
         // block that can be in flight (both queues, one per worker parsing and one
         // waiting for its turn, the one fed, the one read): one that drops blocks when
-        // full had the reader allocate anew whenever it ran ahead, ~100 k page faults
-        // a GiB.
+        // full had the reader allocate anew whenever it ran ahead (page faults:
+        // docs/perf.md).
         let in_flight = workers * 2 + (workers * 2 + 2) + workers * 2 + 2;
         let (spare_tx, spare_rx) = sync_channel::<Spare>(in_flight);
         let block_rx = Arc::new(Mutex::new(block_rx));
