@@ -1,10 +1,9 @@
 //! Byte-string equality and byte search for short strings, inline.
 //!
 //! On this project's hot paths the strings compared are short (an address, a host name, a
-//! librdkafka line's repeated head), and `perf record` put a large share of the time in
-//! libc's `memcmp` called for them (28 % of a socket recording's in analyze-jfr; 11-18 % of
-//! analyze-protocol-log's), while callgrind counted few instructions there: the call and its
-//! set-up, not the compare. These compare eight bytes a step in the caller's code.
+//! librdkafka line's repeated head), and a large share of the time went to libc's `memcmp`
+//! called for them, in its call and set-up rather than the compare (docs/perf.md). These
+//! compare eight bytes a step in the caller's code.
 
 /// `a == b`.
 #[inline]
@@ -30,7 +29,7 @@ pub(crate) fn starts_with_bytes(hay: &[u8], prefix: &[u8]) -> bool {
 /// `a == b` for slices of one length: from 16 bytes on, 32 bytes a step with SSE2 on
 /// x86_64 ([`same_sse2`]), sixteen elsewhere, the last step overlapping the one before it
 /// (the memo's keys are lines of a few hundred bytes; eight-byte steps through
-/// `split_first_chunk` cost ~2 instructions a byte there).
+/// `split_first_chunk` cost more there: docs/perf.md).
 #[inline]
 fn same_prefix(a: &[u8], b: &[u8]) -> bool {
     debug_assert_eq!(a.len(), b.len());
@@ -67,8 +66,8 @@ fn same_prefix(a: &[u8], b: &[u8]) -> bool {
 
 /// [`same_prefix`] for 16 bytes or more: 32 bytes a step, two byte-wise compares whose
 /// masks are joined (the memo's keys are ~150 bytes: five steps and a last overlapping
-/// one, where 128-bit integer compares took ~110 instructions a key). SSE2 is part of
-/// every x86_64 CPU.
+/// one, where 128-bit integer compares cost more: docs/perf.md). SSE2 is part of every
+/// x86_64 CPU.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn same_sse2(a: &[u8], b: &[u8]) -> bool {
@@ -106,8 +105,8 @@ fn same_sse2(a: &[u8], b: &[u8]) -> bool {
 
 /// First index of `c` in a short slice (a log line's field, a decoration, a GC id), eight
 /// bytes a step, then byte by byte: memchr's set-up costs more than these few bytes, and a
-/// byte loop takes ~3 instructions a byte. (Shared by the librdkafka head parser and the
-/// GC pause-line reader.)
+/// byte loop more than eight a step (docs/perf.md). (Shared by the librdkafka head parser
+/// and the GC pause-line reader.)
 #[inline(always)]
 pub(crate) fn find_byte(s: &[u8], c: u8) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
@@ -152,7 +151,7 @@ pub(crate) fn find_either(s: &[u8], a: u8, b: u8) -> Option<usize> {
 
 /// Last index of `c` in a short slice (the `(` before a fetch decision's queue figures),
 /// eight bytes a step from the end: `memrchr` is a call and a set-up for these few bytes.
-/// (Where `c` may be far from the end, memrchr's 32-byte steps win: callgrind decides.)
+/// (Where `c` may be far from the end, memrchr's 32-byte steps win: measure, docs/perf.md.)
 #[inline]
 pub(crate) fn rfind_byte(s: &[u8], c: u8) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
@@ -173,8 +172,8 @@ pub(crate) fn rfind_byte(s: &[u8], c: u8) -> Option<usize> {
 }
 
 /// Last index of `c` in a line, sixteen bytes a step from the end with SSE2 (a `FETCH`
-/// line's last `]`, 50 to 130 bytes back): `memrchr` was ~175 instructions a call there,
-/// most of them its dispatch and set-up; this is ~5 a step. Elsewhere [`rfind_byte`].
+/// line's last `]`, 50 to 130 bytes back): `memrchr`'s dispatch and set-up cost more
+/// there than these steps (docs/perf.md). Elsewhere [`rfind_byte`].
 #[inline]
 pub(crate) fn rfind_byte16(s: &[u8], c: u8) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
@@ -238,8 +237,8 @@ pub(crate) fn find_bytes(hay: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// The end of the line starting at `buf[from..]` (its `\n`, or `buf.len()`) and whether
 /// the bytes before it are all ASCII, in one pass of sixteen bytes a step: a dense GC
-/// log's line was a `memchr` call (~75 instructions with its set-up) and then an ASCII
-/// test over the same bytes.
+/// log's line was a `memchr` call with its set-up and then an ASCII test over the same
+/// bytes (docs/perf.md).
 #[inline]
 pub(crate) fn line_end_and_ascii(buf: &[u8], from: usize) -> (usize, bool) {
     #[cfg(target_arch = "x86_64")]

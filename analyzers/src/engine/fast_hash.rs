@@ -1,6 +1,6 @@
 //! A fast hasher for the analyzers' hot maps (JFR constant pools and thread/class ids,
-//! partition and connection keys). std's SipHash resists hash flooding but cost a third
-//! of analyze-jfr's instructions in issue 19's profile; these keys are small integers and
+//! partition and connection keys). std's SipHash resists hash flooding but was a large
+//! share of analyze-jfr's cost (docs/perf.md); these keys are small integers and
 //! short names from one file, and every map here is bounded. The mix is the one rustc
 //! uses for its own tables (FxHash); no crate of it is in the build's registry, so it is
 //! written out here (a dozen lines).

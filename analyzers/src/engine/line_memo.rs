@@ -7,9 +7,8 @@
 //! from it. And `<rest>` repeats: a producer writes three lines a ProduceRequest that
 //! differ only in their stamp and partition (`No more space in current MessageSet`,
 //! `Produce MessageSet with …`, `MessageSet with … delivered`), so in the captured
-//! producer logs 52-60 % of the lines repeat one seen a few lines before (26 % in the
-//! corpus's, 8 % in a captured consumer's). A repeat costs a hash and a compare instead
-//! of a parse (~1,100 instructions).
+//! producer logs about half the lines repeat one seen a few lines before (fewer in a
+//! consumer's: docs/perf.md). A repeat costs a hash and a compare instead of a parse.
 //!
 //! The key is the rest, or the part of it that decides the record where what follows
 //! changes on every line (the block front end, [`crate::pipeline`], chooses: a request's
@@ -17,8 +16,8 @@
 //! says there why that is sound). What is kept is decided by speed alone, never by what
 //! the answer would be: the table is direct-mapped, and a facility whose lines seldom
 //! repeat (a consumer's `FETCH` and `CONSUME` lines carry offsets that move on) has its
-//! lookups paused for a while: a miss costs a hash, a copy and a move (~250
-//! instructions), so below about one hit in four a lookup costs more than it saves.
+//! lookups paused for a while: a miss costs a hash, a copy and a move, so below about one
+//! hit in four a lookup costs more than it saves (docs/perf.md).
 
 use crate::engine::fast_hash::FxHasher;
 use std::hash::Hasher;
@@ -103,8 +102,8 @@ impl<T> LineMemo<T> {
     /// `stamp`) from its facility to `key_end`: the line's end, or where the part that
     /// decides its record ends (what is kept must then hold for any line that shares
     /// those bytes, whatever follows).
-    // Always inlined: out of line (three callers) it cost 6.5 M instructions a 32 MB log
-    // in calls and lost constants.
+    // Always inlined: out of line (three callers) it cost calls and lost constants
+    // (docs/perf.md).
     #[inline(always)]
     pub(crate) fn lookup(&mut self, line: &[u8], stamp: RawStamp, key_end: usize) -> Lookup<'_, T> {
         let (secs, key_at, fac_len) = stamp;

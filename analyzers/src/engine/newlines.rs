@@ -1,10 +1,10 @@
 //! Where a block's newlines are, found in one pass over the block.
 //!
-//! The block front end used to look for each line's end with its own `memchr` call: ~108
-//! instructions a line of ~200 bytes in callgrind (the call through memchr's dispatch, its
-//! set-up, and a vector loop that stops after a few steps), 9 % of analyze-protocol-log's
-//! instructions (issue 19). One pass compares 64 bytes a step and turns the matches into
-//! positions with a bit scan: ~25 instructions a line.
+//! The block front end used to look for each line's end with its own `memchr` call: the
+//! call through memchr's dispatch, its set-up, and a vector loop that stops after a few
+//! steps, a real share of analyze-protocol-log's cost (issue 19). One pass compares 64
+//! bytes a step and turns the matches into positions with a bit scan, far cheaper a line
+//! (docs/perf.md).
 
 /// Push the index of every `\n` in `buf` onto `out`, in order. `buf` must be shorter than
 /// 4 GiB (a block's buffer is).

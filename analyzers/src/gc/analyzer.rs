@@ -6,13 +6,15 @@ use std::io::Write;
 use super::event::{Collector, Event, HeapChange, PauseClass};
 use super::legacy::LegacyAssembler;
 use super::legacy_event::OwnedEvent;
+use super::options::GcLogOptions;
 use super::pre_line::HeadToken;
-use super::report::{round2, Count, GcInputSummary, GcReport, Humongous, Promotion, Stalls};
+use super::report::{Count, GcInputSummary, Humongous, Promotion, Stalls};
+use super::rounding::round2;
 use super::series::{Point, Series};
 use super::tally::{bump, bump_index, LastPauseKind, TypeAcc, MAX_KINDS};
 use super::trend::{minutes, Trend};
 use super::windows::Windows;
-use super::{diagnose, scan, unified, GcLogOptions};
+use super::{scan, unified};
 use crate::vocab::error::AnalyzeError;
 use crate::vocab::report::Examples;
 
@@ -30,7 +32,7 @@ const HEAD_SLOTS: usize = 8;
 
 /// A pause's duration in whole microseconds for its histogram: `(ms * 1000.0).round()
 /// .max(0.0) as u64` without the call to libm's `round` that the baseline x86-64 target
-/// makes (no rounding instruction before SSE4.1; ~1 % of a dense log's time). The same
+/// makes (no rounding instruction before SSE4.1; docs/perf.md). The same
 /// value for every input (a test compares them).
 #[inline]
 fn pause_micros(ms: f64) -> u64 {
@@ -441,7 +443,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
     ) -> usize {
         // The last few kinds, not only the last one: a G1 log alternates Normal and
         // Concurrent Start pauses, and resolving again each time (strings copied, a
-        // cause searched for `Humongous`) was ~5 % of a dense log. Resolving is a pure
+        // cause searched for `Humongous`) was costly (docs/perf.md). Resolving is a pure
         // find-or-add, so a kind resolves to the same entries however often it is asked.
         // The kind of the pause before first: a run of one kind is one comparison.
         let last = self.last_pause_slot;
@@ -526,7 +528,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         }
         let us = pause_micros(ms);
         self.total_ms += ms;
-        // Not `f64::max`: its NaN handling is five instructions, and `max_ms` starts at 0
+        // Not `f64::max`: it pays NaN handling (docs/perf.md), and `max_ms` starts at 0
         // and takes only larger values, so it is never NaN and the two agree.
         if ms > self.max_ms {
             self.max_ms = ms;
@@ -667,12 +669,13 @@ impl<'o, 'w> Analyzer<'o, 'w> {
         self.legacy_events(events);
     }
 
-    pub(super) fn finish(mut self, with_timeline: bool) -> Result<GcReport, AnalyzeError> {
+    /// Close the windows (the last one's timeline row): the analysis is ready for its
+    /// report (`diagnose::build`).
+    pub(super) fn finish(&mut self) -> Result<(), AnalyzeError> {
         self.windows
             .set_generational(self.collector().map_or(true, Collector::generational));
         self.windows.finish().map_err(AnalyzeError::Timeline)?;
-        let report = diagnose::build(self, with_timeline);
-        Ok(report)
+        Ok(())
     }
 
     /// The collector the report names: the one the log names, else the one its words imply.

@@ -2,9 +2,12 @@
 
 use serde_json::json;
 
+use super::analyzer::{Analyzer, Clock};
 use super::event::Collector;
-use super::{examples, pause_stats, round2, round3, Analyzer, Clock, GcReport, PauseTypeStats};
-use crate::vocab::report::{Diagnosis, Dist};
+use super::report::{examples, pause_stats, GcReport, PauseTypeStats};
+use super::rounding::{round2, round3};
+use super::windows::WindowSummary;
+use crate::vocab::report::{Diagnosis, Dist, Examples};
 
 const MB: f64 = 1048576.0;
 
@@ -193,8 +196,8 @@ pub(super) fn build(a: Analyzer<'_, '_>, with_timeline: bool) -> GcReport {
     report
 }
 
-fn round_window(w: super::WindowSummary) -> super::WindowSummary {
-    super::WindowSummary {
+fn round_window(w: WindowSummary) -> WindowSummary {
+    WindowSummary {
         start_s: round3(w.start_s),
         gc_ms: round3(w.gc_ms),
         gc_fraction: round3(w.gc_fraction),
@@ -330,7 +333,7 @@ fn diagnoses(a: &Analyzer<'_, '_>, r: &GcReport, collector: Option<Collector>) -
                   allocate less; if the heap stays nearly full after each cycle, the live set is \
                   the problem, not the collector: bound it (buffer.memory for a Kafka producer)."
                 .into(),
-            examples: ex.take(super::Examples::CAP),
+            examples: ex.take(Examples::CAP),
         });
     }
 

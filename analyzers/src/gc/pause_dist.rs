@@ -1,7 +1,7 @@
 //! A pause type's durations (µs) counted per bucket of the histogram they end up in, the
 //! histogram itself built once, for the report: the same [`Dist`] as recording every value
-//! into it, for ~45 instructions a pause fewer than the histogram's record (its bucket
-//! search, range check and bookkeeping; 1.9 % of a dense `-Xlog:gc` log's instructions).
+//! into it, for less a pause than the histogram's record (its bucket search, range check
+//! and bookkeeping: docs/perf.md).
 //!
 //! The buckets are those of `Histogram::new(3)` (what [`Dist`] holds): unit resolution up
 //! to 2,047, then 1,024 sub-buckets per power of two. A test holds the two to the same

@@ -2,8 +2,8 @@
 //! `Pause …` message (or G1's `Old regions: A->B` and `Humongous regions: A->B`) (`[0.123s][info][gc] GC(12) Pause Young (Normal) (G1 Evacuation
 //! Pause) 24M->3M(256M) 2.345ms`), or the same pause's `gc,start` line without a
 //! duration. A dense `-Xlog:gc` log is nothing else, and the general path
-//! ([`unified::split_decorations`], [`unified::parse_message`]) spent ~2,300
-//! instructions on each. Only what this parser can decide exactly as the general one does
+//! ([`unified::split_decorations`], [`unified::parse_message`]) spent far more on each
+//! (docs/perf.md). Only what this parser can decide exactly as the general one does
 //! is taken (the test `the_pause_line_parser_agrees_with_the_general_one` holds it to
 //! that on every fixture line); anything else (other numbers' forms, a heap change of
 //! another shape, a line without uptime, …) is `None`, and the general path reads it.
@@ -11,7 +11,7 @@
 //! A log repeats a few pause heads (`Pause Young (Normal) (G1 Evacuation Pause)`): the
 //! last few heads split are kept with their parts, and a line whose head is one of them
 //! followed by ` A->B(C) Dms` is read by comparing the head and parsing the four numbers
-//! in one pass (splitting a head from its end cost ~1,000 instructions a line).
+//! in one pass (splitting a head from its end cost more: docs/perf.md).
 //!
 //! The decorations and `GC(N)` before the message are read by [`super::pause_lead`], the
 //! numbers by [`super::pause_numbers`].
@@ -34,7 +34,7 @@ const HEADS_KEPT: usize = 8;
 pub(crate) enum Reading {
     /// The line as the general path reads it (the line holds an anchor), written to the
     /// caller's [`Pre`]: in place, as the ~180-byte result was copied twice on its way
-    /// to the block's list (perf: `memmove` 12 % of the worker's time on a dense log).
+    /// to the block's list (`memmove`'s share: docs/perf.md).
     Line,
     /// A line that holds no anchor: the anchor search would pass over it (G1's
     /// `Concurrent Mark Cycle` lines, a quarter of a dense `-Xlog:gc` log with them and
@@ -96,9 +96,9 @@ impl PauseReader {
 
     /// The line starting at `buf[start]`, its end not known yet, read from its start:
     /// a pause of a kept head whose ` A->B(C) Dms` ends the line is read whole, and its
-    /// end found on the way (the line scan before it was ~60 instructions a line of a
-    /// dense `-Xlog:gc` log). Every byte of such a line was compared with a decoration's
-    /// form, a kept head or a number's: it is ASCII. Otherwise what was read before the
+    /// end found on the way (a line scan before it cost more: docs/perf.md). Every
+    /// byte of such a line was compared with a decoration's form, a kept head or a
+    /// number's: it is ASCII. Otherwise what was read before the
     /// message, for [`Self::read_message`] once the caller found the line's end and
     /// checked it is ASCII; or `GiveUp` (the caller reads the line with [`Self::read`]).
     #[inline]

@@ -23,7 +23,7 @@ pub(super) fn integer_at(b: &[u8], i: usize) -> Option<(f64, usize)> {
 /// The run of ASCII digits at the start of `t`, as an integer with its length, for a run
 /// of at most 16 digits (`None`: longer); the value is exact for at most 15. Eight bytes a
 /// step where eight are there ([`digits8`]), else a byte at a time: a dense log's line
-/// holds ~35 digits, and the byte loop's ~9 instructions a digit were a tenth of a line.
+/// holds many digits, and a byte loop over them was a real share of a line (docs/perf.md).
 /// Runs of up to three digits (heap sizes in `M`, a pause's milliseconds and their
 /// fraction: most numbers of a pause line) are read byte by byte first, cheaper than
 /// the eight-byte step's fixed cost.
@@ -151,7 +151,7 @@ fn decimal_at(b: &[u8], i: usize) -> Option<(f64, usize)> {
         }
         let m = m * POW10_U64[k.min(8)] * if k > 8 { POW10_U64[k - 8] } else { 1 } + f;
         // Through `i64` (at most 15 digits: exact either way): one instruction where
-        // `u64` to `f64` is a branch and a fix-up on this target (~18 a line).
+        // `u64` to `f64` is a branch and a fix-up on this target (docs/perf.md).
         return Some((m as i64 as f64 / POW10[k], i + j + 1 + k));
     }
     // `m / 10^0`: the same value as the division by one.
@@ -284,9 +284,8 @@ pub(super) fn size(s: &[u8]) -> Option<f64> {
 }
 
 /// `b.is_ascii()` sixteen bytes a step with SSE2, the last sixteen overlapping (the
-/// slice method is a byte loop here, ~4 instructions a byte over the whole line; eight
-/// bytes a step in `u64`s was ~50 a line). Elsewhere, and for short lines, the slice
-/// method.
+/// slice method is a byte loop here, over the whole line; eight bytes a step in `u64`s
+/// cost more too: docs/perf.md). Elsewhere, and for short lines, the slice method.
 pub(super) fn is_ascii(b: &[u8]) -> bool {
     let n = b.len();
     #[cfg(target_arch = "x86_64")]

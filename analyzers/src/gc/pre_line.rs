@@ -64,7 +64,7 @@ pub(crate) enum SpanEvent {
 
 /// Names one head a worker's pause reader split (unique in the process): the same
 /// token, the same kind, subkind and cause, so the analyzer's thread can look the kind's
-/// resolution up by the token instead of comparing the words (~110 instructions a pause).
+/// resolution up by the token instead of comparing the words (docs/perf.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct HeadToken(pub(crate) u64);
 

@@ -2,10 +2,17 @@
 
 use std::fmt::Write as _;
 
-use super::GcReport;
+use super::report::GcReport;
 use crate::vocab::report::render_diagnosis;
 
-pub(super) fn text(r: &GcReport) -> String {
+impl GcReport {
+    /// The human report (80 columns).
+    pub fn render_text(&self) -> String {
+        text(self)
+    }
+}
+
+fn text(r: &GcReport) -> String {
     let mut o = String::new();
     let files = r.files.join(", ");
     let _ = writeln!(

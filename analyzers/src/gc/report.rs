@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::rounding::round3;
 use super::series::Point;
 use super::windows::WindowSummary;
 use crate::vocab::report::{Diagnosis, Dist, ExampleLine, Examples};
@@ -168,24 +169,6 @@ impl GcReport {
     pub fn is_usable(&self) -> bool {
         self.unsupported.is_none()
     }
-
-    /// The human report (80 columns).
-    pub fn render_text(&self) -> String {
-        super::render::text(self)
-    }
-
-    /// The SVG of heap after GC and pause times.
-    pub fn render_svg(&self) -> String {
-        super::svg::render(self)
-    }
-}
-
-pub(crate) fn round2(v: f64) -> f64 {
-    (v * 100.0).round() / 100.0
-}
-
-pub(crate) fn round3(v: f64) -> f64 {
-    (v * 1000.0).round() / 1000.0
 }
 
 pub(super) fn pause_stats(d: &Dist, total_ms: f64) -> PauseStats {

@@ -3,7 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::{GcReport, Point};
+use super::report::GcReport;
+use super::series::Point;
 
 const W: f64 = 800.0;
 const PANEL_H: f64 = 160.0;
@@ -17,6 +18,13 @@ const INSET: f64 = 6.0;
 
 /// Colours by point kind (`Point::kind`): young GC, full GC, concurrent cycle, degenerated.
 const COLOURS: [&str; 4] = ["#1f77b4", "#d62728", "#7f7f7f", "#ff7f0e"];
+
+impl GcReport {
+    /// The SVG of heap after GC and pause times.
+    pub fn render_svg(&self) -> String {
+        render(self)
+    }
+}
 
 pub fn render(r: &GcReport) -> String {
     let h = TOP + 2.0 * PANEL_H + GAP + 40.0;

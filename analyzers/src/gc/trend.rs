@@ -1,7 +1,8 @@
 //! Heap after GC as a share of the maximum, streamed: first, last, range, mean and the
 //! least-squares slope over log time.
 
-use super::report::{round2, HeapTrend};
+use super::report::HeapTrend;
+use super::rounding::round2;
 
 /// Heap fractions, streamed.
 #[derive(Debug, Default, Clone)]
@@ -37,9 +38,9 @@ impl Trend {
         }
         self.n += 1;
         self.last = f;
-        // `f64::min`/`max` by compare and assign (theirs is five instructions of NaN
-        // handling, four times a young pause): a NaN `f` keeps the bound, a NaN bound
-        // (a first NaN) takes `f`, as theirs do.
+        // `f64::min`/`max` by compare and assign (theirs pay NaN handling, four times a
+        // young pause: docs/perf.md): a NaN `f` keeps the bound, a NaN bound (a first
+        // NaN) takes `f`, as theirs do.
         if f < self.min || self.min.is_nan() {
             self.min = f;
         }

@@ -10,6 +10,8 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use super::rounding::{round2, round3};
+
 /// How far back a pause may reach into windows that are still open.
 const LOOKBACK_S: f64 = 300.0;
 /// Longest run of empty windows written as zero rows between two busy ones.
@@ -23,9 +25,9 @@ const MAX_PAUSE_WINDOWS: i64 = 1_000_000;
 const MIN_COVERAGE: f64 = 0.5;
 
 /// The open windows in index order. Nearly every access is to the newest window, kept
-/// apart so that reaching it is one comparison (through the deque's back it was ~50
-/// instructions, three times per pause on a dense `-Xlog:gc` log); the others are searched
-/// from the back, one or two steps (a tree map cost a search per pause, 10% of the time).
+/// apart so that reaching it is one comparison (through the deque's back it cost more,
+/// three times per pause); the others are searched from the back, one or two steps (a
+/// tree map cost a search per pause). Costs: docs/perf.md.
 #[derive(Debug, Default)]
 struct OpenWindows {
     /// The open windows before the newest, in index order (empty without a newest).
@@ -82,7 +84,7 @@ impl OpenWindows {
 }
 
 /// `q.floor() as i64`, without the call: `f64::floor` is a libm function on a target
-/// without SSE4.1 (~80 instructions, six times per pause on a dense log). The cast
+/// without SSE4.1, six times per pause (docs/perf.md). The cast
 /// truncates toward zero and saturates (NaN is 0), so one step down for a negative
 /// fraction gives the same value for every `q`, infinities and NaN included.
 #[inline]
@@ -176,8 +178,8 @@ pub(crate) struct Windows<'w> {
     /// Every window below this index is closed.
     closed_below: Option<i64>,
     /// The earliest and latest times observed ([`Self::span`]): NaN before the first, so
-    /// that `min`/`max` take the first time as it is (an `Option` per bound cost ~25
-    /// instructions an observation, four per pause).
+    /// that `min`/`max` take the first time as it is (an `Option` per bound cost more,
+    /// four observations a pause: docs/perf.md).
     span_start: f64,
     span_end: f64,
     spanned: bool,
@@ -250,14 +252,14 @@ impl<'w> Windows<'w> {
     }
 
     /// The log's clock reached `t`. Inlined up to the search for old windows, which is
-    /// a call of its own: with it inside, every observation paid its register saves
-    /// (~20 instructions), six in ten returning before the search.
+    /// a call of its own: with it inside, every observation paid its register saves,
+    /// six in ten returning before the search (docs/perf.md).
     #[inline]
     pub fn observe(&mut self, t: f64) {
         // `NaN.min(t)` is `t` (NaN for a NaN `t`): the first time as it is, as an
         // `Option` folded from it would have it. `f64::min`/`max` by compare and assign
-        // (a NaN `t` keeps the bound, a NaN bound takes `t`): theirs is five
-        // instructions of NaN handling, on every observation.
+        // (a NaN `t` keeps the bound, a NaN bound takes `t`): theirs pay NaN handling
+        // on every observation (docs/perf.md).
         if t < self.span_start || self.span_start.is_nan() {
             self.span_start = t;
         }
@@ -373,15 +375,15 @@ impl<'w> Windows<'w> {
     /// caller observed just before (the analyzer's clock does, for every line): on a
     /// dense log nearly every pause is one window, looked up once, and neither
     /// observes `end` again. A third and a fourth observation of the same time and a
-    /// second lookup of its window were 3.7 % of a dense `-Xlog:gc` log's instructions.
+    /// second lookup of its window were a measurable share of a dense log (docs/perf.md).
     /// Observing `end` again closes nothing: every window it could close was closed
     /// when it was observed, and the window this pause opens is `end`'s own.
     pub fn pause_observed(&mut self, end: f64, ms: f64, full: bool, heap: Option<(f64, bool)>) {
         let start = end - ms / 1000.0;
         let last = self.index(end);
         // With 1 s windows and `last` exact as an `f64`, `start` is in `last`'s window
-        // exactly when `ws <= start < ws + 1` (its `index` without the floor's ~13
-        // instructions; a NaN `start` takes the general steps, which do the same).
+        // exactly when `ws <= start < ws + 1` (its `index` without the floor's cost,
+        // docs/perf.md; a NaN `start` takes the general steps, which do the same).
         let ws = last as f64;
         if self.width_s == 1.0
             && !self.reference
@@ -490,7 +492,7 @@ impl<'w> Windows<'w> {
         if self.error.is_some() {
             return;
         }
-        let pct = |f: Option<f64>| f.map(|v| super::round2(v * 100.0));
+        let pct = |f: Option<f64>| f.map(|v| round2(v * 100.0));
         if let Some(last) = self.last_row {
             // Idle windows between two busy ones are rows too: a plot needs its zeros.
             let gap = i
@@ -499,7 +501,7 @@ impl<'w> Windows<'w> {
                 .clamp(0, MAX_GAP_ROWS);
             for g in 1..=gap {
                 let row = Row {
-                    window_start_s: super::round3((last + g) as f64 * self.width_s),
+                    window_start_s: round3((last + g) as f64 * self.width_s),
                     gc_ms: 0.0,
                     gc_fraction: 0.0,
                     pauses: 0,
@@ -517,14 +519,14 @@ impl<'w> Windows<'w> {
         }
         self.last_row = Some(i);
         let row = Row {
-            window_start_s: super::round3(s.start_s),
-            gc_ms: super::round3(acc.gc_ms),
-            gc_fraction: super::round3(s.gc_fraction),
+            window_start_s: round3(s.start_s),
+            gc_ms: round3(acc.gc_ms),
+            gc_fraction: round3(s.gc_fraction),
             pauses: acc.pauses,
             full_gcs: acc.full_gcs,
             heap_after_young_pct: pct(acc.young_after_min),
             heap_after_gc_pct: pct(acc.any_after_min),
-            allocation_stall_ms: super::round3(acc.stall_ms),
+            allocation_stall_ms: round3(acc.stall_ms),
         };
         match w.serialize(row) {
             Ok(()) => self.rows += 1,

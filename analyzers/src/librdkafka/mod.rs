@@ -25,6 +25,7 @@
 mod body;
 mod event;
 mod raw;
+mod record;
 pub mod requests;
 mod scan;
 mod timestamp;
@@ -39,28 +40,9 @@ pub use event::{Event, EventOf};
 pub(crate) use raw::stamp_and_facility as raw_stamp_and_facility;
 pub(crate) use raw::StampMemo;
 pub use raw::{raw_stderr_record, HeadCache};
+pub use record::Record;
+use record::{is_broker_name, thread_end};
 pub use timestamp::{librdkafka_stamp, wrapper_stamp, Timestamp, TimestampSource};
-
-/// One librdkafka record found in a line.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Record<'a> {
-    /// What librdkafka said.
-    pub event: Event<'a>,
-    /// The best time the line offers.
-    pub timestamp: Option<Timestamp>,
-    /// librdkafka's facility (`SEND`, `RECV`, `BACKOFF`, `FETCH`, …) when the wrapper
-    /// kept it before the message.
-    pub facility: Option<&'a str>,
-    /// The client instance name (`rdkafka#producer-1`, `<client.id>#consumer-2`).
-    pub client: Option<&'a str>,
-    /// The librdkafka thread that logged (`[thrd:<name>]`).
-    pub thread: Option<&'a str>,
-    /// The broker handle's name (`host:port/<nodeid>`, `…/bootstrap`, `TxnCoordinator/1`),
-    /// as printed: a JSON wrapper may have escaped its `/` as `\/`.
-    pub broker: Option<&'a str>,
-    /// Byte range of the message body in the line.
-    pub body: std::ops::Range<usize>,
-}
 
 /// Finds librdkafka records in lines. Build one and reuse it ([`find_record`] does).
 pub struct RecordFinder {
@@ -196,13 +178,6 @@ impl RecordFinder {
     }
 }
 
-/// Index of the `]: ` that closes a `[thrd:` name (names may hold `]`, as in
-/// `[::1]:9092/1`).
-#[inline]
-fn thread_end(s: &[u8]) -> Option<usize> {
-    memchr::memchr_iter(b']', s).find(|&i| s[i + 1..].starts_with(b": "))
-}
-
 /// Iterator over the records of one line.
 pub struct Records<'f, 'a> {
     finder: &'f RecordFinder,
@@ -260,24 +235,6 @@ pub fn unescape_json_slashes(line: &[u8], out: &mut Vec<u8>) -> bool {
 
 fn is_token_boundary(b: u8) -> bool {
     b.is_ascii_whitespace() || matches!(b, b'"' | b'|' | b'\'' | b'{' | b',' | b'>' | b'=')
-}
-
-/// librdkafka's broker log names: `[proto://]host:port/<id|bootstrap>`,
-/// `TxnCoordinator/<id>`, `GroupCoordinator/<id>`, `:0/internal`.
-#[inline]
-fn is_broker_name(tok: &[u8]) -> bool {
-    if tok.is_empty() || tok.len() > 300 {
-        return false;
-    }
-    // One pass: a `/` somewhere, no whitespace anywhere.
-    let mut slash = false;
-    for &b in tok {
-        slash |= b == b'/';
-        if b.is_ascii_whitespace() {
-            return false;
-        }
-    }
-    slash
 }
 
 /// The last all-capitals word before the message: librdkafka's facility in every

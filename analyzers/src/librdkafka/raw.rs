@@ -4,17 +4,17 @@
 //! tries first on every line, and [`HeadCache`], the same parse for a stream of lines.
 //!
 //! Consecutive lines nearly always come from one broker thread: everything after the
-//! facility (client, thread, broker: ~70 bytes) repeats from the line before (99.98 %
-//! of a `debug=protocol` log's lines, 98.5 % of a `debug=fetch` one's). Scanning those
-//! bytes field by field and checking them for ASCII was two thirds of the head's cost;
+//! facility (client, thread, broker: ~70 bytes) repeats from the line before on nearly
+//! every line (docs/perf.md). Scanning those bytes field by field and checking them for
+//! ASCII was most of the head's cost;
 //! [`HeadCache`] compares them with the previous line's in one inline compare and reuses its
 //! fields.
 
 use std::ops::Range;
 
 use super::body;
+use super::record::{is_broker_name, thread_end, Record};
 use super::timestamp::{stamp_end, Timestamp, TimestampSource};
-use super::{is_broker_name, thread_end, Record};
 use crate::engine::bytes_eq::{find_byte, starts_with_bytes};
 
 /// Where a raw line's fields are (byte ranges in the line).
@@ -41,9 +41,9 @@ pub(crate) fn stamp_and_facility(line: &[u8]) -> Option<(f64, usize, usize)> {
 
 /// [`stamp_and_facility`] for a stream of lines, remembering the last ten-digit stamp
 /// read (`<secs>.<ms>|`, the fifteen bytes after `%<level>|`): consecutive lines share it
-/// (97 % of a producer's `debug=protocol` log, 63 % of a consumer's `debug=fetch` one), and
-/// its digits were ~55 instructions of a line's ~140 for the head. The same bytes at the
-/// same place read the same time, so only the facility is looked for.
+/// (most lines of a producer's `debug=protocol` log, many of a consumer's `debug=fetch`
+/// one), and its digits were a large part of the head's cost (docs/perf.md). The same
+/// bytes at the same place read the same time, so only the facility is looked for.
 #[derive(Debug, Default)]
 pub(crate) struct StampMemo {
     /// The stamp's fifteen bytes (with `|`) as [`stamp_words`], and its time; `None`

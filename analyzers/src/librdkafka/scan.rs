@@ -138,8 +138,8 @@ impl<'a> Cur<'a> {
     }
 
     /// [`take_while`](Self::take_while)`(is_topic_byte)`, 16 bytes a step (SSE2) where
-    /// it can: topic names run to 50 bytes and more, and the byte loop was a tenth of
-    /// a `debug=fetch` log's instructions.
+    /// it can: topic names run to 50 bytes and more, and a byte loop over them was a
+    /// real share of a `debug=fetch` log's cost (docs/perf.md).
     #[inline]
     pub fn take_topic(&mut self) -> &'a [u8] {
         let rest = self.rest();

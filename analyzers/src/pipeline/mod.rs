@@ -33,17 +33,17 @@ use crate::engine::blocks::file::read_file;
 use crate::engine::blocks::line_blocks::LineBlock;
 use crate::engine::blocks::{read_serial, BlockFeed, BlockParser};
 use crate::engine::input::{for_each_line, Input, InputSummary, Source, DEFAULT_MAX_LINE_BYTES};
-use crate::librdkafka::{
-    raw_stderr_record, unescape_json_slashes, EventOf, Record, RecordFinder, Timestamp,
-};
+use crate::librdkafka::{raw_stderr_record, unescape_json_slashes, Record, RecordFinder};
 use crate::vocab::error::AnalyzeError;
 use crate::vocab::timeline::{Row, Timeline};
 
 mod blocks;
 mod parse;
+mod tally;
 
 use blocks::{Block, BlockReader, BLOCK_BYTES};
-use parse::{parse_block, LineParser, Span, SpanRecord};
+use parse::{parse_block, LineParser, Parsed, Span, SpanRecord};
+pub use tally::{NoTally, Tally};
 
 /// What the analyzers implement to be driven line by line.
 pub trait RecordSink {
@@ -69,28 +69,6 @@ pub trait RecordSink {
         for _ in 0..n {
             self.line_done(true);
         }
-    }
-}
-
-/// Accounting that gives the same result whatever the order of the records it takes
-/// (counts, extremes, distributions). A parsing thread offers it each raw line's record:
-/// one it takes never crosses to the analyzing thread (issue 19: a producer's MessageSet
-/// lines are half its records, and the in-order feed was the bottleneck). The sink does
-/// the same accounting with the same code on the line-at-a-time path.
-pub trait Tally: Send {
-    /// Take the record `event` at `timestamp` (a raw line's only record) when this tally
-    /// accounts for it whole.
-    fn take<S>(&mut self, event: &EventOf<S>, timestamp: Option<Timestamp>) -> bool;
-}
-
-/// A sink with no order-free part: every record goes to it.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct NoTally;
-
-impl Tally for NoTally {
-    #[inline]
-    fn take<S>(&mut self, _: &EventOf<S>, _: Option<Timestamp>) -> bool {
-        false
     }
 }
 
@@ -221,26 +199,6 @@ type Spare = (Vec<u8>, Vec<SpanRecord>);
 /// Most records a spare vector keeps room for (~2 MiB; a block of ordinary lines needs
 /// four or five thousand).
 const MAX_SPARE_RECORDS: usize = (2 << 20) / std::mem::size_of::<SpanRecord>();
-
-/// A block and what its worker made of it.
-struct Parsed {
-    block: Block,
-    lines: u64,
-    records: Vec<SpanRecord>,
-    /// Lines whose one record the worker's tally took.
-    tallied: u64,
-}
-
-impl Parsed {
-    fn new(block: Block, lines: u64, records: Vec<SpanRecord>, tallied: u64) -> Parsed {
-        Parsed {
-            block,
-            lines,
-            records,
-            tallied,
-        }
-    }
-}
 
 /// The librdkafka logs' part of the block front end's parsing threads: a block's lines
 /// into records ([`parse_block`]), spans into the block.
@@ -401,8 +359,8 @@ pub(crate) fn drive<R: Read + Send, S: RecordSink>(
         // analyzer's thread an munmap of each records vector). The pool holds every
         // block that can be in flight (both queues, one per worker parsing and one
         // waiting for its turn, the one fed, the one read): one that drops blocks when
-        // full had the reader allocate anew whenever it ran ahead, ~100 k page faults
-        // a GiB.
+        // full had the reader allocate anew whenever it ran ahead (page faults:
+        // docs/perf.md).
         let in_flight = workers * 2 + (workers * 2 + 2) + workers * 2 + 2;
         let (spare_tx, spare_rx) = sync_channel::<Spare>(in_flight);
         let block_rx = Arc::new(Mutex::new(block_rx));

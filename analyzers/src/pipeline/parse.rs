@@ -3,7 +3,7 @@
 //! into the block.
 
 use super::blocks::Block;
-use super::{Parsed, Tally};
+use super::tally::Tally;
 use crate::engine::line_memo::{LineMemo, Lookup, Probe};
 use crate::librdkafka::{corr_id_tail_at, CorrIdTail, StampMemo};
 use crate::librdkafka::{
@@ -89,12 +89,12 @@ const AT_OFFSET: &[u8] = b" at offset ";
 /// Where the offset memo's key ends in a `FETCH` line: after the ` at offset ` that
 /// follows the line's last `]` (`... [<p>] at offset <n> (leader epoch ...)`), when it
 /// does. A search from the end, over the few bytes after the partition: a substring
-/// search of the whole line for the words was a tenth of analyze-fetch-log's
-/// instructions. Any place is sound for the memo (it keeps a line's record only when the
+/// search of the whole line for the words cost far more (docs/perf.md). Any place is
+/// sound for the memo (it keeps a line's record only when the
 /// record ends exactly there, see [`remember`]); this one is where `Fetch topic` ends.
 fn offset_key_end(line: &[u8]) -> Option<usize> {
     // Sixteen bytes a step, not a word loop: in a `Topic … in state` line the last `]`
-    // is ~130 bytes back (and `memrchr` was ~175 instructions a call).
+    // is ~130 bytes back (and `memrchr`'s dispatch and set-up cost more: docs/perf.md).
     let i = crate::engine::bytes_eq::rfind_byte16(line, b']')?;
     crate::engine::bytes_eq::starts_with_bytes(&line[i + 1..], AT_OFFSET)
         .then_some(i + 1 + AT_OFFSET.len())
@@ -114,7 +114,7 @@ fn span_of(buf: &[u8], s: &str) -> Span {
 }
 
 // Always inlined, so the ~170-byte record is built where it is pushed: out of line it was
-// built, then copied by memcpy (~165 instructions a parsed record).
+// built, then copied by memcpy (docs/perf.md).
 #[inline(always)]
 fn to_spans(buf: &[u8], line: u32, start: usize, end: usize, rec: Record<'_>) -> SpanRecord {
     SpanRecord {
@@ -172,8 +172,8 @@ fn corr_id_at(line: &[u8]) -> Option<usize> {
     const WORD: &[u8] = b"CorrId ";
     let from = line.len().saturating_sub(48);
     let mut to = line.len();
-    // memrchr: a word loop from the end (`bytes_eq::rfind_byte`) took ~17 more
-    // instructions a line over these 48 bytes (callgrind).
+    // memrchr: a word loop from the end (`bytes_eq::rfind_byte`) cost more over these
+    // 48 bytes (docs/perf.md).
     while let Some(i) = memchr::memrchr(b'C', &line[from..to]) {
         let at = from + i;
         if line[at..].starts_with(WORD) {
@@ -387,7 +387,7 @@ fn parse_line<T: Tally>(
     let found = stamp.and_then(|st| parser.cache.record_stamped(line, st));
     if let Some(found) = found {
         // Pushed where it goes (a record is ~150 bytes: moving it through options and
-        // temporaries showed in callgrind).
+        // temporaries showed in the instruction counts, docs/perf.md).
         let pushed = found.is_some();
         if let Some(rec) = found {
             out.records.push(to_spans(buf, index, start, end, rec));
@@ -454,6 +454,26 @@ fn trim_cr(buf: &[u8], start: usize, end: usize) -> usize {
         end - 1
     } else {
         end
+    }
+}
+
+/// A block and what its worker made of it.
+pub(super) struct Parsed {
+    pub(super) block: Block,
+    pub(super) lines: u64,
+    pub(super) records: Vec<SpanRecord>,
+    /// Lines whose one record the worker's tally took.
+    pub(super) tallied: u64,
+}
+
+impl Parsed {
+    fn new(block: Block, lines: u64, records: Vec<SpanRecord>, tallied: u64) -> Parsed {
+        Parsed {
+            block,
+            lines,
+            records,
+            tallied,
+        }
     }
 }
 

@@ -6,9 +6,9 @@
 //!
 //! Why (issue 19): on two cores the stream front end ran a reading thread, the parsers
 //! and the analyzing thread, three or four threads on two cores; their hand-offs,
-//! wake-ups (~3,500 context switches a GiB) and every byte copied into the reading
-//! core's cache for another core to fetch cost ~18 % more CPU than one thread doing it
-//! all. Here there are as many threads as cores and each byte is parsed where it landed.
+//! wake-ups and every byte copied into the reading core's cache for another core to
+//! fetch cost more CPU than one thread doing it all (docs/perf.md). Here there are as
+//! many threads as cores and each byte is parsed where it landed.
 //!
 //! Memory stays flat: a thread takes a spare buffer before it claims a chunk, and a
 //! buffer comes back only once its chunk is fed, so however far one thread runs ahead,
