@@ -23,7 +23,6 @@ pub mod gap_report;
 pub mod gc;
 pub mod jfr;
 pub mod librdkafka;
-mod pipeline;
 pub mod protocol_log;
 pub mod stats;
 pub mod thread_cpu;

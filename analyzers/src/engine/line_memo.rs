@@ -11,7 +11,7 @@
 //! consumer's: docs/perf.md). A repeat costs a hash and a compare instead of a parse.
 //!
 //! The key is the rest, or the part of it that decides the record where what follows
-//! changes on every line (the block front end, [`crate::pipeline`], chooses: a request's
+//! changes on every line (the block front end, [`crate::librdkafka::pipeline`], chooses: a request's
 //! `SEND`/`RECV` line up to its CorrId, a `Fetch topic` line through ` at offset `, and
 //! says there why that is sound). What is kept is decided by speed alone, never by what
 //! the answer would be: the table is direct-mapped, and a facility whose lines seldom

@@ -35,8 +35,8 @@ mod thresholds;
 use std::io::{Read, Write};
 
 use crate::engine::input::Source;
-use crate::pipeline::{self, Timed};
-pub use crate::pipeline::{LogAnalyzer, NoTally, RecordSink, Tally};
+use crate::librdkafka::pipeline::{self, Timed};
+pub use crate::librdkafka::pipeline::{LogAnalyzer, NoTally, RecordSink, Tally};
 use crate::vocab::error::AnalyzeError;
 
 pub use analyzer::FetchLogAnalyzer;

@@ -24,6 +24,7 @@
 
 mod body;
 mod event;
+pub(crate) mod pipeline;
 mod raw;
 mod record;
 pub mod requests;
@@ -92,7 +93,7 @@ impl RecordFinder {
 
     /// Where the first body anchor (`Sent `, `Fetch `, …) in `hay` starts. Every record's
     /// body holds one, so a line without any cannot hold a record: the block front end
-    /// ([`crate::pipeline`]) searches whole blocks with this and skips such lines.
+    /// ([`crate::librdkafka::pipeline`]) searches whole blocks with this and skips such lines.
     pub(crate) fn anchor_at(&self, hay: &[u8]) -> Option<usize> {
         self.anchors.find(hay).map(|m| m.start())
     }

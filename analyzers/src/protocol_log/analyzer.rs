@@ -8,9 +8,9 @@ use super::model::{bump, produce_shapes, MessagesPerRequest, ProtocolLogReport, 
 use super::options::ProtocolLogOptions;
 use super::slowest::Slowest;
 use crate::engine::input::InputSummary;
+use crate::librdkafka::pipeline::{self, LogAnalyzer, RecordSink, Tally, Timed};
 use crate::librdkafka::requests::{Effect, RequestAccounting};
 use crate::librdkafka::{Event, Record};
-use crate::pipeline::{self, LogAnalyzer, RecordSink, Tally, Timed};
 use crate::vocab::error::AnalyzeError;
 use crate::vocab::report::{round3, Examples, Span, TimestampCounts};
 use crate::vocab::timeline::{self, Collected, Timeline};

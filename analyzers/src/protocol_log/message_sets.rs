@@ -5,8 +5,8 @@
 //! (half a producer's records with `debug=protocol,msg`), and the analyzer takes them
 //! with this same code on the line-at-a-time path.
 
+use crate::librdkafka::pipeline::Tally;
 use crate::librdkafka::{EventOf, Timestamp};
-use crate::pipeline::Tally;
 use crate::vocab::report::{Dist, Span, TimestampCounts};
 
 /// MessageSet records, counted.

@@ -1,5 +1,5 @@
 //! An input cut into blocks of whole lines, the buffers reused: what both block front ends
-//! read (the librdkafka log analyzers' [`pipeline`](crate::pipeline) and the GC analyzer's
+//! read (the librdkafka log analyzers' [`pipeline`](crate::librdkafka::pipeline) and the GC analyzer's
 //! `gc::blocks`). The lines are those a line reader cuts: a line of `max_line` bytes or
 //! more (without its newline fitting) is handed out by its head, in a block of its own,
 //! and its tail skipped; the last line without a newline is flagged.
