@@ -8,11 +8,9 @@
 //! - restarted: the port closed (connections refused) for longer than librdkafka's
 //!   reconnect backoff takes to reach its maximum, then listening again.
 //!
-//! Only the restart is asserted. The fenced case is not fixed: in a fresh-clone CI run its
-//! test (the watchdog's client asked again after an answer that listed no broker) heard
-//! nothing for 60 s, as the CI SIGSTOP failure did — librdkafka decommissions every broker
-//! it knew on such an answer and did not always bootstrap again. The fake broker keeps the
-//! `fenced` mode for the test that will hold the fix.
+//! In the fenced case librdkafka decommissions every broker it knew on an answer that lists
+//! none, and its client did not always bootstrap again (a fresh-clone CI run heard nothing
+//! for 60 s): the watchdog makes its client again after `RENEW_AFTER` of silence.
 
 use kgap_probes::kit::broker::Broker;
 use kgap_probes::kit::watchdog;
@@ -177,17 +175,13 @@ fn serve(
 
 /// Asks until `want` (once a ~second at most, as the watchdog does), for at most `limit`:
 /// how many asks it took, or None.
-fn asks_until(
-    client: &kgap_probes::kit::broker::Producer,
-    want: bool,
-    limit: Duration,
-) -> Option<u32> {
+fn asks_until(asker: &mut watchdog::Asker, want: bool, limit: Duration) -> Option<u32> {
     let t = Instant::now();
     let mut n = 0;
     while t.elapsed() < limit {
         n += 1;
         let asked = Instant::now();
-        if watchdog::ask(client, Duration::from_millis(1500)) == want {
+        if asker.ask(Duration::from_millis(1500)) == want {
             return Some(n);
         }
         std::thread::sleep(Duration::from_millis(1000).saturating_sub(asked.elapsed()));
@@ -196,12 +190,40 @@ fn asks_until(
 }
 
 #[test]
+fn the_watchdog_answers_again_right_after_a_fenced_broker_is_back() {
+    let fake = FakeBroker::start();
+    let broker = Broker::start(Some(&fake.bootstrap()), &[]).expect("the fake broker is reachable");
+    let mut asker = watchdog::Asker::new(&broker).expect("the watchdog's client");
+    assert_eq!(
+        asks_until(&mut asker, true, Duration::from_secs(30)),
+        Some(1),
+        "answered at once"
+    );
+    // Fenced: the answers list no broker, so the watchdog hears none ...
+    fake.fenced.store(true, Ordering::SeqCst);
+    assert!(asks_until(&mut asker, false, Duration::from_secs(30)).is_some());
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(!asker.ask(Duration::from_millis(1500)));
+    // ... and unfenced, it hears the broker within the asks of one renewal: at once if its
+    // client bootstrapped again, or on the client made after RENEW_AFTER of silence (an
+    // answer listing no broker makes librdkafka decommission every broker it knew).
+    fake.fenced.store(false, Ordering::SeqCst);
+    let asks = asks_until(&mut asker, true, Duration::from_secs(60));
+    let most = watchdog::RENEW_AFTER.as_secs() as u32 + 2;
+    assert!(
+        asks.is_some_and(|n| n <= most),
+        "the watchdog's client heard the broker again after {asks:?} asks ({} renewals)",
+        asker.renewals()
+    );
+}
+
+#[test]
 fn the_watchdog_reconnects_right_after_a_restarted_broker_listens_again() {
     let fake = FakeBroker::start();
     let broker = Broker::start(Some(&fake.bootstrap()), &[]).expect("the fake broker is reachable");
-    let client = watchdog::client(&broker).expect("the watchdog's client");
+    let mut asker = watchdog::Asker::new(&broker).expect("the watchdog's client");
     assert_eq!(
-        asks_until(&client, true, Duration::from_secs(30)),
+        asks_until(&mut asker, true, Duration::from_secs(30)),
         Some(1),
         "answered at once"
     );
@@ -210,14 +232,14 @@ fn the_watchdog_reconnects_right_after_a_restarted_broker_listens_again() {
     fake.down.store(true, Ordering::SeqCst);
     let t = Instant::now();
     while t.elapsed() < Duration::from_secs(15) {
-        assert!(!watchdog::ask(&client, Duration::from_millis(1500)));
+        assert!(!asker.ask(Duration::from_millis(1500)));
         std::thread::sleep(Duration::from_millis(500));
     }
     // Listening again: the watchdog hears it within its next three asks (its backoff is at
     // most 1.5 s). With librdkafka's default maximum it waited 7.5–15 s more: the bound is
     // the setting's, not the machine's speed.
     fake.down.store(false, Ordering::SeqCst);
-    let asks = asks_until(&client, true, Duration::from_secs(60));
+    let asks = asks_until(&mut asker, true, Duration::from_secs(60));
     assert!(
         matches!(asks, Some(1..=3)),
         "the watchdog's client heard the broker again after {asks:?} asks"

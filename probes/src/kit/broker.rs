@@ -477,9 +477,15 @@ impl Producer {
         settings: &[(&str, String)],
         context: KgapContext,
     ) -> Result<Producer> {
+        Producer::from_config(&broker.config(settings), context)
+    }
+
+    /// A producer from a configuration already made by [`Broker::config`] (the watchdog
+    /// makes its client again from the same one).
+    pub fn from_config(config: &ClientConfig, context: KgapContext) -> Result<Producer> {
         let sink = context.sink.clone();
         let producer: BaseProducer<KgapContext> =
-            BaseProducer::from_config_and_context(&broker.config(settings), context)
+            BaseProducer::from_config_and_context(config, context)
                 .map_err(|e| from_kafka("creating the producer", e))?;
         let log = unsafe { LogQueue::attach(producer.client().native_ptr(), sink.clone()) };
         Ok(Producer {

@@ -5,11 +5,12 @@
 //! what was measured, and a clear error, well within 30 s.
 //!
 //! The watchdog must hear a broker again as soon as a fresh client would: its client is
-//! set up for that ([`CLIENT_SETTINGS`]).
+//! set up for that ([`CLIENT_SETTINGS`]) and made again after [`RENEW_AFTER`] of silence.
 
 use crate::kit::broker::{Broker, Producer};
-use crate::kit::capture::Sink;
+use crate::kit::capture::{KgapContext, Sink};
 use crate::kit::interrupt;
+use rdkafka::config::ClientConfig;
 use rdkafka::producer::Producer as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -96,23 +97,82 @@ impl Silence {
     }
 }
 
-/// One Metadata request on the watchdog's client: whether the broker answered and listed
-/// at least one broker (a KRaft broker fenced after a pause lists none for a moment).
-pub fn ask(client: &Producer, timeout: Duration) -> bool {
-    client
-        .producer
-        .client()
-        .fetch_metadata(None, timeout)
-        .is_ok_and(|md| !md.brokers().is_empty())
+/// How long without an answer before the watchdog makes its client again (and again, as
+/// long as the silence lasts). A Metadata answer that lists no broker (a KRaft broker fenced
+/// after a pause) makes librdkafka decommission every broker it knew, and its client did not
+/// always bootstrap again: in a CI run it heard nothing for 60 s while a fresh client
+/// answered at once. A new client bootstraps from the list it was given, as a fresh one does.
+pub const RENEW_AFTER: Duration = Duration::from_secs(5);
+
+/// Whether a client silent since `silent_since`, made at `made_at`, is due to be made
+/// again at `now`.
+pub fn renew_due(silent_since: Instant, made_at: Instant, now: Instant) -> bool {
+    now.duration_since(silent_since) >= RENEW_AFTER && now.duration_since(made_at) >= RENEW_AFTER
 }
 
-/// The watchdog's own client.
-pub fn client(broker: &Broker) -> Option<Producer> {
-    let settings: Vec<(&str, String)> = CLIENT_SETTINGS
-        .iter()
-        .map(|&(k, v)| (k, v.to_string()))
-        .collect();
-    Producer::new(broker, &settings, Arc::new(Sink::default())).ok()
+/// The watchdog's questions: Metadata requests on a client of its own, made again from the
+/// same configuration after [`RENEW_AFTER`] of silence.
+pub struct Asker {
+    config: ClientConfig,
+    client: Producer,
+    made_at: Instant,
+    silent_since: Option<Instant>,
+    renewals: u32,
+}
+
+impl Asker {
+    /// The watchdog's own client, with [`CLIENT_SETTINGS`] on top of the probe's.
+    pub fn new(broker: &Broker) -> Option<Asker> {
+        let settings: Vec<(&str, String)> = CLIENT_SETTINGS
+            .iter()
+            .map(|&(k, v)| (k, v.to_string()))
+            .collect();
+        let config = broker.config(&settings);
+        let client = make(&config)?;
+        Some(Asker {
+            config,
+            client,
+            made_at: Instant::now(),
+            silent_since: None,
+            renewals: 0,
+        })
+    }
+
+    /// One Metadata request: whether the broker answered and listed at least one broker (a
+    /// KRaft broker fenced after a pause lists none for a moment). A silence of
+    /// [`RENEW_AFTER`] makes the client again for the next ask.
+    pub fn ask(&mut self, timeout: Duration) -> bool {
+        let asked = Instant::now();
+        let answered = self
+            .client
+            .producer
+            .client()
+            .fetch_metadata(None, timeout)
+            .is_ok_and(|md| !md.brokers().is_empty());
+        if answered {
+            self.silent_since = None;
+            return true;
+        }
+        let since = *self.silent_since.get_or_insert(asked);
+        let now = Instant::now();
+        if renew_due(since, self.made_at, now) {
+            if let Some(client) = make(&self.config) {
+                self.client = client;
+                self.made_at = now;
+                self.renewals += 1;
+            }
+        }
+        false
+    }
+
+    /// How many times the client was made again.
+    pub fn renewals(&self) -> u32 {
+        self.renewals
+    }
+}
+
+fn make(config: &ClientConfig) -> Option<Producer> {
+    Producer::from_config(config, KgapContext::new(Arc::new(Sink::default()))).ok()
 }
 
 pub struct Watchdog {
@@ -128,7 +188,7 @@ impl Watchdog {
         if broker.is_mock() {
             return None;
         }
-        let producer = client(broker)?;
+        let mut asker = Asker::new(broker)?;
         let bootstrap = broker.bootstrap().to_string();
         let lost = broker.lost_flag();
         let stop = Arc::new(AtomicBool::new(false));
@@ -140,7 +200,7 @@ impl Watchdog {
                 let mut silence = Silence::default();
                 while !s.load(Ordering::Acquire) {
                     let t = Instant::now();
-                    let ok = ask(&producer, ASK_TIMEOUT);
+                    let ok = asker.ask(ASK_TIMEOUT);
                     let now = Instant::now();
                     match silence.observe(ok, t, now) {
                         Tick::StallBegan => {
@@ -208,6 +268,20 @@ impl Drop for Watchdog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_client_is_made_again_after_five_silent_seconds_and_not_more_often() {
+        let t0 = Instant::now();
+        let s = |x: f64| t0 + Duration::from_secs_f64(x);
+        // Silent 4.9 s on a client made long ago: not yet.
+        assert!(!renew_due(s(10.0), s(0.0), s(14.9)));
+        assert!(renew_due(s(10.0), s(0.0), s(15.0)));
+        // Made again at 15 s: the next renewal waits another 5 s of the same silence.
+        assert!(!renew_due(s(10.0), s(15.0), s(19.0)));
+        assert!(renew_due(s(10.0), s(15.0), s(20.0)));
+        // A client made 1 s before a long silence began is made again 5 s into it.
+        assert!(renew_due(s(1.0), s(0.0), s(6.0)));
+    }
 
     #[test]
     fn silence_begins_a_stall_ends_it_on_an_answer_and_calls_the_broker_lost_at_its_limit() {
