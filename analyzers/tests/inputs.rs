@@ -8,6 +8,8 @@ mod gzip;
 
 use gzip::gzip;
 use std::io::{BufRead, BufReader, Read, Write};
+#[cfg(unix)]
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -268,7 +270,24 @@ fn sigint_ends_the_wait_on_a_fifo() {
     for t in TOOLS {
         let fifo = d.0.join(format!("{}.fifo", t.name));
         mkfifo(&fifo);
-        let mut child = spawn_on(t, &fifo);
+        // As at a terminal: SIGINT at its default. A suite started in the background by a
+        // shell without job control inherits it ignored (POSIX), and a tool rightly keeps
+        // an ignored signal ignored, as nohup relies on.
+        let mut child = {
+            let mut c = Command::new(t.exe);
+            c.args(t.before)
+                .arg(&fifo)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            unsafe {
+                c.pre_exec(|| {
+                    libc::signal(libc::SIGINT, libc::SIG_DFL);
+                    Ok(())
+                });
+            }
+            c.spawn().unwrap()
+        };
         let rx = stderr_lines(&mut child);
         wait_for(&rx, "reading a FIFO", Duration::from_secs(5)).unwrap();
         assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
