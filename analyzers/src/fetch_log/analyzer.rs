@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::diagnose::{diagnose_error_backoff, diagnose_queue_backoff};
 use super::model::{FetchLogReport, FetcherStats, PartitionFetch, ReasonCount};
 use super::options::FetchLogOptions;
-use super::reasons::count_reason;
+use super::reasons::{count_reason, is_end_of_partition};
 use super::thresholds::{DEFAULT_FETCH_WAIT_MAX_MS, MAX_PARTITIONS};
 use crate::engine::bytes_eq::{same_bytes, same_opt_bytes};
 use crate::engine::fast_hash::FastMap;
@@ -82,6 +82,7 @@ struct FetcherAcc {
     rtt_us: Dist,
     idle_waits: u64,
     error_backoffs: u64,
+    end_of_partition_backoffs: u64,
     error_reasons: Vec<ReasonCount>,
     round: Option<Round>,
 }
@@ -198,9 +199,10 @@ impl<'w> FetchLogAnalyzer<'w> {
             } => {
                 self.fetch_records += 1;
                 let queue_full = reason.is_some_and(|r| r.contains("Queue full"));
+                let at_end = reason.is_some_and(is_end_of_partition);
                 if queue_full {
                     self.ex_queue_full.offer(line_no, line);
-                } else {
+                } else if !at_end {
                     self.ex_error.offer(line_no, line);
                 }
                 if let Some(row) = t.and_then(|t| self.timeline.row(t)) {
@@ -219,6 +221,8 @@ impl<'w> FetchLogAnalyzer<'w> {
                     } else if durations.len() < 16 {
                         durations.push((backoff_ms, 1));
                     }
+                } else if at_end {
+                    p.out.end_of_partition_backoffs += 1;
                 } else {
                     p.out.error_backoffs += 1;
                 }
@@ -233,6 +237,7 @@ impl<'w> FetchLogAnalyzer<'w> {
                 let f = self.fetcher(ci);
                 match reason {
                     None => f.idle_waits += 1,
+                    Some(r) if is_end_of_partition(r) => f.end_of_partition_backoffs += 1,
                     Some(r) => {
                         f.error_backoffs += 1;
                         count_reason(&mut f.error_reasons, r);
@@ -471,7 +476,14 @@ impl<'w> FetchLogAnalyzer<'w> {
             .fetchers
             .iter()
             .enumerate()
-            .filter(|(_, f)| f.fetch_requests + f.responses + f.idle_waits + f.error_backoffs > 0)
+            .filter(|(_, f)| {
+                f.fetch_requests
+                    + f.responses
+                    + f.idle_waits
+                    + f.error_backoffs
+                    + f.end_of_partition_backoffs
+                    > 0
+            })
             .map(|(i, f)| {
                 let c = &self.requests.conns[i];
                 let has = !f.rtt_us.is_empty();
@@ -487,6 +499,7 @@ impl<'w> FetchLogAnalyzer<'w> {
                     rtt_ms_max: has.then(|| us_to_ms(f.rtt_us.max())),
                     idle_waits: f.idle_waits,
                     error_backoffs: f.error_backoffs,
+                    end_of_partition_backoffs: f.end_of_partition_backoffs,
                     error_reasons: f.error_reasons.clone(),
                 }
             })

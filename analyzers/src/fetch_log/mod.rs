@@ -94,6 +94,39 @@ mod tests {
     }
 
     #[test]
+    fn end_of_partition_backoffs_are_not_failed_fetches() {
+        // The shape of confluent-kafka-python#291's paste: a consumer at the head of its
+        // partition, librdkafka backing off on "No more messages".
+        let mut log = String::new();
+        let t0 = 1_515_000_730.0;
+        for i in 0..5 {
+            let t = t0 + i as f64;
+            log += &line(t, "FETCH", "Fetch topic t [2] at offset 17108 (v2)");
+            log += &line(
+                t + 0.1,
+                "BACKOFF",
+                "t [2]: Fetch backoff for 500ms: Broker: No more messages",
+            );
+        }
+        let r = analyze_fetch_log(log.as_bytes(), &FetchLogOptions::default()).unwrap();
+        let p = &r.partitions[0];
+        assert_eq!(p.end_of_partition_backoffs, 5);
+        assert_eq!(p.error_backoffs, 0);
+        assert!(
+            r.diagnoses.iter().all(|d| d.id != "fetch-error-backoff"),
+            "{:#?}",
+            r.diagnoses
+        );
+        // A real error still is one.
+        let err = log.replace(
+            "Broker: No more messages",
+            "Broker: Not leader for partition",
+        );
+        let r = analyze_fetch_log(err.as_bytes(), &FetchLogOptions::default()).unwrap();
+        assert!(r.diagnoses.iter().any(|d| d.id == "fetch-error-backoff"));
+    }
+
+    #[test]
     fn backoff_cut_short_by_a_fetch_counts_until_the_fetch() {
         let mut log = String::new();
         let t0 = 1_700_000_000.0;

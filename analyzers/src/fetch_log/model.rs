@@ -22,6 +22,9 @@ pub struct PartitionFetch {
     pub queue_full_backoffs: u64,
     /// … of which for a fetch error (the pause is fetch.error.backoff.ms).
     pub error_backoffs: u64,
+    /// … of which at the end of the partition (`Broker: No more messages`, librdkafka's
+    /// end-of-partition signal): the consumer has read everything, not an error.
+    pub end_of_partition_backoffs: u64,
     /// Sum of the backoff durations librdkafka announced.
     pub backoff_ms_announced: u64,
     /// Time spent backed off inside the window: each backoff from its line to its
@@ -99,6 +102,8 @@ pub struct FetcherStats {
     pub idle_waits: u64,
     /// Broker-wide fetch backoffs after an error (fetch.error.backoff.ms).
     pub error_backoffs: u64,
+    /// Broker-wide backoffs at the end of a partition (`No more messages`): not errors.
+    pub end_of_partition_backoffs: u64,
     /// The errors, with counts.
     pub error_reasons: Vec<ReasonCount>,
 }

@@ -12,3 +12,10 @@ pub(super) fn count_reason(list: &mut Vec<ReasonCount>, reason: &str) {
         });
     }
 }
+
+/// Whether a backoff's reason is librdkafka's end-of-partition signal (the broker had no
+/// more messages: `Broker: No more messages`, RD_KAFKA_RESP_ERR__PARTITION_EOF's string),
+/// which a consumer at the head of its partitions meets all the time: not a failed fetch.
+pub(super) fn is_end_of_partition(reason: &str) -> bool {
+    reason.contains("No more messages")
+}
