@@ -223,6 +223,25 @@ pub(super) fn diagnose_inflight(
     }
 }
 
+/// Sent requests that got no answer, told apart from those that timed out in the out-queue
+/// (librdkafka's "N in-flight, M out-queue" summary): the second were never sent.
+fn what_timed_out(to: &TimeoutSummary, total: u64) -> String {
+    let queued = to.summary_out_queue;
+    if queued == 0 {
+        return format!("{total} requests got no response within their timeout");
+    }
+    let sent = total.saturating_sub(queued);
+    format!(
+        "{}{queued} request(s) timed out in the out-queue before they were sent (the \
+         connection could not take them: not up, or its in-flight window full)",
+        if sent > 0 {
+            format!("{sent} sent request(s) got no response within their timeout, and ")
+        } else {
+            String::new()
+        }
+    )
+}
+
 pub(super) fn diagnose_timeouts(out: &mut Vec<Diagnosis>, to: &TimeoutSummary, ex: &Examples) {
     let total = to
         .requests_timed_out
@@ -263,7 +282,8 @@ pub(super) fn diagnose_timeouts(out: &mut Vec<Diagnosis>, to: &TimeoutSummary, e
             "summary_out_queue": to.summary_out_queue,
         }),
         cause: format!(
-            "{total} requests got no response within their timeout{}{}{held}",
+            "{}{}{}{held}",
+            what_timed_out(to, total),
             if by.is_empty() {
                 String::new()
             } else {
