@@ -189,6 +189,11 @@ pub(crate) struct SeriesAcc {
     pub lag_total: Stat,
     rebalances: f64,
     assignment: Option<f64>,
+    /// librdkafka's rebalance_cnt counts every assign and every revoke: a consumer's first
+    /// assignment (its join) and a revoke that leaves it with nothing at the end (its
+    /// leave) are membership, not the group rebalancing again and again.
+    first_join: f64,
+    final_leave: f64,
 }
 
 fn grow<T: Default>(v: &mut Vec<T>, i: usize) -> &mut T {
@@ -272,7 +277,17 @@ impl SeriesAcc {
             add_opt(&mut self.fetchq_total, t, iv.fetchq_total());
             add_opt(&mut self.lag_total, t, iv.lag_total());
         }
-        self.rebalances += iv.rebalances.unwrap_or(0.0);
+        let rebalanced = iv.rebalances.unwrap_or(0.0);
+        self.rebalances += rebalanced;
+        let was = self.assignment.unwrap_or(0.0);
+        let is = iv.assignment_size.unwrap_or(was);
+        if rebalanced > 0.0 {
+            if self.first_join == 0.0 && was <= 0.0 && is > 0.0 {
+                self.first_join = 1.0;
+            }
+            // Pending until another rebalance follows: only the last one is the leave.
+            self.final_leave = if was > 0.0 && is <= 0.0 { 1.0 } else { 0.0 };
+        }
         self.assignment = iv.assignment_size.or(self.assignment);
     }
 
@@ -337,8 +352,14 @@ impl SeriesAcc {
         self.fetchq_total.max()
     }
 
+    /// Rebalances (assigns and revokes, as librdkafka counts them) during the capture.
     pub fn rebalances(&self) -> f64 {
         self.rebalances
+    }
+
+    /// [`Self::rebalances`] without the consumer's own first join and final leave.
+    pub fn rebalances_beyond_membership(&self) -> f64 {
+        (self.rebalances - self.first_join - self.final_leave).max(0.0)
     }
 
     /// Median messages/s produced to each partition that saw any.

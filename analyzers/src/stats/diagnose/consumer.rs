@@ -309,7 +309,8 @@ impl Diagnoser {
     pub(super) fn consumer_rebalances(&self, cx: &Context<'_>, out: &mut Vec<StatsDiagnosis>) {
         let t = cx.t;
         let acc = cx.acc;
-        let rebalances = acc.rebalances();
+        // The consumer's own join and leave are not the group rebalancing.
+        let rebalances = acc.rebalances_beyond_membership();
         if rebalances >= t.rebalances_min {
             let held = Held::default();
             let mut d = cx.base(
@@ -319,6 +320,7 @@ impl Diagnoser {
             );
             d.evidence = json!({
                 "rebalances": rebalances,
+                "rebalances_counted_by_librdkafka": acc.rebalances(),
                 "last_reason": cx.track.rebalance_reason,
             });
             d.cause = "The group rebalanced again and again: every rebalance stops consumption \
