@@ -16,6 +16,11 @@ pub const MIN_REPS: usize = 3;
 /// (Iglewicz and Hoaglin's 3.5, as hyperfine uses).
 pub const OUTLIER_Z: f64 = 3.5;
 
+/// …and at least this share of the median away from it: with reps that agree to 0.1%, the
+/// MAD is tiny and a 0.4% difference scores above 3.5, yet changes nothing a reader cares
+/// about (a warning that cries wolf teaches readers to skip warnings).
+pub const OUTLIER_MIN_SHARE: f64 = 0.05;
+
 /// What a reader can do when reps disagree or ranges overlap.
 pub const MORE_REPS_HINT: &str =
     "more --reps, --cpus to pin the client away from the broker, or a quieter machine";
@@ -128,6 +133,7 @@ impl Reps {
             .iter()
             .enumerate()
             .filter(|(_, x)| 0.6745 * (*x - m).abs() / mad > OUTLIER_Z)
+            .filter(|(_, x)| (*x - m).abs() >= OUTLIER_MIN_SHARE * m.abs())
             .map(|(i, _)| i)
             .collect()
     }
@@ -141,8 +147,8 @@ impl Reps {
             .into_iter()
             .map(|i| {
                 format!(
-                    "{what}: rep {} measured {} against a median of {} (an outlier by median ± \
-                     MAD): something else took CPU or the run was still warming up; {}",
+                    "{what}: rep {} measured {} against a median of {} (an outlier: over \
+                     3.5 MADs and 5% from the median): something else took CPU or the run was still warming up; {}",
                     i + 1,
                     fmt(self.values[i]),
                     fmt(m),
@@ -415,6 +421,11 @@ mod tests {
             w[0]
         );
         assert!(r(&[1.0, 1.0, 1.0]).outliers().is_empty());
+        // 5.05 ms against 5.03 (0.4% off): many MADs when the reps agree closely, but no
+        // difference worth a warning.
+        let close = r(&[5.03, 5.031, 5.029, 5.03, 5.05]);
+        assert!(close.outliers().is_empty(), "{close:?}");
+        assert!(close.outlier_warnings("p99", plain).is_empty());
     }
 
     #[test]
