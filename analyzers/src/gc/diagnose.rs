@@ -479,6 +479,56 @@ fn diagnoses(a: &Analyzer<'_, '_>, r: &GcReport, collector: Option<Collector>) -
         });
     }
 
+    // A log that ends mid-line was cut (a truncated copy, a paste, a running JVM): the event
+    // it was writing and whatever came after are not in it, so "no problem" would be a claim
+    // about what was never read.
+    let cut = r.input.unterminated_last_line || r.input.gzip_cut.is_some();
+    // No whole window measured (a few lines over less than a window): "no window spent
+    // 20% in GC" would be said of no window at all.
+    if out.is_empty() && r.gc_fraction_max_window.is_none() {
+        out.push(Diagnosis {
+            id: "gc-log-too-short".into(),
+            title: "Too short to tell whether GC is a problem".into(),
+            evidence: json!({
+                "pauses": r.pauses.count,
+                "max_pause_ms": r.pauses.max_ms,
+                "duration_s": r.duration_s,
+                "window_s": r.window_s,
+            }),
+            cause: format!(
+                "The log covers less than one {} s window, so no share of time in GC could be \
+                 measured; its {} pause(s) reached {} ms at most.",
+                r.window_s, r.pauses.count, r.pauses.max_ms
+            ),
+            fix: "Give a longer stretch of the log (a minute or more around the slow period)."
+                .into(),
+            examples: Vec::new(),
+        });
+    }
+    if out.is_empty() && cut {
+        out.push(Diagnosis {
+            id: "gc-log-cut".into(),
+            title: "No GC problem in what was read, but the log is cut".into(),
+            evidence: json!({
+                "gc_fraction_max_window": r.gc_fraction_max_window,
+                "max_pause_ms": r.pauses.max_ms,
+                "full_gcs": r.full_gcs,
+                "bytes_read": r.input.bytes,
+            }),
+            cause: format!(
+                "In what was read no window spent {:.0}% or more in GC with a full heap and no \
+                 pause reached {} ms; but the log ends mid-line (a truncated copy or paste, or a \
+                 JVM still writing it), so the event it was writing and whatever came after \
+                 are not in it: this says nothing about them.",
+                a.opts.collapse_gc_share * 100.0,
+                a.opts.long_pause_ms
+            ),
+            fix: "Give the whole log (or the part after the cut) to see whether the GC that \
+                  was being written, or a later one, is the problem."
+                .into(),
+            examples: Vec::new(),
+        });
+    }
     if out.is_empty() {
         out.push(Diagnosis {
             id: "no-gc-problem".into(),
