@@ -18,6 +18,10 @@ use crate::thread_cpu::report::Source;
 use crate::thread_cpu::roles::{classify_cut, classify_frames, collapse_name, ProcessKind, Role};
 use crate::vocab::report::{round3, ExampleLine};
 
+/// Most a thread's row may show: one core, and a little over for a tool's rounding and
+/// sampling (top and pidstat show 100.3% now and then).
+const ONE_THREAD_MAX_CORES: f64 = 1.1;
+
 /// Iterations (top frames, pidstat reports) listed one by one; the means cover them all.
 pub const MAX_ITERATIONS: usize = 240;
 /// Frames kept per thread (the top of its stack is what tells).
@@ -624,9 +628,26 @@ impl Collector {
         }
         roles.iter_mut().for_each(|r| r.cores = round3(r.cores));
         roles.sort_by(|a, b| b.cores.total_cmp(&a.cores));
+        // One thread runs on one core at a time: a row above it is not a thread's figure
+        // (a process row, or a tool that mis-reports, as Android's toybox top -H did), so
+        // it is not read as a saturated thread.
+        let impossible: Vec<&SnapshotThread> = threads
+            .iter()
+            .filter(|t| t.rate().is_some_and(|c| c > ONE_THREAD_MAX_CORES))
+            .collect();
+        if let Some(worst) = impossible.first() {
+            self.warnings.push(format!(
+                "{} thread row(s) above one core ({} at {:.2} cores): one thread cannot use \
+                 more than a core, so this table's figures are not threads' shares (process \
+                 rows, or a tool that mis-reports): no thread of it is read as saturated",
+                impossible.len(),
+                worst.name,
+                worst.rate().unwrap_or(0.0)
+            ));
+        }
         let saturated: Vec<SnapshotThread> = threads
             .iter()
-            .filter(|t| t.rate().is_some_and(|c| c >= threshold))
+            .filter(|t| impossible.is_empty() && t.rate().is_some_and(|c| c >= threshold))
             .cloned()
             .collect();
         for s in &mut self.sections {
