@@ -9,6 +9,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use kgap_analyzers::findings;
+use kgap_analyzers::findings::scope::JvmRole;
 use kgap_analyzers::gap_report::{gap_report, Confidence, GapReport, Options};
 
 fn root() -> PathBuf {
@@ -92,7 +93,19 @@ fn files_under(dir: &Path) -> usize {
 
 #[test]
 fn fixtures_show_the_expected_gaps_and_only_those() {
-    let r = report(&fixtures());
+    // The project's own captures: every fixtures folder but pastes/ (real pastes of other
+    // people's systems, held to their own expectations by scripts/check-claims).
+    let own = TempDir::new("own");
+    let mut names: Vec<String> = std::fs::read_dir(fixtures())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "pastes")
+        .collect();
+    names.sort();
+    for n in &names {
+        own.link(n, n);
+    }
+    let r = report(&own.0);
     assert_eq!(
         gap_ids(&r),
         [
@@ -104,13 +117,36 @@ fn fixtures_show_the_expected_gaps_and_only_those() {
             "inflight-latency",
             // int_latency at linger.ms in a paced 1k msg/s capture's statistics (indirect).
             "per-partition-linger",
+            // The companion's producer writes through kafka-producer-network-thread.
             "java-send-buffer",
-            "java-receive-buffer",
-            "java-gc-collapse"
         ]
     );
+    // SocketBuffers.java's recordings show the same socket caps, from a program that is
+    // not a Kafka client: not filed under java-send-buffer or java-receive-buffer.
+    assert!(r
+        .other_diagnoses
+        .iter()
+        .filter(|s| s.file.starts_with("jfr/socket-fixed-buffers"))
+        .all(|s| s.id == "fixed-socket-buffer" && s.question.is_some()));
+    // The GC logs show collapses, but nothing in them shows a Kafka producer (one is
+    // Backlog.java's): generic diagnoses, the finding offered as a question.
+    let collapse = r
+        .other_diagnoses
+        .iter()
+        .find(|s| s.id == "gc-collapse")
+        .expect("gc-collapse among the other diagnoses");
+    assert!(
+        collapse
+            .question
+            .as_deref()
+            .is_some_and(|q| q.contains("--jvm-role producer")),
+        "{collapse:#?}"
+    );
     // Every file is listed, used or not; every unused one says why.
-    assert_eq!(r.files_seen, files_under(&fixtures()));
+    assert_eq!(
+        r.files_seen,
+        files_under(&fixtures()) - files_under(&fixtures().join("pastes"))
+    );
     assert!(r
         .files
         .iter()
@@ -139,6 +175,51 @@ fn fixtures_show_the_expected_gaps_and_only_those() {
         .find(|f| f.path == "librdkafka/README.md")
         .unwrap();
     assert!(!readme.used, "{readme:?}");
+}
+
+#[test]
+fn gc_logs_of_unknown_jvms_file_no_finding_of_the_post_unless_the_user_says_what_they_are() {
+    // Backlog.java (a plain program with a growing queue) and a Kafka producer's JVM: their
+    // GC logs alone do not say which is which.
+    let d = TempDir::new("jvms");
+    d.link("gc/g1-jdk17-unbounded.log", "backlog.log");
+    d.link("gc/companion/k16-default-jdk17.log", "k16.log");
+    let r = report(&d.0);
+    assert!(gap_ids(&r).is_empty(), "{:#?}", r.gaps);
+    assert!(r
+        .other_diagnoses
+        .iter()
+        .filter(|s| s.id == "gc-collapse")
+        .all(|s| s.strength.is_none() && s.question.is_some()));
+    // Said by the user: filed, and the two GC logs are one kind of evidence (medium, not
+    // "2 files agree").
+    let opts = Options {
+        jvm_role: Some(JvmRole::Producer),
+        ..Options::default()
+    };
+    let r = gap_report(&d.0, &opts).unwrap();
+    assert_eq!(gap_ids(&r), ["java-gc-collapse"]);
+    let g = &r.gaps[0];
+    assert_eq!(g.confidence, Confidence::Medium, "{}", g.confidence_why);
+    assert!(
+        g.confidence_why.contains("--jvm-role"),
+        "{}",
+        g.confidence_why
+    );
+    // --jvm-role other: nothing filed.
+    let opts = Options {
+        jvm_role: Some(JvmRole::Other),
+        ..Options::default()
+    };
+    assert!(gap_ids(&gap_report(&d.0, &opts).unwrap()).is_empty());
+    // The binary takes the flag.
+    let out = bin()
+        .args(["--jvm-role", "producer", "--json"])
+        .arg(&d.0)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["gaps"][0]["finding"], "java-gc-collapse");
 }
 
 #[test]
@@ -297,7 +378,7 @@ fn symlink_loops_and_fifos_neither_hang_nor_crash() {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     d.link("gc/g1-jdk17-unbounded.log", "gc.log");
     let r = report(&d.0);
-    assert_eq!(gap_ids(&r), ["java-gc-collapse"]);
+    assert!(r.other_diagnoses.iter().any(|s| s.id == "gc-collapse"));
     let reason = |p: &str| r.files.iter().find(|f| f.path == p).unwrap().reason.clone();
     assert!(reason("loop").unwrap().contains("already read"));
     assert!(reason("pipe").unwrap().contains("not a regular file"));
@@ -329,7 +410,9 @@ fn markdown_links_the_charts_it_writes() {
         .arg(&md)
         .arg("--svg-dir")
         .arg(&svg)
-        .arg(fixtures().join("gc"))
+        // The probe companion's producers: Kafka clients, which their GC logs cannot show.
+        .args(["--jvm-role", "producer"])
+        .arg(fixtures().join("gc/companion"))
         .output()
         .unwrap()
         .status;
@@ -369,6 +452,8 @@ fn every_diagnosis_id_the_analyzers_emit_is_mapped_or_known_other() {
         "request-timeouts",
         "fetch-error-backoff",
         "long-pauses",
+        "gc-log-cut",
+        "gc-log-too-short",
         "premature-promotion",
         "humongous-allocations",
         "saturated-thread",

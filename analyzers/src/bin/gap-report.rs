@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use kgap_analyzers::findings::scope::JvmRole;
 use kgap_analyzers::gap_report::{gap_report, relative_path, Options};
 use kgap_analyzers::vocab::cli::{self, EXIT_ANALYZED, EXIT_UNUSABLE};
 
@@ -50,6 +51,13 @@ struct Args {
     /// chunks by all of them, the analysing one among them.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// What the folder's JVM artifacts (GC logs, JFR recordings, thread CPU) come from,
+    /// when they do not show it themselves: `producer` or `consumer` (a Java application
+    /// using kafka-clients) files their diagnoses under the post's Java findings; `other`
+    /// files none. Without it, only artifacts that show a Kafka client (its threads or
+    /// frames) are filed, and the rest are offered as questions.
+    #[arg(long, value_enum, value_name = "ROLE")]
+    jvm_role: Option<JvmRole>,
     #[command(flatten)]
     common: cli::CommonArgs,
 }
@@ -64,6 +72,7 @@ fn run(args: &Args) -> i32 {
     let opts = Options {
         charts: args.svg_dir.is_some(),
         workers: args.threads,
+        jvm_role: args.jvm_role,
     };
     let report = match gap_report(&args.dir, &opts) {
         Ok(r) => r,

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 /// A thread at or above this many cores is saturated: it is the limit. One threshold for
 /// every consumer thread finding (the post's saturated threads sat at 0.94–0.98 cores).
-pub const SATURATED_CORES: f64 = 0.9;
+pub use super::saturation::SATURATED_CORES;
 
 /// The gain the batch API must show over poll(), with apart ranges. The post: 1.48M →
 /// 2.02M msg/s, 1.37x.

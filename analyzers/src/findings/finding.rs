@@ -37,6 +37,17 @@ pub enum Strength {
     Indirect,
 }
 
+/// Which artifacts a catalogue source's diagnosis is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// A Kafka client's by nature (librdkafka's log lines and statistics, a probe's
+    /// result, a thread named by librdkafka or kafka-clients).
+    KafkaClient,
+    /// Any JVM's or process's (GC logs, JFR, the CPU of threads with generic names).
+    AnyProcess,
+}
+
 /// An analyzer diagnosis (or probe verdict) id that is evidence for a finding.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Source {
@@ -49,6 +60,9 @@ pub struct Source {
     /// evidence field `op` it must carry.
     pub op: Option<&'static str>,
     pub strength: Strength,
+    /// Which artifacts it is read from: a Kafka client's by nature, or any process's (then
+    /// filed under the finding only with Kafka evidence: `scope::filing`).
+    pub scope: Scope,
 }
 
 /// One finding of the post.
@@ -83,6 +97,7 @@ pub(crate) const fn direct(id: &'static str, source: &'static str) -> Source {
         source,
         op: None,
         strength: Strength::Direct,
+        scope: Scope::KafkaClient,
     }
 }
 
@@ -92,5 +107,17 @@ pub(crate) const fn indirect(id: &'static str, source: &'static str) -> Source {
         source,
         op: None,
         strength: Strength::Indirect,
+        scope: Scope::KafkaClient,
+    }
+}
+
+impl Source {
+    /// Read from artifacts any JVM or process leaves (a GC log, a JFR recording, the CPU of
+    /// threads with generic names).
+    pub(crate) const fn any_process(self) -> Source {
+        Source {
+            scope: Scope::AnyProcess,
+            ..self
+        }
     }
 }

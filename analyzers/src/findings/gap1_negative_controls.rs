@@ -22,7 +22,7 @@ pub const SAME_HI: f64 = 1.15;
 /// The baseline's (max − min) / median above which "nothing moved" cannot be told from noise.
 pub const MAX_BASELINE_SPREAD: f64 = 0.25;
 /// A client thread at or above this many cores may be the limit itself.
-pub const SATURATED_CORES: f64 = 0.9;
+pub use super::saturation::SATURATED_CORES;
 /// The controls the post tried, by the setting each changes.
 pub const CONTROLS: [&str; 3] = [
     "max.in.flight",

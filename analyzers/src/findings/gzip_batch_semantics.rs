@@ -30,7 +30,7 @@ pub const MIN_RATIO_GAIN: f64 = 1.02;
 /// The smallest batch.size's msg/s over the largest's (the post: 46.4k → 27.5k, 1.69x).
 pub const MIN_SPEEDUP_OF_SMALLEST: f64 = 1.05;
 /// Cores at which the compressing rdk:broker thread is the limit (the post: a full core).
-pub const SATURATED_CORES: f64 = 0.9;
+pub use super::saturation::SATURATED_CORES;
 
 /// One batch.size of librdkafka's sweep at one compression level, per rep.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -350,7 +350,7 @@ pub const FINDING: Finding = Finding {
     rule_fn: "findings::gzip_batch_semantics::decide",
     sources: &[
         direct("gzip-batch-semantics", "probe-gzip-batch"),
-        indirect("deflate-dominates", "analyze-jfr"),
+        indirect("deflate-dominates", "analyze-jfr").any_process(),
     ],
 };
 

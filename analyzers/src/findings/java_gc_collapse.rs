@@ -372,11 +372,11 @@ pub const FINDING: Finding = Finding {
     rule_fn: "findings::java_gc_collapse::decide",
     sources: &[
         direct("java-gc-collapse", "probe-java-producers"),
-        direct("gc-collapse", "analyze-gc-log"),
-        direct("concurrent-gc-behind", "analyze-gc-log"),
-        indirect("evacuation-failures", "analyze-gc-log"),
-        indirect("gc-pressure", "analyze-jfr"),
-        indirect("gc-threads-dominate", "analyze-thread-cpu"),
+        direct("gc-collapse", "analyze-gc-log").any_process(),
+        direct("concurrent-gc-behind", "analyze-gc-log").any_process(),
+        indirect("evacuation-failures", "analyze-gc-log").any_process(),
+        indirect("gc-pressure", "analyze-jfr").any_process(),
+        indirect("gc-threads-dominate", "analyze-thread-cpu").any_process(),
     ],
 };
 

@@ -28,7 +28,7 @@ pub const CAPPED_READ_HI: f64 = 2.0;
 pub const MIN_READ_GROWTH: f64 = 1.5;
 /// The poll thread is the limit at this many cores (the post: 0.95–0.98 in every
 /// configuration).
-pub const MIN_POLL_THREAD_CORES: f64 = 0.9;
+pub const MIN_POLL_THREAD_CORES: f64 = super::saturation::SATURATED_CORES;
 /// The throughput gain -1 must show, ranges apart (the post: 1229k → 1427k msg/s at 1 KB,
 /// +16 to 17%).
 pub const MIN_THROUGHPUT_GAIN: f64 = 1.1;
@@ -215,9 +215,10 @@ pub const FINDING: Finding = Finding {
             source: "analyze-jfr",
             op: Some("read"),
             strength: Strength::Direct,
+            scope: crate::findings::scope::Scope::AnyProcess,
         },
-        direct("single-core-consumer", "analyze-jfr"),
-        indirect("java-consumer-thread-saturated", "analyze-thread-cpu"),
+        direct("single-core-consumer", "analyze-jfr").any_process(),
+        indirect("java-consumer-thread-saturated", "analyze-thread-cpu").any_process(),
     ],
 };
 

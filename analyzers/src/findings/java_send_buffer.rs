@@ -243,6 +243,7 @@ pub const FINDING: Finding = Finding {
             source: "analyze-jfr",
             op: Some("write"),
             strength: Strength::Direct,
+            scope: crate::findings::scope::Scope::AnyProcess,
         },
         indirect("java-producer-network-saturated", "analyze-thread-cpu"),
     ],

@@ -50,10 +50,13 @@ pub mod probe_result;
 pub mod queued_min_messages;
 pub mod reps;
 pub mod request_ceiling;
+pub mod saturation;
+pub mod scope;
 pub mod verdict;
 
 pub use finding::{Finding, Reproduce, Side, Source, Strength};
 pub use reps::Reps;
+pub use saturation::SATURATED_CORES;
 pub use verdict::{Check, CheckState, Outcome, Verdict};
 
 /// Every finding of the post, in the order the post tells them.
@@ -114,6 +117,21 @@ pub fn evidence_from(
                 e.id == id && source.is_none_or(|s| e.source == s) && (e.op.is_none() || e.op == op)
             })
             .map(|e| (f, e.strength))
+    })
+}
+
+/// The catalogue entry of a diagnosis id from `source` (an analyzer's name): the finding
+/// and the source it is listed as.
+pub fn source_entry(
+    id: &str,
+    source: &str,
+    op: Option<&str>,
+) -> Option<(&'static Finding, &'static Source)> {
+    CATALOGUE.iter().find_map(|f| {
+        f.sources
+            .iter()
+            .find(|e| e.id == id && e.source == source && (e.op.is_none() || e.op == op))
+            .map(|e| (f, e))
     })
 }
 

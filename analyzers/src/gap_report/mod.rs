@@ -30,6 +30,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::findings::scope::{self, Filing, JvmRole};
 use crate::findings::{self, Strength};
 use crate::librdkafka::RecordFinder;
 
@@ -133,7 +134,13 @@ pub fn gap_report(dir: &Path, opts: &Options) -> Result<GapReport, GapReportErro
     // Listing problems join the files they belong among.
     files.sort_by(|a, b| a.path.cmp(&b.path));
 
-    let (gaps, not_found, other) = assemble(signals, &not_held, &sources_by_file, &cut_files);
+    let (gaps, not_found, other) = assemble(
+        signals,
+        &not_held,
+        &sources_by_file,
+        &cut_files,
+        opts.jvm_role,
+    );
     // Charts only for files that show a gap: the Markdown stays about the gaps.
     let shown_files: BTreeSet<&str> = gaps
         .iter()
@@ -242,33 +249,49 @@ fn needs(source: &str) -> String {
     }
 }
 
-/// Group signals by finding, decide confidence, and say what was not found.
+/// Group signals by finding (by the catalogue's filing rule: a diagnosis of an artifact
+/// any JVM leaves is filed only with Kafka evidence, or the user's `--jvm-role`), decide
+/// confidence, and say what was not found.
 fn assemble(
     signals: Vec<Signal>,
     not_held: &[(String, String)],
     sources_by_file: &[(String, Vec<String>)],
     cut_files: &[(String, String)],
+    role: Option<JvmRole>,
 ) -> (Vec<Gap>, Vec<NotFound>, Vec<Signal>) {
     let mut gaps = Vec::new();
     let mut not_found = Vec::new();
     let mut other = Vec::new();
-    let mut by_finding: Vec<Vec<Signal>> = vec![Vec::new(); findings::CATALOGUE.len()];
-    for s in signals {
+    // Each signal with whether the user's word (not the artifact) made it a Kafka client's.
+    let mut by_finding: Vec<Vec<(Signal, bool)>> = vec![Vec::new(); findings::CATALOGUE.len()];
+    for mut s in signals {
         let op = s.evidence.get("op").and_then(|v| v.as_str());
         // A probe's verdict names its finding by catalogue id; an analyzer's diagnosis is
-        // mapped by the catalogue's sources.
-        let finding = if s.source.starts_with("probe-") {
-            findings::get(&s.id)
+        // filed by the catalogue's sources and scope.
+        let filed = if s.source.starts_with("probe-") {
+            findings::get(&s.id).map(|f| (f, false))
         } else {
-            findings::evidence_from(&s.id, Some(&s.source), op).map(|(f, _)| f)
+            match findings::source_entry(&s.id, &s.source, op) {
+                None => None,
+                Some((f, entry)) => match scope::filing(f, entry, &s.evidence, role) {
+                    Filing::Under {
+                        finding, by_role, ..
+                    } => Some((finding, by_role)),
+                    Filing::Generic { question, .. } => {
+                        s.question = Some(question);
+                        s.strength = None;
+                        None
+                    }
+                },
+            }
         };
-        match finding {
-            Some(f) => {
+        match filed {
+            Some((f, by_role)) => {
                 let i = findings::CATALOGUE
                     .iter()
                     .position(|c| c.id == f.id)
                     .expect("catalogue entry");
-                by_finding[i].push(s);
+                by_finding[i].push((s, by_role));
             }
             None if findings::ALL_CLEAR_IDS.contains(&s.id.as_str()) => {}
             None => other.push(s),
@@ -324,13 +347,25 @@ fn assemble(
             });
             continue;
         }
-        let files: BTreeSet<&str> = sigs.iter().map(|s| s.file.as_str()).collect();
-        let direct_files: BTreeSet<&str> = sigs
+        // Independent sources: each file that shows a Kafka client on its own; files made
+        // a Kafka client's by --jvm-role count once per kind (five GC logs are one kind of
+        // evidence, whatever they show).
+        let source_of = |(s, by_role): &(Signal, bool)| -> String {
+            if *by_role {
+                format!("every {} file", s.source)
+            } else {
+                s.file.clone()
+            }
+        };
+        let independent: BTreeSet<String> = sigs.iter().map(source_of).collect();
+        let direct_sources: BTreeSet<String> = sigs
             .iter()
-            .filter(|s| s.strength == Some(Strength::Direct))
-            .map(|s| s.file.as_str())
+            .filter(|(s, _)| s.strength == Some(Strength::Direct))
+            .map(source_of)
             .collect();
-        let direct = direct_files.len();
+        let direct = direct_sources.len();
+        let by_role = sigs.iter().any(|(_, r)| *r);
+        let sigs: Vec<Signal> = sigs.into_iter().map(|(s, _)| s).collect();
         let probe = sigs.iter().find(|s| s.source.starts_with("probe-"));
         let (mut confidence, mut why) = if let Some(p) = probe {
             (
@@ -340,12 +375,13 @@ fn assemble(
                     p.source
                 ),
             )
-        } else if direct > 0 && files.len() >= 2 {
+        } else if direct > 0 && independent.len() >= 2 {
             (
                 Confidence::High,
                 format!(
-                    "{} files agree, {direct} of them showing the finding's own mechanism",
-                    files.len()
+                    "{} independent sources agree, {direct} of them showing the finding's own \
+                     mechanism",
+                    independent.len()
                 ),
             )
         } else if direct > 0 {
@@ -359,6 +395,11 @@ fn assemble(
                 "only indirect signs (consistent with it, but other causes look the same)".into(),
             )
         };
+        if by_role && probe.is_none() {
+            why.push_str(
+                "; the JVM's files are a Kafka client's by --jvm-role, not by what they show",
+            );
+        }
         if !against.is_empty() && confidence == Confidence::High && probe.is_none() {
             confidence = Confidence::Medium;
             why.push_str("; but a probe's verdict did not hold");

@@ -7,4 +7,8 @@ pub struct Options {
     pub charts: bool,
     /// Parser threads for librdkafka logs (as the log analyzers' `--threads`).
     pub workers: Option<usize>,
+    /// What the user says the folder's JVM artifacts are (`--jvm-role`): GC logs, JFR
+    /// recordings and thread CPU of an unknown JVM are filed under a Java finding only with
+    /// Kafka evidence of their own, or this.
+    pub jvm_role: Option<crate::findings::scope::JvmRole>,
 }

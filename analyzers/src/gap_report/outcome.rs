@@ -59,6 +59,7 @@ pub(crate) fn signal(
         evidence: d.evidence.clone(),
         window,
         examples: d.examples.clone(),
+        question: None,
     }
 }
 

@@ -132,6 +132,7 @@ pub(crate) fn outcome(r: &ProbeResult, rel: &str) -> Outcome {
                 evidence: json!({"checks": v.checks, "evidence": v.evidence, "post": v.post}),
                 window: None,
                 examples: Vec::new(),
+                question: None,
             }),
             Decision::DoesNotHold | Decision::CannotTell => o.not_held.push((
                 v.finding.clone(),

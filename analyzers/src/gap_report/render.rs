@@ -171,6 +171,9 @@ pub(crate) fn text(r: &GapReport) -> String {
                 "  - ",
                 &format!("{}: {} [{}]: {}", s.file, s.source, s.id, s.title),
             );
+            if let Some(q) = &s.question {
+                wrap_into(&mut out, "      ? ", q);
+            }
         }
     }
 
@@ -331,6 +334,9 @@ pub(crate) fn markdown(r: &GapReport, svg_prefix: Option<&str>) -> String {
         let _ = writeln!(out, "## Other diagnoses (not findings of the post)\n");
         for s in &r.other_diagnoses {
             let _ = writeln!(out, "- `{}` — {} `{}`: {}", s.file, s.source, s.id, s.title);
+            if let Some(q) = &s.question {
+                let _ = writeln!(out, "  - {q}");
+            }
         }
         let _ = writeln!(out);
     }

@@ -92,6 +92,10 @@ pub struct Signal {
     pub window: Option<SignalWindow>,
     /// Input lines that show it.
     pub examples: Vec<ExampleLine>,
+    /// For a diagnosis of an artifact that does not show a Kafka client: the finding it
+    /// might be, as a question (it is not filed under it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
 }
 
 /// The time span a signal was read from.

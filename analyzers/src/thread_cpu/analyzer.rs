@@ -29,7 +29,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            saturated_cores: 0.9,
+            saturated_cores: crate::findings::saturation::SATURATED_CORES,
             saturated_seconds: 3.0,
             top: 10,
             max_buckets: 480,

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use super::report::{SaturatedThread, ThreadCpuReport};
 use super::roles::{ProcessKind, Role};
+use crate::findings::scope::{self, KafkaClient};
 use crate::vocab::report::{round3, Diagnosis};
 
 fn diag(id: &str, title: &str, evidence: serde_json::Value, cause: &str, fix: &str) -> Diagnosis {
@@ -70,17 +71,28 @@ pub fn diagnose(r: &ThreadCpuReport) -> Vec<Diagnosis> {
             &threshold,
         ));
     }
-    if r.process_kind == ProcessKind::Jvm {
+    // A JVM's application thread is a Kafka consumer's poll thread only when the process
+    // shows a consumer (its heartbeat or background thread): any other JVM's busy thread
+    // is just a busy thread.
+    let names = || r.threads.iter().map(|t| t.name.as_str());
+    let consumer = (r.process_kind == ProcessKind::Jvm)
+        .then(|| scope::shown_by(names(), [], Some(KafkaClient::JavaConsumer)))
+        .flatten();
+    if r.process_kind == ProcessKind::Jvm && consumer.is_some() {
         let consumers = pick(&|t| t.role == Role::App || t.role == Role::JavaConsumerBackground);
         if !consumers.is_empty() {
+            let mut ev = sat_evidence(&consumers);
+            ev[scope::KAFKA_CLIENT_KEY] = consumer.clone().expect("checked");
             out.push(java_consumer_thread_saturated(
                 &format!(
                     "{} ({}) is {threshold}",
                     consumers[0].name, consumers[0].tid
                 ),
-                sat_evidence(&consumers),
+                ev,
             ));
         }
+    }
+    if r.process_kind == ProcessKind::Jvm {
         let senders = pick(&|t| t.role == Role::JavaProducerNetwork);
         if !senders.is_empty() {
             out.push(java_producer_network_saturated(
@@ -94,11 +106,10 @@ pub fn diagnose(r: &ThreadCpuReport) -> Vec<Diagnosis> {
         t.role == Role::RdkBroker
             || (r.process_kind == ProcessKind::Librdkafka && t.role == Role::Pipeline)
             || (r.process_kind == ProcessKind::Librdkafka && t.role == Role::App)
+            || (r.process_kind == ProcessKind::Jvm && t.role == Role::JavaProducerNetwork)
             || (r.process_kind == ProcessKind::Jvm
-                && matches!(
-                    t.role,
-                    Role::App | Role::JavaConsumerBackground | Role::JavaProducerNetwork
-                ))
+                && consumer.is_some()
+                && matches!(t.role, Role::App | Role::JavaConsumerBackground))
     };
     let rest = pick(&|t| !covered(t));
     if !rest.is_empty() {
@@ -127,16 +138,20 @@ pub fn diagnose(r: &ThreadCpuReport) -> Vec<Diagnosis> {
         let gc_cores = gc / r.duration_s;
         if gc_cores >= GC_DOMINATES_MIN_CORES && gc >= other {
             let gc_threads = r.threads.iter().filter(|t| t.role == Role::JvmGc).count();
+            let mut ev = serde_json::json!({
+                "gc_cores": round3(gc_cores),
+                "gc_threads": gc_threads,
+                "next_role": other_role.as_str(),
+                "next_role_cores": round3(other / r.duration_s),
+            });
+            if let Some(k) = scope::shown_by(names(), [], None) {
+                ev[scope::KAFKA_CLIENT_KEY] = k;
+            }
             out.push(gc_threads_dominate(
                 gc_cores,
                 other_role,
                 other / r.duration_s,
-                serde_json::json!({
-                    "gc_cores": round3(gc_cores),
-                    "gc_threads": gc_threads,
-                    "next_role": other_role.as_str(),
-                    "next_role_cores": round3(other / r.duration_s),
-                }),
+                ev,
             ));
         }
     }

@@ -200,6 +200,7 @@ fn jvm_consumer_thread_and_gc_domination() {
             (3, "GC Thread#0", &[80, 90, 85, 80]),
             (4, "GC Thread#1", &[80, 90, 85, 80]),
             (5, "C2 CompilerThre", &[5, 1, 0, 0]),
+            (6, "kafka-coordinat", &[1, 0, 0, 1]),
         ]),
         Options::default(),
     );
@@ -208,9 +209,30 @@ fn jvm_consumer_thread_and_gc_domination() {
         ids(&r),
         ["java-consumer-thread-saturated", "gc-threads-dominate"]
     );
+    let consumer = &r.diagnoses[0];
+    assert_eq!(
+        consumer.evidence["kafka_client"]["client"], "java-consumer",
+        "{consumer:#?}"
+    );
     let gc = r.groups.iter().find(|g| g.group == "GC Thread#*").unwrap();
     assert_eq!(gc.threads, 2);
     assert!((gc.cores_mean - 1.675).abs() < 1e-9, "{gc:?}");
+}
+
+#[test]
+fn a_busy_thread_of_a_jvm_that_shows_no_kafka_client_is_only_a_busy_thread() {
+    let r = analyze(
+        run(&[
+            (1, "java", &[0, 0, 0, 0]),
+            (2, "main", &[97, 96, 98, 97]),
+            (3, "GC Thread#0", &[1, 2, 1, 1]),
+            (5, "C2 CompilerThre", &[5, 1, 0, 0]),
+        ]),
+        Options::default(),
+    );
+    assert_eq!(r.process_kind, ProcessKind::Jvm);
+    assert_eq!(ids(&r), ["saturated-thread"]);
+    assert!(r.diagnoses[0].evidence.get("kafka_client").is_none());
 }
 
 #[test]

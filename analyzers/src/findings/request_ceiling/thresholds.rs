@@ -14,7 +14,7 @@ pub const MAX_BATCHES_PER_REQUEST: f64 = 1.1;
 /// The best batch.size's rate over the smallest's, ranges apart (the post: 995k / 233k, 4.3x).
 pub const MIN_BATCH_GAIN: f64 = 1.5;
 /// A client thread at or above this many cores may be the limit itself.
-pub const SATURATED_CORES: f64 = 0.9;
+pub use super::super::saturation::SATURATED_CORES;
 /// The next batch.size step adding less than this factor is where throughput stops rising.
 pub const KNEE_STEP: f64 = 1.10;
 /// Requests awaiting a response on a connection (statistics `waitresp_cnt`, mean of the

@@ -8,6 +8,7 @@ use super::aggregator::ThreadSamples;
 use super::report::*;
 use serde_json::json;
 
+use crate::findings::scope::{self, KafkaClient};
 use crate::vocab::report::{human_bytes, round3, Diagnosis};
 
 /// Largest write that still points at a fixed send buffer: the kernel doubles
@@ -21,7 +22,7 @@ const MIN_OPS: u64 = 50;
 /// ... and this often (a few large messages a second are not a buffer cap).
 const MIN_OPS_PER_S: f64 = 20.0;
 /// A thread this busy (in cores) counts as "at one core".
-const ONE_CORE: f64 = 0.85;
+const ONE_CORE: f64 = crate::findings::saturation::SATURATED_CORES;
 
 pub(super) fn diagnose(r: &JfrReport, samples: &HashMap<Rc<str>, ThreadSamples>) -> Vec<Diagnosis> {
     let mut out = Vec::new();
@@ -157,8 +158,11 @@ pub(super) fn diagnose(r: &JfrReport, samples: &HashMap<Rc<str>, ThreadSamples>)
     }
 
     if let Some(gc) = &r.gc {
-        let heap_full = gc.heap_committed_max_mb > 0.0
-            && gc.heap_after_gc_p50_mb >= 0.8 * gc.heap_committed_max_mb;
+        let heap_share = match (gc.heap_after_gc_p50_mb, gc.heap_committed_max_mb) {
+            (Some(after), Some(committed)) if committed > 0.0 => Some(after / committed),
+            _ => None,
+        };
+        let heap_full = heap_share.is_some_and(|h| h >= 0.8);
         if gc.pause_share >= 0.10 || (heap_full && gc.collections >= 5) {
             out.push(Diagnosis {
                 id: "gc-pressure".into(),
@@ -172,13 +176,23 @@ pub(super) fn diagnose(r: &JfrReport, samples: &HashMap<Rc<str>, ThreadSamples>)
                     "heap_committed_max_mb": gc.heap_committed_max_mb,
                 }),
                 cause: format!(
-                    "pauses take {:.0}% of the recording and the heap after GC is {:.0} of \
-                     {:.0} MB: live data fills the heap (the post, 16 producers in one JVM: \
-                     records waiting in the accumulators, ~190 B of objects per 100 B \
-                     record, survive young collections; 37% of the window in GC).",
+                    "pauses take {:.0}% of the recording and {}: {} (the post, 16 producers \
+                     in one JVM: records waiting in the accumulators, ~190 B of objects per \
+                     100 B record, survive young collections; 37% of the window in GC).",
                     gc.pause_share * 100.0,
-                    gc.heap_after_gc_p50_mb,
-                    gc.heap_committed_max_mb
+                    match (gc.heap_after_gc_p50_mb, gc.heap_committed_max_mb) {
+                        (Some(a), Some(c)) => format!("the heap after GC is {a:.0} of {c:.0} MB"),
+                        _ => "the recording has no heap summary (how full the heap stays after \
+                              GC is not known)"
+                            .to_string(),
+                    },
+                    match heap_share {
+                        Some(h) if h >= 0.8 => "live data fills the heap",
+                        Some(_) =>
+                            "the heap is not full after GC, so no live set fills it: \
+                                    the time goes to collecting",
+                        None => "whether live data fills the heap is not shown",
+                    }
                 ),
                 fix: "bound the backlog: a smaller buffer.memory per producer (2 MB took 16 \
                       producers from 6.6M to 10.1M msg/s in the post); fewer busy threads than \
@@ -216,6 +230,58 @@ pub(super) fn diagnose(r: &JfrReport, samples: &HashMap<Rc<str>, ThreadSamples>)
             examples: Vec::new(),
         });
     }
+    for d in &mut out {
+        match kafka_client(r, d) {
+            Some(k) => d.evidence[scope::KAFKA_CLIENT_KEY] = k,
+            // Sizes piled under a cap are a socket buffer for kafka-clients, which hands
+            // whole requests and responses to the socket; any other program may be writing
+            // or reading through a fixed array of its own.
+            None if d.id == "fixed-socket-buffer" => {
+                d.title = format!(
+                    "{} (or the program's own buffer: nothing here shows a Kafka client)",
+                    d.title
+                );
+                d.cause.push_str(
+                    " Nothing in this recording shows a Kafka client (no kafka-clients thread \
+                     or frame): a program that reads or writes through a fixed array of its \
+                     own shows the same cap, so the knob above applies only if this JVM runs \
+                     one.",
+                );
+            }
+            None => {}
+        }
+    }
     out.sort_by(|a, b| a.id.cmp(&b.id));
     out
+}
+
+/// What in the recording shows the Kafka client a diagnosis is about: a socket write's
+/// own thread (only kafka-clients' network thread writes a producer's requests); for reads
+/// (on the application's poll thread, any name) a consumer's threads or frames anywhere in
+/// the recording; for GC and deflate, any Kafka client, a producer first.
+fn kafka_client(r: &JfrReport, d: &Diagnosis) -> Option<serde_json::Value> {
+    let names = || {
+        r.threads
+            .iter()
+            .map(|t| t.name.as_str())
+            .chain(r.socket.iter().filter_map(|s| s.thread.as_deref()))
+    };
+    let frames = || {
+        r.hot_methods.iter().map(|m| m.frame.as_str()).chain(
+            r.top_stacks
+                .iter()
+                .flat_map(|s| s.frames.iter().map(String::as_str)),
+        )
+    };
+    match (d.id.as_str(), d.evidence.get("op").and_then(|v| v.as_str())) {
+        ("fixed-socket-buffer", Some("write")) => {
+            let thread = d.evidence.get("thread").and_then(|v| v.as_str())?;
+            scope::shown_by([thread], [], Some(KafkaClient::JavaProducer))
+        }
+        ("fixed-socket-buffer", _) | ("single-core-consumer", _) => {
+            scope::shown_by(names(), frames(), Some(KafkaClient::JavaConsumer))
+        }
+        _ => scope::shown_by(names(), frames(), Some(KafkaClient::JavaProducer))
+            .or_else(|| scope::shown_by(names(), frames(), None)),
+    }
 }

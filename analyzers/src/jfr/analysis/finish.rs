@@ -116,9 +116,14 @@ impl Aggregator {
             } else {
                 0.0
             },
-            heap_after_gc_p50_mb: round3(self.heap_after_gc.quantile(0.5) as f64 / 1048576.0),
-            heap_after_gc_max_mb: round3(self.heap_after_gc.max() as f64 / 1048576.0),
-            heap_committed_max_mb: round3(self.heap_committed_max as f64 / 1048576.0),
+            // An empty distribution has no quantile (its clamp gives u64::MAX): unset, not
+            // a figure.
+            heap_after_gc_p50_mb: (!self.heap_after_gc.is_empty())
+                .then(|| round3(self.heap_after_gc.quantile(0.5) as f64 / 1048576.0)),
+            heap_after_gc_max_mb: (!self.heap_after_gc.is_empty())
+                .then(|| round3(self.heap_after_gc.max() as f64 / 1048576.0)),
+            heap_committed_max_mb: (self.heap_committed_max > 0)
+                .then(|| round3(self.heap_committed_max as f64 / 1048576.0)),
             by_collector: self
                 .gc
                 .iter()

@@ -201,11 +201,18 @@ impl JfrReport {
                 gc.pause_p50_ms,
                 gc.pause_max_ms
             );
-            if gc.heap_committed_max_mb > 0.0 {
+            if let (Some(p50), Some(max)) = (gc.heap_after_gc_p50_mb, gc.heap_after_gc_max_mb) {
                 let _ = writeln!(
                     out,
-                    "  heap after GC: p50 {:.1} MB, max {:.1} MB of {:.1} MB committed",
-                    gc.heap_after_gc_p50_mb, gc.heap_after_gc_max_mb, gc.heap_committed_max_mb
+                    "  heap after GC: p50 {p50:.1} MB, max {max:.1} MB{}",
+                    gc.heap_committed_max_mb
+                        .map(|c| format!(" of {c:.1} MB committed"))
+                        .unwrap_or_default()
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "  heap after GC: not recorded (no jdk.GCHeapSummary events)"
                 );
             }
             for c in &gc.by_collector {

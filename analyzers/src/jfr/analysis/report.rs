@@ -177,9 +177,11 @@ pub struct GcSummary {
     pub pause_max_ms: f64,
     /// Pause time over the recording's span.
     pub pause_share: f64,
-    pub heap_after_gc_p50_mb: f64,
-    pub heap_after_gc_max_mb: f64,
-    pub heap_committed_max_mb: f64,
+    /// Null when the recording has no heap summary after a GC (jdk.GCHeapSummary).
+    pub heap_after_gc_p50_mb: Option<f64>,
+    pub heap_after_gc_max_mb: Option<f64>,
+    /// Null when no heap summary said what was committed.
+    pub heap_committed_max_mb: Option<f64>,
     pub by_collector: Vec<GcCollector>,
 }
 

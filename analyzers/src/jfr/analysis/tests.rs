@@ -91,3 +91,61 @@ fn a_thread_mostly_in_deflate_is_diagnosed() {
     );
     assert_eq!(r.hot_methods[0].self_samples, 96);
 }
+
+#[test]
+fn gc_without_heap_summaries_says_the_heap_is_unknown_never_a_figure() {
+    let mut a = Aggregator::default();
+    a.span(0, 10_000_000_000);
+    for _ in 0..10 {
+        a.gc("G1Old", "G1 Evacuation Pause", 110_000_000, 110_000_000);
+    }
+    let r = a.finish(InputInfo::default(), &ReportOptions::default());
+    let gc = r.gc.as_ref().expect("collections");
+    assert_eq!(gc.heap_after_gc_p50_mb, None);
+    assert_eq!(gc.heap_committed_max_mb, None);
+    assert_eq!(ids(&r), ["gc-pressure"]);
+    let cause = &r.diagnoses[0].cause;
+    assert!(cause.contains("no heap summary"), "{cause}");
+    assert!(!cause.contains("17592186044416"), "{cause}");
+    assert!(r.render_text().contains("not recorded"));
+}
+
+#[test]
+fn a_socket_cap_names_its_kafka_client_only_when_the_recording_shows_one() {
+    let run = |thread: &str, frames: &[&str]| {
+        let mut a = Aggregator::default();
+        let t: Rc<str> = Rc::from(thread);
+        a.span(0, 10_000_000_000);
+        for i in 0..200i64 {
+            let b: i64 = if i % 10 == 0 { 90_000 } else { 300_000 };
+            a.socket(SocketOp::Write, &t, "10.0.0.1", 9092, b, i, 0);
+        }
+        let fs: Vec<Rc<str>> = frames.iter().map(|f| Rc::from(*f)).collect();
+        if !fs.is_empty() {
+            a.samples(&t, &fs, 10);
+        }
+        a.finish(InputInfo::default(), &ReportOptions::default())
+    };
+    // kafka-clients' network thread: the producer's requests, filed as such.
+    let r = run("kafka-producer-network-thread | p1", &[]);
+    let d = &r.diagnoses[0];
+    assert_eq!(
+        d.evidence["kafka_client"]["client"], "java-producer",
+        "{d:#?}"
+    );
+    // A program writing through its own array: the same cap, no Kafka client, and it says so.
+    let r = run("main", &["java.net.SocketOutputStream.write", "Main.main"]);
+    let d = &r.diagnoses[0];
+    assert!(d.evidence.get("kafka_client").is_none(), "{d:#?}");
+    assert!(
+        d.title.contains("nothing here shows a Kafka client"),
+        "{}",
+        d.title
+    );
+    // A consumer's frames elsewhere do not make a write a producer's.
+    let r = run(
+        "main",
+        &["org.apache.kafka.clients.consumer.KafkaConsumer.poll"],
+    );
+    assert!(r.diagnoses[0].evidence.get("kafka_client").is_none());
+}

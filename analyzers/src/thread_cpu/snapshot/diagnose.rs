@@ -11,6 +11,7 @@ use super::format::Figure;
 use super::report::{SnapshotReport, SnapshotThread};
 use super::stacks::{is_consumer_poll, Dump, Lock};
 use super::text::example;
+use crate::findings::scope::{self, KafkaClient};
 use crate::thread_cpu::diagnose::{self as text, GC_DOMINATES_MIN_CORES};
 use crate::thread_cpu::roles::{ProcessKind, Role};
 use crate::vocab::report::{round3, Diagnosis, ExampleLine};
@@ -19,7 +20,7 @@ use crate::vocab::report::{round3, Diagnosis, ExampleLine};
 const MAX_EXAMPLES: usize = 6;
 /// A broker thread whose backtraces wait is spinning only at (nearly) a whole core, whatever
 /// --saturated-cores says.
-const SPIN_MIN_CORES: f64 = 0.9;
+const SPIN_MIN_CORES: f64 = crate::findings::saturation::SATURATED_CORES;
 
 /// A heartbeat thread waiting for a lock that another thread holds, in one dump.
 #[derive(Debug, Clone)]
@@ -232,6 +233,21 @@ pub fn diagnose(r: &SnapshotReport, waits: &[LockWait]) -> Vec<Diagnosis> {
     let kinds = kinds(r);
     let kind_of = |t: &SnapshotThread| kinds.get(&t.pid).copied().unwrap_or(r.process_kind);
     let hot: Vec<&SnapshotThread> = r.saturated.iter().collect();
+    // Whether a process shows a Java Kafka consumer: a thread of kafka-clients' consumer by
+    // name, or consumer frames in any of its stacks.
+    let consumer_shown = |pid: Option<i32>| {
+        let of_pid = || r.threads.iter().filter(move |x| x.pid == pid);
+        let names: Vec<&str> = of_pid()
+            .flat_map(|x| {
+                std::iter::once(x.name.as_str()).chain(x.java.as_ref().map(|j| j.name.as_str()))
+            })
+            .collect();
+        let frames: Vec<&str> = of_pid()
+            .filter_map(|x| x.java.as_ref())
+            .flat_map(|j| j.frames.iter().map(String::as_str))
+            .collect();
+        scope::shown_by(names, frames, Some(KafkaClient::JavaConsumer))
+    };
     let mut brokers_working = Vec::new();
     let mut brokers_spinning = Vec::new();
     let mut apps_polling = Vec::new();
@@ -262,11 +278,15 @@ pub fn diagnose(r: &SnapshotReport, waits: &[LockWait]) -> Vec<Diagnosis> {
             }
             Role::JavaProducerNetwork if kind == ProcessKind::Jvm => java_senders.push(t),
             Role::JavaConsumerPoll | Role::JavaConsumerBackground => java_consumers.push(t),
-            // A JVM application thread: the consumer's poll thread unless its stack says
-            // it is not.
+            // A JVM application thread: the consumer's poll thread when its stack says so,
+            // or, without a stack, when the process shows a Kafka consumer. Any other
+            // JVM's busy thread is only a busy thread.
             Role::App
                 if kind == ProcessKind::Jvm
-                    && t.java.as_ref().is_none_or(|j| is_consumer_poll(&j.frames)) =>
+                    && t.java.as_ref().map_or_else(
+                        || consumer_shown(t.pid).is_some(),
+                        |j| is_consumer_poll(&j.frames),
+                    ) =>
             {
                 java_consumers.push(t)
             }
@@ -410,6 +430,9 @@ pub fn diagnose(r: &SnapshotReport, waits: &[LockWait]) -> Vec<Diagnosis> {
                 " (a thread dump, jstack PID, would show whether it is in KafkaConsumer.poll())",
             );
         }
+        if let Some(k) = consumer_shown(t.pid) {
+            d.evidence[scope::KAFKA_CLIENT_KEY] = k;
+        }
         out.push(with(d, &java_consumers, &[]));
     }
     if !java_senders.is_empty() {
@@ -457,17 +480,22 @@ pub fn diagnose(r: &SnapshotReport, waits: &[LockWait]) -> Vec<Diagnosis> {
                 .iter()
                 .filter(|t| t.role == Role::JvmGc && t.rate().is_some())
                 .collect();
-            let d = text::gc_threads_dominate(
-                gc,
-                other_role,
-                other_cores,
-                json!({
-                    "gc_cores": round3(gc),
-                    "gc_threads": gcs.len(),
-                    "next_role": other_role.as_str(),
-                    "next_role_cores": round3(other_cores),
-                }),
-            );
+            let mut ev = json!({
+                "gc_cores": round3(gc),
+                "gc_threads": gcs.len(),
+                "next_role": other_role.as_str(),
+                "next_role_cores": round3(other_cores),
+            });
+            let names = r.threads.iter().map(|x| x.name.as_str());
+            let frames = r
+                .threads
+                .iter()
+                .filter_map(|x| x.java.as_ref())
+                .flat_map(|j| j.frames.iter().map(String::as_str));
+            if let Some(k) = scope::shown_by(names, frames, None) {
+                ev[scope::KAFKA_CLIENT_KEY] = k;
+            }
+            let d = text::gc_threads_dominate(gc, other_role, other_cores, ev);
             out.push(with(d, &gcs[..gcs.len().min(3)], &[]));
         }
     }

@@ -12,7 +12,7 @@ pub struct PasteOptions {
 impl Default for PasteOptions {
     fn default() -> Self {
         PasteOptions {
-            saturated_cores: 0.9,
+            saturated_cores: crate::findings::saturation::SATURATED_CORES,
             top: 10,
         }
     }
