@@ -189,8 +189,8 @@ fn asks_until(asker: &mut watchdog::Asker, want: bool, limit: Duration) -> Optio
     None
 }
 
-#[test]
-fn the_watchdog_answers_again_right_after_a_fenced_broker_is_back() {
+/// The fake broker, the probe's view of it and the watchdog's asker, which has just heard it.
+fn answered() -> (FakeBroker, Broker, watchdog::Asker) {
     let fake = FakeBroker::start();
     let broker = Broker::start(Some(&fake.bootstrap()), &[]).expect("the fake broker is reachable");
     let mut asker = watchdog::Asker::new(&broker).expect("the watchdog's client");
@@ -199,6 +199,12 @@ fn the_watchdog_answers_again_right_after_a_fenced_broker_is_back() {
         Some(1),
         "answered at once"
     );
+    (fake, broker, asker)
+}
+
+#[test]
+fn the_watchdog_answers_again_right_after_a_fenced_broker_is_back() {
+    let (fake, _broker, mut asker) = answered();
     // Fenced: the answers list no broker, so the watchdog hears none ...
     fake.fenced.store(true, Ordering::SeqCst);
     assert!(asks_until(&mut asker, false, Duration::from_secs(30)).is_some());
@@ -219,14 +225,7 @@ fn the_watchdog_answers_again_right_after_a_fenced_broker_is_back() {
 
 #[test]
 fn the_watchdog_reconnects_right_after_a_restarted_broker_listens_again() {
-    let fake = FakeBroker::start();
-    let broker = Broker::start(Some(&fake.bootstrap()), &[]).expect("the fake broker is reachable");
-    let mut asker = watchdog::Asker::new(&broker).expect("the watchdog's client");
-    assert_eq!(
-        asks_until(&mut asker, true, Duration::from_secs(30)),
-        Some(1),
-        "answered at once"
-    );
+    let (fake, _broker, mut asker) = answered();
     // Down for 15 s, asked all the while: librdkafka's reconnect attempts are refused and
     // back off (0.1, 0.2, 0.4 … s: past 10 s in all they would reach its default 10 s max).
     fake.down.store(true, Ordering::SeqCst);
