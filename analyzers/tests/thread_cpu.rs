@@ -977,3 +977,34 @@ fn a_snapshot_has_no_timeline_and_says_so() {
     assert!(!tl.exists(), "no empty timeline left behind");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Real pastes of top -H rows without their header (fixtures/pastes/threads): read by top's
+/// default columns, with a warning saying so, commas as decimal points.
+#[test]
+fn top_rows_pasted_without_their_header_are_read_by_the_default_columns() {
+    let pastes =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/pastes/threads");
+    let (code, out, err) = run(bin()
+        .arg("--from")
+        .arg(pastes.join("021-librdkafka-pr1451-top-H-decimal-comma-rdk-threads.txt"))
+        .arg("--json"));
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    let threads = v["threads"].as_array().unwrap();
+    let app = threads
+        .iter()
+        .find(|t| t["name"] == "rdkafka_perform")
+        .unwrap();
+    assert_eq!(app["cores_mean"], 0.8, "{app}");
+    assert!(threads.iter().any(|t| t["name"] == "rdk:broker3"));
+    assert!(
+        v["warnings"].to_string().contains("without their header"),
+        "{}",
+        v["warnings"]
+    );
+    // Text that only looks like rows is not read as top.
+    let d = tmp("not-top").join("numbers.txt");
+    std::fs::write(&d, "1 2 3 4 5 6 7 8 9 10 11 12\nhello world\n").unwrap();
+    let (code, _, _) = run(bin().arg("--from").arg(&d));
+    assert_eq!(code, 2);
+}

@@ -61,6 +61,50 @@ fn is_header(line: &str) -> Option<Vec<String>> {
     (words && percent).then(|| t.iter().map(|(_, w)| w.to_string()).collect())
 }
 
+/// top's columns unless told otherwise (procps-ng 3.3 and 4).
+const DEFAULT_COLUMNS: [&str; 12] = [
+    "PID", "USER", "PR", "NI", "VIRT", "RES", "SHR", "S", "%CPU", "%MEM", "TIME+", "COMMAND",
+];
+
+/// A header for a row of top's default columns pasted without one: the id, a user, a
+/// priority (or `rt`), a nice value, three sizes, a state letter, two decimals (commas too),
+/// a `M:SS.hh` time and a name. None for anything else.
+fn headerless(no: u64, line: &str) -> Option<Header> {
+    let t = tokens(line);
+    if t.len() < DEFAULT_COLUMNS.len() {
+        return None;
+    }
+    let w = |i: usize| t[i].1;
+    let int = |s: &str| {
+        s.trim_start_matches('-')
+            .chars()
+            .all(|c| c.is_ascii_digit())
+            && !s.is_empty()
+    };
+    let size = |s: &str| {
+        let n = s.trim_end_matches(|c: char| "kmgtpe".contains(c.to_ascii_lowercase()));
+        decimal(n).is_some()
+    };
+    let shaped = tid(w(0)).is_some()
+        && !int(w(1))
+        && (int(w(2)) || w(2) == "rt")
+        && int(w(3))
+        && size(w(4))
+        && size(w(5))
+        && size(w(6))
+        && w(7).len() == 1
+        && STATES.contains(w(7))
+        && decimal(w(8)).is_some()
+        && decimal(w(9)).is_some()
+        && w(10).contains(':')
+        && duration(w(10)).is_some();
+    shaped.then(|| Header {
+        line: no,
+        labels: DEFAULT_COLUMNS.len(),
+        names: DEFAULT_COLUMNS.iter().map(|n| n.to_string()).collect(),
+    })
+}
+
 /// top's header, told from ps's without a summary block: TIME+ (in any language) ends with
 /// `+`, and PR/NI are top's.
 fn is_top_header(names: &[String]) -> bool {
@@ -213,6 +257,19 @@ impl TopReader {
                 return true;
             }
             return false;
+        }
+        // Rows pasted without their header (cut off, or left out): top's default columns,
+        // when every one of them has the shape it must have.
+        if self.table.is_none() && !self.skip_rows {
+            if let Some(h) = headerless(no, line) {
+                c.warn(format!(
+                    "line {no}: top rows without their header: read by top's default columns \
+                     ({})",
+                    DEFAULT_COLUMNS.join(" ")
+                ));
+                self.pending = Some(h);
+                return self.feed(no, line, c);
+            }
         }
         if self.skip_rows {
             if tokens(line).first().is_some_and(|(_, w)| tid(w).is_some()) {
