@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::common::*;
+use kgap_analyzers::stats::StatsReport;
 
 #[test]
 fn fixtures_match_expected_reports() {
@@ -238,4 +239,45 @@ fn the_shared_diagnosis_form_carries_the_evidence() {
     assert!(shared.evidence["waitresp_cnt_p50"].as_f64().unwrap() >= 10.0);
     assert_eq!(shared.evidence["client"], d.client.as_str());
     assert!(!shared.examples.is_empty());
+}
+
+/// A consumer's own first join and final leave are not the group rebalancing: librdkafka's
+/// rebalance_cnt counts each assign and revoke. From a real capture (a group consumer whose
+/// first emits show the join, rebalance_cnt 0 → 1 with its assignment 0 → 3), with the
+/// leave and then two rebalances mid-run added here to its counters.
+#[test]
+fn a_consumers_join_and_leave_are_not_rebalances_but_two_more_are() {
+    let emits: Vec<Value> = raw("kafka431-consumer-throttled-lag.jsonl")
+        .into_iter()
+        .filter(|e| e["type"] == "consumer")
+        .collect();
+    assert!(emits.len() > 10);
+    let to_bytes = |v: &[Value]| -> Vec<u8> {
+        v.iter()
+            .map(|e| format!("{e}\n"))
+            .collect::<String>()
+            .into_bytes()
+    };
+    let rebalancing = |r: &StatsReport| ids(r).contains(&"consumer-rebalances");
+    assert!(!rebalancing(&analyze(&to_bytes(&emits))), "the join alone");
+    // The leave at the end: one more revoke, nothing assigned.
+    let mut left = emits.clone();
+    let mut last = left.last().unwrap().clone();
+    last["ts"] = Value::from(last["ts"].as_i64().unwrap() + 1_000_000);
+    last["time"] = Value::from(last["time"].as_i64().unwrap() + 1);
+    last["cgrp"]["rebalance_cnt"] =
+        Value::from(last["cgrp"]["rebalance_cnt"].as_i64().unwrap() + 1);
+    last["cgrp"]["assignment_size"] = Value::from(0);
+    left.push(last);
+    assert!(!rebalancing(&analyze(&to_bytes(&left))), "join and leave");
+    // A revoke and an assign mid-run, twice: the group rebalanced while it consumed.
+    let mut churn = emits.clone();
+    let half = churn.len() / 2;
+    for (i, e) in churn.iter_mut().enumerate().skip(half) {
+        let bump = if i < half + 3 { 2 } else { 4 };
+        e["cgrp"]["rebalance_cnt"] =
+            Value::from(e["cgrp"]["rebalance_cnt"].as_i64().unwrap() + bump);
+    }
+    let r = analyze(&to_bytes(&churn));
+    assert!(rebalancing(&r), "{:?}", ids(&r));
 }
