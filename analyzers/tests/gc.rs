@@ -1163,3 +1163,27 @@ fn the_heap_chart_draws_degenerated_cycles_as_their_own_kind_with_labelled_ticks
         assert!(svg.contains(tick), "no {tick} tick:\n{svg}");
     }
 }
+
+/// "No GC problem" is said only of what was read: a log cut mid-line says it was cut, and a
+/// few lines under one window say they are too short to tell.
+#[test]
+fn no_gc_problem_is_never_said_of_what_was_not_read() {
+    let whole = std::fs::read_to_string(fixture("g1-jdk17-bounded.log")).unwrap();
+    let r = analyze_bytes(&[("whole", whole.clone().into_bytes())]);
+    assert_eq!(ids(&r), ["no-gc-problem"], "the fixture is healthy");
+    // The same log cut in the middle of a line.
+    let lines: Vec<&str> = whole.lines().collect();
+    let mut cut = lines[..lines.len() - 1].join("\n");
+    cut.push('\n');
+    cut.push_str(&lines[lines.len() - 1][..10]);
+    let r = analyze_bytes(&[("cut", cut.into_bytes())]);
+    assert_eq!(ids(&r), ["gc-log-cut"]);
+    // Its first pause alone: less than a window.
+    let first = lines
+        .iter()
+        .position(|l| l.contains("Pause Young"))
+        .expect("a pause");
+    let short = format!("{}\n", lines[..=first].join("\n"));
+    let r = analyze_bytes(&[("short", short.into_bytes())]);
+    assert_eq!(ids(&r), ["gc-log-too-short"]);
+}
