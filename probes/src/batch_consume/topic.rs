@@ -5,8 +5,6 @@ use super::options::{Options, EXTERNAL_MESSAGES, EXTERNAL_PARTITIONS, MOCK_PARTI
 use crate::kit::broker::{Broker, TopicGuard};
 use crate::kit::consumer_topic::{self, PrefillChoice, PrefillPlan};
 use crate::kit::error::Result;
-use crate::kit::payload::Pool;
-use crate::kit::produce;
 use crate::kit::Context;
 use kgap_analyzers::findings::probe_result::ProbeResult;
 
@@ -43,26 +41,8 @@ pub fn prefilled<'c, F>(
     let broker = &cx.broker;
     let plan = prefill_plan(opts, broker);
     let partitions = partitions(opts, broker);
-    let pool = Pool::new(opts.size as usize, plan.kind);
-    result.payload = Some(pool.info());
-    let topic = broker.create_topic(NAME, partitions)?;
-    result.topics.push(topic.name.clone());
-    cx.progress(&format!(
-        "topic {} ({partitions} partitions): prefilling {} × {} B {} messages ({} compression)",
-        topic.name, plan.messages, opts.size, plan.kind, plan.compression
-    ));
-    let pre = produce::prefill(
-        broker,
-        &topic.name,
-        partitions,
-        &pool,
-        plan.messages,
-        &plan.compression,
-        &|l| cx.progress(l),
-    )?;
-    consumer_topic::check_retained(broker, &topic, plan.messages)?;
-    cx.progress(&format!("prefill done in {:.1} s", pre.seconds));
-    result.prefill = serde_json::to_value(&pre).ok();
+    let topic =
+        consumer_topic::create_prefilled(cx, NAME, partitions, opts.size as usize, &plan, result)?;
     Ok((topic, plan))
 }
 

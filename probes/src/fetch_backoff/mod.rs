@@ -30,9 +30,7 @@ use crate::kit::consume::{self, ConsumeApi, ConsumeRun};
 use crate::kit::consumer_figures::ConsumerFigures;
 use crate::kit::consumer_topic::{self, PrefillPlan};
 use crate::kit::error::Result;
-use crate::kit::payload::Pool;
 use crate::kit::probe::{Context, Probe, Sweep};
-use crate::kit::produce;
 use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
 use kgap_analyzers::findings::Verdict;
 use kgap_analyzers::findings::{fetch_backoff as rule, fetch_backoff_zero, queued_min_messages};
@@ -126,26 +124,14 @@ impl Probe for FetchBackoff {
         let broker = &cx.broker;
         let plan = self.prefill(broker);
         let partitions = self.partitions(broker);
-        let pool = Pool::new(self.opts.size as usize, plan.kind);
-        result.payload = Some(pool.info());
-        let topic = broker.create_topic(Self::NAME, partitions)?;
-        result.topics.push(topic.name.clone());
-        cx.progress(&format!(
-            "topic {} ({partitions} partitions): prefilling {} × {} B {} messages ({} compression)",
-            topic.name, plan.messages, self.opts.size, plan.kind, plan.compression
-        ));
-        let pre = produce::prefill(
-            broker,
-            &topic.name,
+        let topic = consumer_topic::create_prefilled(
+            cx,
+            Self::NAME,
             partitions,
-            &pool,
-            plan.messages,
-            &plan.compression,
-            &|l| cx.progress(l),
+            self.opts.size as usize,
+            &plan,
+            result,
         )?;
-        consumer_topic::check_retained(broker, &topic, plan.messages)?;
-        cx.progress(&format!("prefill done in {:.1} s", pre.seconds));
-        result.prefill = serde_json::to_value(&pre).ok();
         Ok(Setup {
             topic,
             prefill: plan,

@@ -8,7 +8,10 @@
 use crate::kit::broker::{Broker, Consumer, TopicGuard};
 use crate::kit::capture::Sink;
 use crate::kit::error::{ProbeError, Result};
-use crate::kit::payload::PayloadKind;
+use crate::kit::payload::{PayloadKind, Pool};
+use crate::kit::probe::Context;
+use crate::kit::produce;
+use kgap_analyzers::findings::probe_result::ProbeResult;
 use rdkafka::consumer::Consumer as _;
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,6 +44,40 @@ pub struct PrefillPlan {
     pub kind: PayloadKind,
     /// compression.type of the prefill only.
     pub compression: String,
+}
+
+/// Creates the topic `name` and prefills it as `plan` says with `size`-byte messages,
+/// filling the result's payload, topics and prefill and saying what it does.
+pub fn create_prefilled<'c, F>(
+    cx: &'c Context,
+    name: &str,
+    partitions: i32,
+    size: usize,
+    plan: &PrefillPlan,
+    result: &mut ProbeResult<F>,
+) -> Result<TopicGuard<'c>> {
+    let broker = &cx.broker;
+    let pool = Pool::new(size, plan.kind);
+    result.payload = Some(pool.info());
+    let topic = broker.create_topic(name, partitions)?;
+    result.topics.push(topic.name.clone());
+    cx.progress(&format!(
+        "topic {} ({partitions} partitions): prefilling {} × {size} B {} messages ({} compression)",
+        topic.name, plan.messages, plan.kind, plan.compression
+    ));
+    let pre = produce::prefill(
+        broker,
+        &topic.name,
+        partitions,
+        &pool,
+        plan.messages,
+        &plan.compression,
+        &|l| cx.progress(l),
+    )?;
+    check_retained(broker, &topic, plan.messages)?;
+    cx.progress(&format!("prefill done in {:.1} s", pre.seconds));
+    result.prefill = serde_json::to_value(&pre).ok();
+    Ok(topic)
 }
 
 /// The prefill for a broker and a partition count. (gzip holds more on the mock but makes
