@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 pub use super::finding::Scope;
 use super::finding::{Finding, Source, Strength};
+use crate::thread_cpu::roles::{self, Role};
 
 /// A Kafka client, as an artifact shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -55,28 +56,17 @@ pub const KAFKA_CLIENT_KEY: &str = "kafka_client";
 /// background thread `consumer_background_thread`; librdkafka names its threads `rdk:*`.
 /// Tools cut names (top: 15 characters, `+` marks the cut).
 pub fn kafka_thread(name: &str) -> Option<KafkaClient> {
-    // A cut name (`kafka-pro+`): the known name its head begins.
-    if let Some(head) = name.strip_suffix('+').filter(|h| h.len() >= 7) {
-        const KNOWN: &[(&str, KafkaClient)] = &[
-            ("kafka-producer-network-thread", KafkaClient::JavaProducer),
-            (
-                "kafka-coordinator-heartbeat-thread",
-                KafkaClient::JavaConsumer,
-            ),
-            ("consumer_background_thread", KafkaClient::JavaConsumer),
-        ];
-        if let Some(&(_, c)) = KNOWN.iter().find(|(n, _)| n.starts_with(head)) {
-            return Some(c);
-        }
-    }
-    if name.starts_with("rdk:") {
-        Some(KafkaClient::Librdkafka)
-    } else if name.starts_with("kafka-producer-") {
-        Some(KafkaClient::JavaProducer)
-    } else if name.starts_with("kafka-coordinat") || name.starts_with("consumer_backgr") {
-        Some(KafkaClient::JavaConsumer)
-    } else {
-        None
+    // The thread names are analyze-thread-cpu's roles (a cut name, `kafka-pro+`, by the
+    // known name its head begins).
+    let role = match name.strip_suffix('+') {
+        Some(head) => roles::classify_cut(head),
+        None => roles::classify(name),
+    };
+    match role {
+        Role::JavaProducerNetwork => Some(KafkaClient::JavaProducer),
+        Role::JavaHeartbeat | Role::JavaConsumerBackground => Some(KafkaClient::JavaConsumer),
+        r if r.is_rdk() => Some(KafkaClient::Librdkafka),
+        _ => None,
     }
 }
 

@@ -41,7 +41,7 @@ mod from;
 mod recording;
 mod render;
 mod report;
-mod roles;
+pub(crate) mod roles;
 mod sample;
 pub mod snapshot;
 pub mod stall;
