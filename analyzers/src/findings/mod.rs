@@ -28,6 +28,7 @@ pub mod batch_consume;
 pub mod batch_wrapper_latency;
 pub mod connection;
 pub mod consumer_allocation_pattern;
+pub mod diagnoses;
 pub mod each_at_best;
 pub mod each_at_defaults;
 pub mod fetch_backoff;
