@@ -143,8 +143,8 @@ fn check_writes_per_request(p: &WritePair) -> Check {
 
 /// The settings that let 1 MB batches fill at a small machine's rate, and several of them
 /// go in one request (the post's state).
-pub const REACH_STATE: &str =
-    "-J linger.ms=200 -J max.request.size=8388608 (scripts/reproduce java-send-buffer does)";
+pub const REACH_STATE: &str = "probe-java-socket-buffers --linger-ms 200 --max-request-size \
+     8388608 (scripts/reproduce java-send-buffer does; 6.29 MB requests of 25 writes here)";
 
 /// The rule: at the largest batch.size measured, writes capped by the fixed send buffer, a
 /// request of several writes, larger writes with -1 and the throughput gain, ranges apart.
@@ -364,7 +364,7 @@ mod tests {
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
         assert!(v.reason.contains("3 writes"), "{}", v.reason);
         assert!(v.reason.contains("was not reached"), "{}", v.reason);
-        assert!(v.reason.contains("linger.ms=200"), "{}", v.reason);
+        assert!(v.reason.contains("--linger-ms 200"), "{}", v.reason);
         e.pairs[0].os_msgs_per_s = r(&[500e3, 510e3, 520e3]);
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
