@@ -26,6 +26,7 @@ pub mod cli;
 pub mod consume;
 pub mod consumer_figures;
 pub mod consumer_topic;
+pub mod e2e;
 pub mod error;
 pub mod export;
 pub mod instances;
