@@ -33,6 +33,7 @@ pub mod instances;
 pub mod interrupt;
 pub mod java;
 pub mod measure;
+pub mod noise;
 pub mod order;
 pub mod out;
 pub mod paced;
