@@ -2,12 +2,14 @@
 
 use serde::Serialize;
 
-use super::diagnose::{diagnose_ceiling, diagnose_inflight, diagnose_timeouts};
 use super::message_sets::MessageSetTally;
 use super::model::{bump, produce_shapes, MessagesPerRequest, ProtocolLogReport, TimeoutSummary};
 use super::options::ProtocolLogOptions;
 use super::slowest::Slowest;
 use crate::engine::input::InputSummary;
+use crate::findings::diagnoses::protocol_log::{
+    diagnose_ceiling, diagnose_inflight, diagnose_timeouts,
+};
 use crate::librdkafka::pipeline::{self, LogAnalyzer, RecordSink, Tally, Timed};
 use crate::librdkafka::requests::{Effect, RequestAccounting};
 use crate::librdkafka::{Event, Record};

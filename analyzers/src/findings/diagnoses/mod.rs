@@ -8,12 +8,14 @@
 //! id cannot be made up elsewhere), and `RULES`, its entries of [`DIAGNOSES`]. The rule's
 //! types are in `rule.rs`, which those files use (not this front door, which uses them).
 
+pub mod fetch_log;
+pub mod protocol_log;
 mod rule;
 
 pub use rule::{DiagnosisRule, Level, Scope, Threshold};
 
 /// Every analyzer's diagnoses, analyzer by analyzer.
-pub const DIAGNOSES: &[&[DiagnosisRule]] = &[];
+pub const DIAGNOSES: &[&[DiagnosisRule]] = &[fetch_log::RULES, protocol_log::RULES];
 
 /// The rule of diagnosis `id` made by `analyzer`.
 pub fn rule(id: &str, analyzer: &str) -> Option<&'static DiagnosisRule> {
