@@ -9,9 +9,14 @@ impl fmt::Display for ProtocolLogReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use std::fmt::Write as _;
         let mut out = String::new();
+        let errors = if self.error_records > 0 {
+            format!(", {} request or connection errors", self.error_records)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "read {} lines: {} librdkafka records ({} protocol), {} lines skipped",
+            "read {} lines: {} librdkafka records ({} protocol{errors}), {} lines skipped",
             self.lines_read, self.records_recognised, self.protocol_records, self.lines_skipped
         );
         match self.window {
@@ -101,6 +106,15 @@ impl fmt::Display for ProtocolLogReport {
                 "\nmessages per ProduceRequest: p50 {}, mean {:.1}, max {} ({} MessageSets)",
                 m.p50, m.mean, m.max, m.messagesets
             );
+        }
+        if !self.connect_failures.is_empty() {
+            let failed: Vec<String> = self
+                .connect_failures
+                .iter()
+                .map(|n| format!("{} ×{}", n.name, n.count))
+                .collect();
+            out.push('\n');
+            wrap_into(&mut out, "connects that failed: ", &failed.join(", "));
         }
         if self.diagnoses.is_empty() {
             let _ = writeln!(

@@ -182,13 +182,53 @@ pub const REQUEST_TIMEOUTS: DiagnosisRule = DiagnosisRule {
     level: Level::Problem,
     scope: Scope::KafkaClient,
     rule: "librdkafka timed out at least one request (`Timed out <Api>Request …` or the \
-           `Timed out N in-flight, … out-queue …` summary); a request `possibly held back \
-           by` a preceding one is head-of-line blocking",
+           `Timed out N in-flight, … out-queue …` summary, REQERR's `<Api>Request failed: \
+           Local: Timed out in queue`, or `N request(s) timed out: disconnect`); a request \
+           `possibly held back by` a preceding one is head-of-line blocking",
     thresholds: &[],
 };
 
+/// Too little read to tell anything: a few requests at connect, no error.
+pub const PROTOCOL_LOG_TOO_SHORT: DiagnosisRule = DiagnosisRule {
+    id: "protocol-log-too-short",
+    analyzer: ANALYZER,
+    level: Level::Refusal,
+    scope: Scope::KafkaClient,
+    rule: "no other diagnosis, no request timed out and no connection failed in what was \
+           read, fewer than MIN_REQUESTS_FOR_DIAGNOSIS requests in all, and no Produce \
+           MessageSet or ProduceRequest large enough (over CEILING_MAX_REQUEST_BYTES, more \
+           than INFLIGHT_MAX_MESSAGES_PER_REQUEST messages) to rule out the per-request \
+           ceiling and in-flight queueing: too little to diagnose",
+    thresholds: &[Threshold {
+        name: "MIN_REQUESTS_FOR_DIAGNOSIS",
+        value: MIN_REQUESTS_FOR_DIAGNOSIS as f64,
+        unit: "requests",
+        source: "the fewest ProduceRequests the shape diagnoses judge: fewer, of any kind, \
+                 show no shape to judge",
+    }],
+};
+
 /// analyze-protocol-log's diagnoses.
-pub const RULES: &[DiagnosisRule] = &[PER_REQUEST_CEILING, INFLIGHT_QUEUEING, REQUEST_TIMEOUTS];
+pub const RULES: &[DiagnosisRule] = &[
+    PER_REQUEST_CEILING,
+    INFLIGHT_QUEUEING,
+    REQUEST_TIMEOUTS,
+    PROTOCOL_LOG_TOO_SHORT,
+];
+
+/// What a read gave beside the diagnoses' own figures: whether it was enough to tell.
+pub(crate) struct ReadEvidence<'a> {
+    pub lines_read: u64,
+    /// Protocol records, error lines about requests and connections, MessageSets: with
+    /// none, the report is a refusal already and says why.
+    pub records: u64,
+    pub requests: &'a [RequestStats],
+    pub messages_per_request: Option<&'a MessagesPerRequest>,
+    /// Produce MessageSets over CEILING_MAX_REQUEST_BYTES.
+    pub large_messagesets: u64,
+    /// `Connect to … failed` lines.
+    pub connect_failures: u64,
+}
 
 fn produce_stats<'a>(
     requests: &'a [RequestStats],
@@ -414,7 +454,7 @@ pub(crate) fn diagnose_inflight(
 /// Sent requests that got no answer, told apart from those that timed out in the out-queue
 /// (librdkafka's "N in-flight, M out-queue" summary): the second were never sent.
 fn what_timed_out(to: &TimeoutSummary, total: u64) -> String {
-    let queued = to.summary_out_queue;
+    let queued = to.summary_out_queue.max(to.request_errors_in_queue);
     if queued == 0 {
         return format!("{total} requests got no response within their timeout");
     }
@@ -431,12 +471,21 @@ fn what_timed_out(to: &TimeoutSummary, total: u64) -> String {
 }
 
 pub(crate) fn diagnose_timeouts(out: &mut Vec<Diagnosis>, to: &TimeoutSummary, ex: &Examples) {
+    // The same timeouts can be told by several lines (REQTMOUT, REQERR, the disconnect):
+    // the largest count of one kind of line, never their sum.
     let total = to
         .requests_timed_out
-        .max(to.summary_in_flight + to.summary_out_queue);
+        .max(to.summary_in_flight + to.summary_out_queue)
+        .max(to.request_errors_timed_out)
+        .max(to.disconnect_requests);
     if total == 0 {
         return;
     }
+    let disconnected = match to.disconnects {
+        0 => String::new(),
+        1 => "; librdkafka took the connection down for it".to_string(),
+        n => format!("; librdkafka took the connection down for it {n} times"),
+    };
     let held = if to.held_back > 0 {
         let by: Vec<String> = to
             .held_back_by
@@ -467,9 +516,13 @@ pub(crate) fn diagnose_timeouts(out: &mut Vec<Diagnosis>, to: &TimeoutSummary, e
             "held_back_by": to.held_back_by,
             "summary_in_flight": to.summary_in_flight,
             "summary_out_queue": to.summary_out_queue,
+            "request_errors_timed_out": to.request_errors_timed_out,
+            "request_errors_in_queue": to.request_errors_in_queue,
+            "disconnects": to.disconnects,
+            "disconnect_requests": to.disconnect_requests,
         }),
         format!(
-            "{}{}{}{held}",
+            "{}{}{}{held}{disconnected}",
             what_timed_out(to, total),
             if by.is_empty() {
                 String::new()
@@ -495,6 +548,73 @@ pub(crate) fn diagnose_timeouts(out: &mut Vec<Diagnosis>, to: &TimeoutSummary, e
         },
         ex.take(3),
     ));
+}
+
+/// Too little read to diagnose: see [`PROTOCOL_LOG_TOO_SHORT`].
+pub(crate) fn diagnose_too_little(out: &mut Vec<Diagnosis>, read: &ReadEvidence<'_>) {
+    if !out.is_empty() || read.connect_failures > 0 || read.records == 0 {
+        return;
+    }
+    let requests: u64 = read.requests.iter().map(|r| r.count.max(r.responses)).sum();
+    if requests >= MIN_REQUESTS_FOR_DIAGNOSIS {
+        return;
+    }
+    // Large requests rule out both produce gaps: the ceiling is of small full batches,
+    // the in-flight window's queueing of a message or two per request.
+    let many_messages = read
+        .messages_per_request
+        .is_none_or(|m| m.p50 > INFLIGHT_MAX_MESSAGES_PER_REQUEST);
+    let large_sets = read
+        .messages_per_request
+        .is_some_and(|m| read.large_messagesets * 2 > m.messagesets);
+    let large_requests = read
+        .requests
+        .iter()
+        .filter(|r| r.request == "Produce")
+        .any(|r| r.bytes_p50.is_some_and(|b| b > CEILING_MAX_REQUEST_BYTES));
+    if many_messages && (large_sets || large_requests) {
+        return;
+    }
+    let connections = {
+        let mut c: Vec<(&Option<String>, &str)> = read
+            .requests
+            .iter()
+            .map(|r| (&r.client, r.broker.as_str()))
+            .collect();
+        c.dedup();
+        c.len()
+    };
+    let sets = read.messages_per_request.map_or(0, |m| m.messagesets);
+    out.push(
+        PROTOCOL_LOG_TOO_SHORT.emit(
+            format!(
+                "too little to diagnose: {requests} request(s) in {} lines",
+                read.lines_read
+            ),
+            json!({
+                "lines_read": read.lines_read,
+                "requests": requests,
+                "connections": connections,
+                "produce_messagesets": sets,
+                "min_requests_for_diagnosis": MIN_REQUESTS_FOR_DIAGNOSIS,
+            }),
+            format!(
+                "the log holds {requests} request(s) on {connections} connection(s){}, no \
+             timeout and no failed connection: no gap shows, and the per-request ceiling \
+             and in-flight queueing need at least {MIN_REQUESTS_FOR_DIAGNOSIS} \
+             ProduceRequests on a connection to be judged",
+                if sets > 0 {
+                    format!(" and {sets} Produce MessageSet(s)")
+                } else {
+                    String::new()
+                }
+            ),
+            "capture longer, while the client is busy, with debug=protocol (and msg for the \
+         messages per request)"
+                .into(),
+            Vec::new(),
+        ),
+    );
 }
 
 #[cfg(test)]
@@ -539,6 +659,92 @@ mod tests {
             "{}",
             d[0].cause
         );
+    }
+
+    fn analyze(log: &str) -> crate::protocol_log::ProtocolLogReport {
+        let opts = crate::protocol_log::ProtocolLogOptions::default();
+        crate::protocol_log::analyze_protocol_log(log.as_bytes(), &opts).unwrap()
+    }
+
+    fn ids(log: &str) -> Vec<String> {
+        analyze(log).diagnoses.into_iter().map(|d| d.id).collect()
+    }
+
+    fn line(t: f64, fac: &str, body: &str) -> String {
+        format!("%7|{t:.3}|{fac}|rdkafka#producer-1| [thrd:k:9092/1]: k:9092/1: {body}\n")
+    }
+
+    fn requests(n: i32) -> String {
+        let mut log = String::new();
+        for i in 0..n {
+            let t = 1_700_000_000.0 + f64::from(i) * 0.01;
+            log += &line(
+                t,
+                "SEND",
+                &format!("Sent MetadataRequest (v4, 40 bytes @ 0, CorrId {i})"),
+            );
+            log += &line(
+                t,
+                "RECV",
+                &format!("Received MetadataResponse (v4, 400 bytes, CorrId {i}, rtt 0.50ms)"),
+            );
+        }
+        log
+    }
+
+    #[test]
+    fn a_few_requests_at_connect_are_too_little_to_diagnose() {
+        let r = analyze(&requests(2));
+        assert!(r.is_usable());
+        let d = &r.diagnoses;
+        assert_eq!(d.len(), 1, "{d:#?}");
+        assert_eq!(d[0].id, PROTOCOL_LOG_TOO_SHORT.id);
+        assert!(
+            d[0].cause.contains("2 request(s) on 1 connection(s)"),
+            "{}",
+            d[0].cause
+        );
+        // Enough requests to show a shape: no gap, and not too little.
+        assert!(ids(&requests(100)).is_empty());
+    }
+
+    #[test]
+    fn a_failed_connect_or_large_messagesets_are_enough_to_say_no_gap() {
+        let refused = line(
+            1e9,
+            "FAIL",
+            "Connect to ipv4#127.0.0.1:9092 failed: Connection refused",
+        );
+        let r = analyze(&refused);
+        assert!(
+            r.is_usable() && r.diagnoses.is_empty(),
+            "{:#?}",
+            r.diagnoses
+        );
+        assert_eq!(r.connect_failures[0].name, "Connection refused");
+        // .NET's pipe form of librdkafka#1711: full 1 MB MessageSets of 25639 messages.
+        let full = line(1e9, "PRODUCE", "metrics4 [0]: Produce MessageSet with 25639 message(s) (999921 bytes, ApiVersion 2, MsgVersion 1)");
+        let r = analyze(&full.repeat(3));
+        assert!(
+            r.is_usable() && r.diagnoses.is_empty(),
+            "{:#?}",
+            r.diagnoses
+        );
+        // Small ones leave the per-request ceiling open: too little.
+        let small = full.replace("(999921 bytes", "(1197 bytes");
+        assert_eq!(ids(&small.repeat(3)), vec![PROTOCOL_LOG_TOO_SHORT.id]);
+    }
+
+    #[test]
+    fn a_disconnect_after_timeouts_is_request_timeouts_and_its_echo_counts_once() {
+        let fail = "%3|1474038111.837|FAIL|app2#producer-1| queue4:9092/4: 3 request(s) timed out: disconnect\n";
+        let log = format!("{fail}{}", fail.replace("|FAIL|", "|ERROR|"));
+        let r = analyze(&log);
+        assert_eq!(r.timeouts.disconnects, 1);
+        let d = &r.diagnoses[0];
+        assert_eq!(d.id, REQUEST_TIMEOUTS.id);
+        assert!(d.title.starts_with("3 requests timed out"), "{}", d.title);
+        assert!(d.cause.contains("took the connection down"), "{}", d.cause);
     }
 
     #[test]
