@@ -120,11 +120,14 @@ impl fmt::Display for ProtocolLogReport {
             let _ = writeln!(
                 out,
                 "\nno protocol gap found{}",
-                if self.protocol_records == 0 {
+                if self.protocol_records > 0 {
+                    ""
+                } else if self.error_records > 0 || self.messages_per_request.is_some() {
+                    ": no request timed out in what was read; without Sent/Received lines \
+                     (debug=protocol) round trips and in-flight depth were not read"
+                } else {
                     ": the log has no protocol records (is debug=protocol set, and does \
                      the client log at debug level?)"
-                } else {
-                    ""
                 }
             );
         } else {
