@@ -74,7 +74,7 @@ pub(crate) struct Analyzer<'o, 'w> {
     pub(super) offset: f64,
     pub(super) last_t: Option<f64>,
     pub(super) restarts: u64,
-    // Pauses (their distribution: the types' merged, see `diagnose::build`).
+    // Pauses (their distribution: the types' merged, see `finish::build`).
     pub(super) total_ms: f64,
     pub(super) max_ms: f64,
     pub(super) types: Vec<TypeAcc>,
@@ -670,7 +670,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
     }
 
     /// Close the windows (the last one's timeline row): the analysis is ready for its
-    /// report (`diagnose::build`).
+    /// report (`finish::build`).
     pub(super) fn finish(&mut self) -> Result<(), AnalyzeError> {
         self.windows
             .set_generational(self.collector().map_or(true, Collector::generational));
