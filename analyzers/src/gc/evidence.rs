@@ -26,4 +26,10 @@ pub(crate) struct GcEvidence {
     pub ex_long: Vec<ExampleLine>,
     pub ex_behind: Vec<ExampleLine>,
     pub ex_humongous: Vec<ExampleLine>,
+    /// Full GCs whose fill for the collapse rule was the old generation's (the heap's
+    /// was below the share, the old generation's at or above it).
+    pub old_full_after_full_gcs: u64,
+    /// `Out Of Memory` / `OutOfMemoryError` lines, and the first few.
+    pub out_of_memory: u64,
+    pub ex_oom: Vec<ExampleLine>,
 }

@@ -58,6 +58,12 @@ pub(super) fn build(a: Analyzer<'_, '_>, with_timeline: bool) -> GcReport {
             a.gc_ids_backwards
         ));
     }
+    if let Some((id, words)) = a.open_pause() {
+        warnings.push(format!(
+            "the log ends inside GC({id}) {words}: its start is in the log, its end (duration, \
+             heap after) is not; that pause is not counted"
+        ));
+    }
     if let Some(first) = a.gc_id_first.filter(|&f| f > 1) {
         warnings.push(format!(
             "the log starts mid-stream at GC({first}): earlier collections are not in it (a rotated file?)"
@@ -218,6 +224,9 @@ fn evidence(a: &Analyzer<'_, '_>, collector: Option<Collector>) -> GcEvidence {
         ex_long: examples(&a.ex_long),
         ex_behind: behind.take(Examples::CAP),
         ex_humongous: examples(&a.ex_humongous),
+        old_full_after_full_gcs: a.old_full_after_full_gc,
+        out_of_memory: a.out_of_memory,
+        ex_oom: examples(&a.ex_oom),
     }
 }
 

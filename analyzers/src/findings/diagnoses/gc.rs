@@ -66,7 +66,8 @@ pub const GC_COLLAPSE: DiagnosisRule = DiagnosisRule {
     scope: Scope::AnyProcess,
     rule: "a window spends at least COLLAPSE_GC_SHARE of its time in GC pauses while \
            collections leave the heap at least COLLAPSE_HEAP_SHARE full (after young GC when \
-           the window had one, else after its other collections)",
+           the window had one, else after its other collections; after a full GC that gives \
+           the old generation's numbers, the old generation's fill when the heap's is below)",
     thresholds: COLLAPSE_THRESHOLDS,
 };
 pub const CONCURRENT_GC_BEHIND: DiagnosisRule = DiagnosisRule {
@@ -77,6 +78,15 @@ pub const CONCURRENT_GC_BEHIND: DiagnosisRule = DiagnosisRule {
     rule: "any allocation stall (ZGC) or fallback of a concurrent collector to stop-the-world \
            (Shenandoah degenerated or full GC, G1 concurrent mark abort, CMS concurrent mode \
            failure)",
+    thresholds: &[],
+};
+pub const OUT_OF_MEMORY: DiagnosisRule = DiagnosisRule {
+    id: "out-of-memory",
+    analyzer: ANALYZER,
+    level: Level::Problem,
+    scope: Scope::AnyProcess,
+    rule: "any `Out Of Memory` line (ZGC) or `java.lang.OutOfMemoryError` in the log: the JVM \
+           ran out of heap, never passed over in silence",
     thresholds: &[],
 };
 pub const EVACUATION_FAILURES: DiagnosisRule = DiagnosisRule {
@@ -175,6 +185,7 @@ pub const NO_GC_PROBLEM: DiagnosisRule = DiagnosisRule {
 pub const RULES: &[DiagnosisRule] = &[
     GC_COLLAPSE,
     CONCURRENT_GC_BEHIND,
+    OUT_OF_MEMORY,
     EVACUATION_FAILURES,
     LONG_PAUSES,
     PREMATURE_PROMOTION,
@@ -203,9 +214,14 @@ pub(crate) fn diagnose(e: &GcEvidence, r: &GcReport) -> Vec<Diagnosis> {
         let heap = c.heap_considered.unwrap_or(0.0);
         out.push(GC_COLLAPSE.emit(
             format!(
-                "GC collapse: {:.0}% of a {} s window in GC pauses while collections leave the heap {:.0}% full",
+                "GC collapse: {:.0}% of a {} s window in GC pauses while collections leave the {} {:.0}% full",
                 c.gc_fraction * 100.0,
                 r.window_s,
+                if e.old_full_after_full_gcs > 0 {
+                    "heap (or, after full GCs, the old generation)"
+                } else {
+                    "heap"
+                },
                 heap * 100.0
             ),
             json!({
@@ -214,6 +230,7 @@ pub(crate) fn diagnose(e: &GcEvidence, r: &GcReport) -> Vec<Diagnosis> {
                 "worst_window_start_s": round3(c.start_s),
                 "worst_window_gc_fraction": round3(c.gc_fraction),
                 "heap_after_gc_pct": pct(heap),
+                "full_gcs_old_generation_full": e.old_full_after_full_gcs,
                 "first_collapse_s": e.first_collapse.map(|f| round3(f.start_s)),
                 "full_gcs": r.full_gcs,
                 "full_gc_p50_ms": full_gc_p50(r),
@@ -269,6 +286,35 @@ pub(crate) fn diagnose(e: &GcEvidence, r: &GcReport) -> Vec<Diagnosis> {
                 .into(),
             e.ex_behind.clone(),
         ));
+    }
+
+    // The JVM ran out of memory: whatever else the log shows, it ended in an error.
+    if e.out_of_memory > 0 {
+        out.push(
+            OUT_OF_MEMORY.emit(
+                format!(
+                    "The JVM ran out of memory: {}",
+                    crate::vocab::units::counted(e.out_of_memory, "OutOfMemoryError line")
+                ),
+                json!({
+                    "out_of_memory_lines": e.out_of_memory,
+                    "full_gcs": r.full_gcs,
+                    "allocation_stalls": stalls,
+                    "heap_after_gc_max_pct": r.heap_after_gc.as_ref().map(|h| h.max_pct),
+                    "max_heap_mb": r.max_heap_mb,
+                }),
+                "An allocation failed after the collector had done what it could: the application \
+             got OutOfMemoryError (ZGC prints `Out Of Memory` for a stalled allocation that \
+             still found no memory). A GC log shows that it happened, not what filled the \
+             heap: that is in a heap dump."
+                    .into(),
+                "Take a heap dump at the error (-XX:+HeapDumpOnOutOfMemoryError) and bound what \
+             fills it (queues, caches, buffers); raise the heap only if the live set is \
+             legitimately that large."
+                    .into(),
+                e.ex_oom.clone(),
+            ),
+        );
     }
 
     // Evacuation failures without a collapse: G1 found no room to copy survivors.
@@ -428,8 +474,15 @@ pub(crate) fn diagnose(e: &GcEvidence, r: &GcReport) -> Vec<Diagnosis> {
             }),
             format!(
                 "The log covers less than one {} s window, so no share of time in GC could be \
-                 measured; its {} pause(s) reached {} ms at most.",
-                r.window_s, r.pauses.count, r.pauses.max_ms
+                 measured; its {} pause(s) reached {} ms at most.{}",
+                r.window_s,
+                r.pauses.count,
+                r.pauses.max_ms,
+                if cut {
+                    " It is also cut (it ends mid-line): what came after is not in it."
+                } else {
+                    ""
+                }
             ),
             "Give a longer stretch of the log (a minute or more around the slow period).".into(),
             Vec::new(),
@@ -564,6 +617,15 @@ mod tests {
             count: 1,
         });
         assert_eq!(ids(&e, &r), ["concurrent-gc-behind"]);
+    }
+
+    #[test]
+    fn an_out_of_memory_line_is_never_passed_over() {
+        let (mut e, r) = healthy();
+        e.out_of_memory = 1;
+        assert_eq!(ids(&e, &r), ["out-of-memory"]);
+        e.out_of_memory = 0;
+        assert_eq!(ids(&e, &r), ["no-gc-problem"]);
     }
 
     #[test]
