@@ -1253,3 +1253,23 @@ fn an_out_of_memory_line_is_a_diagnosis() {
     assert!(ids(&r).contains(&"out-of-memory"), "{:?}", ids(&r));
     assert!(!ids(&r).contains(&"gc-collapse"));
 }
+
+/// Shenandoah's control-thread lines without decorations: a degenerated cycle is the
+/// collector falling behind; a normal one is not.
+#[test]
+fn an_undecorated_degenerated_shenandoah_cycle_is_a_collector_behind() {
+    let r = paste("050-genshen-completed-gc-undecorated.log");
+    assert_eq!(r.collector.as_deref(), Some("Shenandoah"));
+    assert_eq!(ids(&r), ["concurrent-gc-behind"]);
+    let text = std::fs::read_to_string(
+        root().join("fixtures/pastes/gc/050-genshen-completed-gc-undecorated.log"),
+    )
+    .unwrap();
+    let normal: String = text
+        .lines()
+        .filter(|l| !l.contains("(degenerated)"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let r = analyze_bytes(&[("normal", normal.into_bytes())]);
+    assert!(!ids(&r).contains(&"concurrent-gc-behind"), "{:?}", ids(&r));
+}

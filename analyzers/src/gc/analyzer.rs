@@ -338,6 +338,10 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             }
             Event::AllocationStallsCounted(n) => self.stalls.counted_by_gc += n,
             Event::ConcurrentFailure(what) => {
+                // The failure names its collector (a log of these lines alone says no more).
+                if what.starts_with("Shenandoah") {
+                    Self::collector_seen(&mut self.hinted, Collector::Shenandoah);
+                }
                 bump(&mut self.concurrent_failures, what);
                 Self::offer(&self.files, self.file, &mut self.ex_failure, line_no, raw);
             }

@@ -30,11 +30,25 @@ impl Analyzer<'_, '_> {
         let (id, message) = unified::split_gc_id(message);
         if !d.decorated && id.is_none() && !self.format_known {
             // Undecorated text before the format is known: only a few GC lines qualify.
-            if !(message.starts_with("Using ") || message.starts_with("Version: ")) {
+            if !(message.starts_with("Using ")
+                || message.starts_with("Version: ")
+                || message.starts_with("Completed GC (degenerated)"))
+            {
                 return;
             }
         }
-        let Some(event) = unified::parse_message(message) else {
+        // Shenandoah's control thread without decorations (a decorated log says the same
+        // with `Pause Degenerated GC`, counted there): a cycle that fell back to
+        // stop-the-world.
+        let control = !d.decorated && message.starts_with("Completed GC (degenerated)");
+        let parsed = if control {
+            Some(super::event::Event::ConcurrentFailure(
+                "Shenandoah degenerated to a stop-the-world cycle",
+            ))
+        } else {
+            unified::parse_message(message)
+        };
+        let Some(event) = parsed else {
             if d.decorated || id.is_some() {
                 self.note_unified();
                 // A pause's start line: its end line carries the duration and the heap.
