@@ -562,6 +562,7 @@ fn probe_document(verdicts: Vec<findings::Verdict>, mock: bool) -> Vec<u8> {
         interrupted: false,
         failed: None,
         preflight: None,
+        noise: Vec::new(),
     };
     serde_json::to_vec_pretty(&r).unwrap()
 }

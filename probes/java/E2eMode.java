@@ -39,8 +39,23 @@ final class E2eMode {
     }
 
     static long readStamp(byte[] v) {
+        return readAt(v, 0);
+    }
+
+    /** The intended send time (the pacer's slot), as payload.rs stamp_e2e_intended: bytes 8..16. */
+    static void stampIntended(byte[] v, long ns) {
+        if (v.length < 16) {
+            return;
+        }
+        for (int b = 15; b >= 8; b--) {
+            v[b] = (byte) ns;
+            ns >>>= 8;
+        }
+    }
+
+    static long readAt(byte[] v, int at) {
         long ns = 0;
-        for (int b = 0; b < 8; b++) {
+        for (int b = at; b < at + 8; b++) {
             ns = (ns << 8) | (v[b] & 0xff);
         }
         return ns;
@@ -51,6 +66,8 @@ final class E2eMode {
         final KafkaConsumer<byte[], byte[]> consumer;
         final String topic;
         final Histogram hist = new Histogram();
+        /** From the intended send time: a late send's wait counts (coordinated omission). */
+        final Histogram intended = new Histogram();
         final CountDownLatch ready = new CountDownLatch(1);
         volatile long from = Long.MAX_VALUE; // window edges, as wall-clock stamps
         volatile long to = Long.MAX_VALUE;
@@ -83,6 +100,12 @@ final class E2eMode {
                         long sent = readStamp(v);
                         if (sent >= from && sent < to) {
                             hist.record((now - sent) / 1000);
+                            if (v.length >= 16) {
+                                long due = readAt(v, 8);
+                                if (due > 0 && due <= sent) {
+                                    intended.record((now - due) / 1000);
+                                }
+                            }
                             n++;
                         }
                     }
@@ -100,8 +123,10 @@ final class E2eMode {
     /**
      * A paced producer and a consumer of the same topic in one JVM, as the Rust kit's
      * probe-inflight-latency: each message carries its wall-clock send time and the consumer
-     * records the difference. Pacing as FACTS.md §1 and measure.rs's Pacer: park, spin the last
-     * 100 µs, and more than 1 ms behind re-anchor instead of bursting, reporting the worst lag.
+     * records the difference. Pacing as measure.rs's Pacer: park, spin the last 100 µs, and when
+     * behind send at once until back on the schedule, dropping no slot (re-anchoring lost sends
+     * for good and never counted their wait); each message also carries its slot's time, and
+     * latency is reported from it too (coordinated omission).
      * The payload is stamped in place: send() has copied it into its batch when it returns.
      */
     static Map<String, Object> e2e(Map<String, String> kgap, Properties props) throws Exception {
@@ -152,7 +177,7 @@ final class E2eMode {
         long skipped = 0;
         long sentWindow = 0;
         long worstLag = 0;
-        long reanchors = 0;
+        long lateSends = 0;
         Window w = null;
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp)) {
             double interval = 1e9 / rate;
@@ -187,14 +212,14 @@ final class E2eMode {
                 if (measured) {
                     worstLag = Math.max(worstLag, lag);
                 }
-                if (lag > 1_000_000) {
-                    anchor = now;
-                    k = 0;
-                    reanchors += measured ? 1 : 0;
+                if (lag > 1_000_000 && measured) {
+                    lateSends++;
                 }
                 k++;
                 byte[] v = pool[(int) (i % count)];
-                stamp(v, wallNanos());
+                long wall = wallNanos();
+                stamp(v, wall);
+                stampIntended(v, wall - lag);
                 Callback cb = acks;
                 if (measured && i % sample == 0) {
                     Timed t = ring[(int) (slot++ & (ring.length - 1))];
@@ -236,7 +261,7 @@ final class E2eMode {
         r.put("rate_target_per_s", rate);
         r.put("rate_achieved_per_s", Companion.round(sentWindow / w.seconds()));
         r.put("worst_lag_ms", Companion.round(worstLag / 1e6));
-        r.put("reanchors", reanchors);
+        r.put("late_sends", lateSends);
         r.put("e2e_samples", e.total);
         r.put("e2e_missing", sentWindow - e.total);
         r.put("e2e_ms_p50", e.percentileMs(50));
@@ -244,6 +269,12 @@ final class E2eMode {
         r.put("e2e_ms_p99", e.percentileMs(99));
         r.put("e2e_ms_p999", e.percentileMs(99.9));
         r.put("e2e_ms_max", e.total == 0 ? -1 : e.max / 1000.0);
+        Histogram d = consumer.intended;
+        if (d.total > 0) {
+            r.put("e2e_intended_ms_p50", d.percentileMs(50));
+            r.put("e2e_intended_ms_p99", d.percentileMs(99));
+            r.put("e2e_intended_ms_p999", d.percentileMs(99.9));
+        }
         r.put("latency_sample_every", sample);
         r.put("latency_samples", ackHist.total);
         r.put("latency_samples_skipped", skipped);

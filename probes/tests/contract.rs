@@ -38,6 +38,7 @@ fn empty_result<F>() -> ProbeResult<F> {
         interrupted: false,
         failed: None,
         preflight: None,
+        noise: Vec::new(),
     }
 }
 

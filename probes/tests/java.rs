@@ -614,25 +614,32 @@ fn companion_e2e_mode_paces_and_times_every_message_end_to_end() {
     let r = &run.result;
     assert_eq!(r.mode, "e2e");
     assert_eq!(r.rate_target_per_s, Some(2000.0));
-    // What the pacer reached is a figure of this machine, reported, not judged (a quiet
-    // 2-core machine with the broker on it has reached 927 of 2000 msg/s; the Rust pacer is
-    // unit-tested in kit::measure, the Java one is being reworked). What it must never do
-    // is burst above the rate: at most 2000/s over the window, plus the message due as it
-    // opened (2 % for the figures' rounding).
+    // The pacer catches up when behind (dropping no slot), so what it reaches is the rate
+    // less the backlog at the window's end: ≥ 90% even beside a busy build (the probes'
+    // verdicts ask 97% and say when a rep missed it). It must never burst above the rate:
+    // at most 2000/s over the window, plus the message due as it opened (2 % for rounding).
     let achieved = r.rate_achieved_per_s.unwrap();
     eprintln!(
-        "java e2e: {achieved} of 2000 msg/s over {} s ({} messages, {} re-anchors, worst lag \
-         {} ms), e2e p50 {:?} ms",
+        "java e2e: {achieved} of 2000 msg/s over {} s ({} messages, {} late sends, worst lag \
+         {} ms), e2e p50 {:?} ms, from the intended send time {:?} ms",
         r.seconds,
         r.messages,
-        r.reanchors.unwrap_or(0),
+        r.late_sends.unwrap_or(0),
         r.worst_lag_ms.unwrap_or(0.0),
-        r.e2e_ms_p50
+        r.e2e_ms_p50,
+        r.e2e_intended_ms_p50
     );
     assert!(r.seconds > 0.0 && r.messages > 0, "{r:?}");
     assert!(
         r.messages as f64 <= 2000.0 * r.seconds * 1.02 + 1.0,
         "a burst above the rate: {r:?}"
+    );
+    assert!(achieved >= 0.9 * 2000.0, "the pacer fell behind: {r:?}");
+    // From the intended send time a message waited at least as long as from its send.
+    let (sent, intended) = (r.e2e_ms_p99.unwrap(), r.e2e_intended_ms_p99.unwrap());
+    assert!(
+        intended + 0.01 >= sent,
+        "intended p99 {intended} < sent p99 {sent}: {r:?}"
     );
     // The achieved rate is the window's count over the window's length (both reported).
     let expected = r.messages as f64 / r.seconds;

@@ -3,20 +3,27 @@
 
 use serde::Serialize;
 
-use super::diagnose::{diagnose_error_backoff, diagnose_queue_backoff};
 use super::model::{FetchLogReport, FetcherStats, PartitionFetch, ReasonCount};
 use super::options::FetchLogOptions;
 use super::reasons::{count_reason, is_end_of_partition};
-use super::thresholds::{DEFAULT_FETCH_WAIT_MAX_MS, MAX_PARTITIONS};
 use crate::engine::bytes_eq::{same_bytes, same_opt_bytes};
 use crate::engine::fast_hash::FastMap;
 use crate::engine::input::InputSummary;
+use crate::findings::diagnoses::fetch_log::{diagnose_error_backoff, diagnose_queue_backoff};
 use crate::librdkafka::pipeline::{self, LogAnalyzer, NoTally, RecordSink, Timed};
 use crate::librdkafka::requests::{Effect, RequestAccounting};
 use crate::librdkafka::{Event, Record};
 use crate::vocab::error::AnalyzeError;
 use crate::vocab::report::{round3, us_to_ms, Dist, Examples, Span, TimestampCounts};
 use crate::vocab::timeline::{self, Collected, Timeline};
+
+/// Most partitions tracked; hostile input with endless topic names is pooled
+/// into the last one (and said so in `warnings`).
+pub const MAX_PARTITIONS: usize = 100_000;
+
+/// librdkafka's default `fetch.wait.max.ms`: an empty fetch answered after 90% of it was
+/// held by the broker waiting for data (`empty_held_to_wait_max`).
+pub const DEFAULT_FETCH_WAIT_MAX_MS: u64 = 500;
 
 /// One row of `--timeline`.
 #[derive(Debug, Default, Serialize)]

@@ -25,12 +25,10 @@
 //! ```
 
 mod analyzer;
-mod diagnose;
-mod model;
+pub(crate) mod model;
 mod options;
-mod reasons;
+pub(crate) mod reasons;
 mod render;
-mod thresholds;
 
 use std::io::{Read, Write};
 
@@ -39,10 +37,9 @@ use crate::librdkafka::pipeline::{self, Timed};
 pub use crate::librdkafka::pipeline::{LogAnalyzer, NoTally, RecordSink, Tally};
 use crate::vocab::error::AnalyzeError;
 
-pub use analyzer::FetchLogAnalyzer;
+pub use analyzer::{FetchLogAnalyzer, DEFAULT_FETCH_WAIT_MAX_MS, MAX_PARTITIONS};
 pub use model::{DecideCounts, FetchLogReport, FetcherStats, PartitionFetch, ReasonCount};
 pub use options::FetchLogOptions;
-pub use thresholds::{DEFAULT_FETCH_WAIT_MAX_MS, MAX_PARTITIONS, QUEUE_BACKOFF_FRACTION_THRESHOLD};
 
 /// Analyse a librdkafka debug log (any wrapper, gzip or plain) for fetch backoffs.
 pub fn analyze_fetch_log<R: Read>(

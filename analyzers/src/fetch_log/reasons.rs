@@ -2,7 +2,7 @@
 
 use super::model::ReasonCount;
 
-pub(super) fn count_reason(list: &mut Vec<ReasonCount>, reason: &str) {
+pub(crate) fn count_reason(list: &mut Vec<ReasonCount>, reason: &str) {
     if let Some(r) = list.iter_mut().find(|r| r.reason == reason) {
         r.count += 1;
     } else if list.len() < 32 {

@@ -12,8 +12,11 @@
 //! [`super::librdkafka_broker_thread_limit`].
 
 use super::finding::{direct, indirect, Finding, Reproduce, Side};
-use super::reps::{check_at_least, Reps, MIN_REPS};
-use super::verdict::{Check, Verdict};
+use super::reps::{check_at_least, Reps};
+use super::thread_limit::{
+    check_thread_limit, cost_per_msg, decided_by_cost, us_per_msg, ThreadLimit,
+};
+use super::verdict::Verdict;
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
 
@@ -55,121 +58,26 @@ pub struct Evidence {
     pub client_cores: usize,
 }
 
-/// One thread's cores against [`SATURATED_CORES`] in every rep, beside the busiest other
-/// thread: what a "this thread is the limit" check needs.
-#[derive(Debug, Clone, Copy)]
-pub struct ThreadLimit<'a> {
-    /// The thread the finding names (`kgap-app`, `rdk:broker`).
-    pub thread: &'a str,
-    pub cores: &'a Reps,
-    /// The busiest other consumer thread and its cores in the same reps.
-    pub other: &'a str,
-    pub other_cores: &'a Reps,
-    /// The whole consumer's cores in the same reps.
-    pub consumer_cores: &'a Reps,
-    pub machine_cores: usize,
-    /// Cores the consumer may run on (0: not known).
-    pub client_cores: usize,
-}
-
-/// The check "`thread` is saturated (≥ [`SATURATED_CORES`]) in every rep": passed when it is;
-/// failed when it is in no rep and the other thread is saturated in every rep (that one is
-/// the limit); undecided with too few reps, reps that disagree, or no consumer thread
-/// saturated at all (the consumer was held back from outside: the broker or other load on
-/// the machine's cores), with the cores measured.
-pub fn check_thread_limit(condition: impl Into<String>, t: &ThreadLimit) -> Check {
-    let condition = condition.into();
-    let sat = |x: f64| x >= SATURATED_CORES;
-    let n = t.cores.n();
-    let hot = t.cores.values().iter().filter(|&&x| sat(x)).count();
-    let shown = format!("{} {}", t.thread, t.cores.show(units::cores));
-    if n == 0 {
-        return Check::undecided(condition, format!("{} not measured", t.thread));
-    }
-    if n < MIN_REPS {
-        return Check::undecided(
-            condition,
-            format!("{shown}: {MIN_REPS} reps are needed to call it (--reps {MIN_REPS})"),
-        );
-    }
-    if hot == n {
-        return Check::passed(condition, format!("{shown}, saturated in {n} of {n} reps"));
-    }
-    if hot > 0 {
-        return Check::undecided(
-            condition,
-            format!(
-                "{shown}, saturated in {hot} of {n} reps: the reps disagree; {}",
-                super::reps::MORE_REPS_HINT
-            ),
-        );
-    }
-    let other_hot = t.other_cores.values().iter().filter(|&&x| sat(x)).count();
-    let other = format!("{} {}", t.other, t.other_cores.show(units::cores));
-    if other_hot == t.other_cores.n() && other_hot >= MIN_REPS {
-        return Check::failed(
-            condition,
-            format!("{shown}; {other} was the saturated thread in every rep: it is the limit"),
-        );
-    }
-    // Pinned to fewer cores than it has busy threads, the consumer fills its own cores: its
-    // threads share them, and none can reach a core alone. That is this placement's limit,
-    // not the finding's thread, and not load from outside.
-    let k = t.client_cores;
-    let filled = k > 0
-        && k < t.machine_cores
-        && t.consumer_cores.n() > 0
-        && t.consumer_cores
-            .values()
-            .iter()
-            .all(|&c| c >= SATURATED_CORES * k as f64);
-    if filled {
-        let (cores, them) = if k == 1 {
-            ("the 1 core".to_string(), "that core")
-        } else {
-            (format!("the {k} cores"), "those cores")
-        };
-        return Check::undecided(
-            condition,
-            format!(
-                "{shown}, {other}; the whole consumer used {} of {cores} it was pinned to \
-                 (--cpus): its threads shared {them}, so none could reach {SATURATED_CORES} \
-                 cores alone; the finding needs a core for each busy consumer thread beside \
-                 the broker's (3 cores or more: scripts/kafka up --cpus 0, --cpus 1-2)",
-                t.consumer_cores.show(units::cores),
-            ),
-        );
-    }
-    Check::undecided(
-        condition,
-        format!(
-            "{shown}, {other}; no consumer thread reached {SATURATED_CORES} cores and the \
-             whole consumer used {} of this {}-core machine: it was held back from outside \
-             (the broker or other load on the same cores), so its own limit was not reached \
-             here; pin the broker and the client apart (scripts/kafka up --cpus, --cpus) or \
-             use a machine with more cores",
-            t.consumer_cores.show(units::cores),
-            t.machine_cores
-        ),
-    )
-}
-
 /// The rule: under poll() the application thread is the limit (saturated in every rep) and
 /// the batch API reads ≥ [`MIN_GAIN`] × poll() with min/max ranges apart.
 pub fn decide(e: &Evidence) -> Verdict {
+    let thread = check_thread_limit(
+        format!("under poll() the application thread is the limit (≥ {SATURATED_CORES} cores)"),
+        &ThreadLimit {
+            thread: APP_THREAD,
+            cores: &e.poll_app_cores,
+            other: &e.poll_other_thread,
+            other_cores: &e.poll_other_cores,
+            consumer_cores: &e.poll_consumer_cores,
+            machine_cores: e.machine_cores,
+            client_cores: e.client_cores,
+            msgs_per_s: &e.poll_msgs_per_s,
+            post: "1.48M msg/s, its thread saturated",
+        },
+    );
+    let by_cost = decided_by_cost(&thread);
     let checks = vec![
-        check_thread_limit(
-            format!("under poll() the application thread is the limit (≥ {SATURATED_CORES} cores)"),
-            &ThreadLimit {
-                thread: APP_THREAD,
-                cores: &e.poll_app_cores,
-                other: &e.poll_other_thread,
-                other_cores: &e.poll_other_cores,
-                consumer_cores: &e.poll_consumer_cores,
-                machine_cores: e.machine_cores,
-                client_cores: e.client_cores,
-            },
-        ),
+        thread,
         check_at_least(
             format!(
                 "the batch API ({} per call) reads at least {MIN_GAIN}x poll()",
@@ -190,10 +98,21 @@ pub fn decide(e: &Evidence) -> Verdict {
     );
     Verdict::from_checks(&FINDING, checks, e, || {
         let m = |r: &Reps| r.median().unwrap_or(0.0);
+        let how = if by_cost {
+            format!(
+                " (decided by cost per message: it spent {} against {}'s {}, and this \
+                 machine could not give each thread a core)",
+                median_cost(&e.poll_app_cores, &e.poll_msgs_per_s),
+                e.poll_other_thread,
+                median_cost(&e.poll_other_cores, &e.poll_msgs_per_s),
+            )
+        } else {
+            String::new()
+        };
         format!(
             "at fetch.queue.backoff.ms={} the thread calling poll() sat at {} ({}): one \
-             message per call is its limit; the batch API, {} per call, read {} ({}, the \
-             application thread then at {})",
+             message per call is its limit{how}; the batch API, {} per call, read {} ({}, \
+             the application thread then at {}, {})",
             e.backoff_ms,
             units::cores(m(&e.poll_app_cores)),
             units::msgs_per_s(m(&e.poll_msgs_per_s)),
@@ -201,9 +120,17 @@ pub fn decide(e: &Evidence) -> Verdict {
             units::msgs_per_s(m(&e.batch_msgs_per_s)),
             units::times(m(&e.batch_msgs_per_s) / m(&e.poll_msgs_per_s)),
             units::cores(m(&e.batch_app_cores)),
+            median_cost(&e.batch_app_cores, &e.batch_msgs_per_s),
         )
     })
     .with_warnings(warnings)
+}
+
+/// A thread's median cost per message over reps, in µs (`-` when not measured).
+fn median_cost(cores: &Reps, msgs_per_s: &Reps) -> String {
+    cost_per_msg(cores, msgs_per_s)
+        .median()
+        .map_or_else(|| "-".into(), us_per_msg)
 }
 
 pub const FINDING: Finding = Finding {
@@ -224,9 +151,10 @@ pub const FINDING: Finding = Finding {
     },
     expected_shape: "the application thread saturated under poll(); the batch API faster \
                      on the same topic",
-    rule: "under poll() the application thread at ≥ 0.9 cores in every rep (no consumer \
-           thread saturated: CANNOT TELL, the consumer was held back from outside; another \
-           thread saturated instead: DOES NOT HOLD), and the batch API ≥ 1.2x poll()'s msg/s \
+    rule: "under poll() the application thread at ≥ 0.9 cores in every rep, or, where no \
+           consumer thread reached a core, its CPU per message ≥ 1.1x the busiest other \
+           thread's in every rep (decided by cost; costs within 1.1x: CANNOT TELL; another \
+           thread saturated or costlier instead: DOES NOT HOLD), and the batch API ≥ 1.2x poll()'s msg/s \
            with min/max ranges apart (≥ 3 reps)",
     rule_fn: "findings::batch_consume::decide",
     sources: &[
@@ -295,14 +223,15 @@ mod tests {
     fn the_recorded_run_that_the_old_probe_called_a_hold_cannot_tell() {
         let v = decide(&recorded_2026_11_30());
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
-        // The reason is the measured one: no thread was saturated on this machine.
+        // No thread was saturated on this machine: the mechanism is decided by cost (the app
+        // thread 0.25 cores against rdk:broker's 0.19 for the same messages)…
+        assert_eq!(v.checks[0].state, CheckState::Passed, "{v:#?}");
         assert!(
-            v.reason.contains("kgap-app 0.25 (0.25–0.25) cores"),
+            v.checks[0].detail.contains("2-core machine"),
             "{}",
-            v.reason
+            v.checks[0].detail
         );
-        assert!(v.reason.contains("2-core machine"), "{}", v.reason);
-        // And its gain was inside the noise as well.
+        // …but its gain was inside the noise.
         assert_eq!(v.checks[1].state, CheckState::Undecided);
         assert!(
             v.checks[1].detail.contains("overlap"),
@@ -326,15 +255,37 @@ mod tests {
             ..recorded_2026_11_30()
         };
         let v = decide(&e);
-        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+        // Issue 38: the effect and its mechanism were measured; the mechanism by cost.
+        assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
         let d = &v.checks[0].detail;
+        assert!(d.starts_with("decided by cost per message"), "{d}");
         assert!(d.contains("of the 1 core it was pinned to"), "{d}");
-        assert!(d.contains("3 cores or more"), "{d}");
         assert!(!d.contains("held back from outside"), "{d}");
+        assert!(
+            v.reason.contains("decided by cost per message"),
+            "{}",
+            v.reason
+        );
+        assert!(
+            v.reason
+                .contains("0.301 µs/msg against rdk:broker1's 0.204"),
+            "{}",
+            v.reason
+        );
+        // Costs too close to rank: the pinned placement is named, with what would decide.
+        let close = decide(&Evidence {
+            poll_other_cores: reps(&[0.57, 0.56, 0.58]),
+            ..e.clone()
+        });
+        assert_eq!(close.outcome, Outcome::CannotTell, "{close:#?}");
+        let d = &close.checks[0].detail;
+        assert!(d.contains("3 cores or more"), "{d}");
+        assert!(d.contains("neither caps first"), "{d}");
         // Unpinned (or not known), the same cores are load from outside.
         let unpinned = decide(&Evidence {
             client_cores: 2,
             poll_consumer_cores: reps(&[1.0, 1.0, 1.0]),
+            poll_other_cores: reps(&[0.57, 0.56, 0.58]),
             ..e.clone()
         });
         assert!(
@@ -345,11 +296,13 @@ mod tests {
     }
 
     #[test]
-    fn a_clear_gain_without_a_saturated_thread_still_cannot_tell() {
-        // Ranges apart and 1.37x: the number alone, without the mechanism.
+    fn a_clear_gain_without_the_mechanism_still_cannot_tell() {
+        // Ranges apart and 1.37x, but no thread saturated and the app thread's cost per
+        // message within 1.1x of rdk:broker's: the number alone, without the mechanism.
         let e = Evidence {
             poll_msgs_per_s: reps(&[800e3, 811e3, 820e3]),
             batch_msgs_per_s: reps(&[1.10e6, 1.11e6, 1.12e6]),
+            poll_other_cores: reps(&[0.24, 0.24, 0.24]),
             ..recorded_2026_11_30()
         };
         let v = decide(&e);

@@ -12,9 +12,10 @@
 //! on the same machine ([`judged_up_to`]); beyond that, or when the machine's cores were all
 //! busy, the answer is CANNOT TELL with the measured reason.
 
-use super::batch_consume::{check_thread_limit, ThreadLimit, SATURATED_CORES};
 use super::finding::{direct, Finding, Reproduce, Side};
 use super::reps::{apart, check_at_least, Apart, Reps};
+use super::saturation::SATURATED_CORES;
+use super::thread_limit::{check_thread_limit, ThreadLimit};
 use super::verdict::{Check, CheckState, Verdict};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
@@ -86,6 +87,8 @@ pub fn decide(e: &Evidence) -> Verdict {
             consumer_cores: &one.process_cores,
             machine_cores: e.machine_cores,
             client_cores: e.client_cores,
+            msgs_per_s: &one.aggregate_msgs_per_s,
+            post: "rdk:broker at 0.94 cores, ~2.1M msg/s at 100 B",
         },
     ));
     let limit = judged_up_to(e.machine_cores, e.client_cores, e.broker_shares_cores);
@@ -239,7 +242,7 @@ pub const FINDING: Finding = Finding {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::findings::Outcome;
+    use crate::findings::{CheckState, Outcome};
 
     use crate::findings::reps::of as reps;
 
@@ -308,9 +311,12 @@ mod tests {
     }
 
     /// The project's run (docs/probe-consumer-clients.md shape): on 2 loaded cores one
-    /// instance's broker thread never reaches a core.
+    /// instance's broker thread never reaches a core, so costs per message decide which
+    /// thread caps first.
     #[test]
-    fn no_broker_thread_limit_cannot_tell() {
+    fn no_thread_at_a_core_is_decided_by_cost() {
+        // The application thread (0.40–0.45 cores) spends more per message than rdk:broker
+        // (0.35): on a core each the app caps first, so the broker thread is not the limit.
         let e = Evidence {
             points: vec![point(1, [300e3, 320e3, 340e3], 0.35, 1.98)],
             machine_cores: 2,
@@ -319,12 +325,28 @@ mod tests {
             ..post()
         };
         let v = decide(&e);
-        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+        assert_eq!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
         assert!(
-            v.reason.contains("broker thread is its limit"),
+            v.reason.contains("decided by cost per message"),
             "{}",
             v.reason
         );
+        assert!(v.reason.contains("kgap-app is the limit"), "{}", v.reason);
+        // rdk:broker at 0.6 against the app's 0.45 at most: the broker thread caps first.
+        let e = Evidence {
+            points: vec![point(1, [300e3, 320e3, 340e3], 0.6, 1.98)],
+            ..e
+        };
+        let v = decide(&e);
+        assert_eq!(v.checks[0].state, CheckState::Passed, "{v:#?}");
+        // Within 1.1x of each other: CANNOT TELL, with both costs.
+        let e = Evidence {
+            points: vec![point(1, [300e3, 320e3, 340e3], 0.43, 1.98)],
+            ..e
+        };
+        let v = decide(&e);
+        assert_eq!(v.checks[0].state, CheckState::Undecided, "{v:#?}");
+        assert!(v.checks[0].detail.contains("neither caps first"), "{v:#?}");
     }
 
     #[test]

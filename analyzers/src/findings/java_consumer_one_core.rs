@@ -12,9 +12,10 @@
 //! Where no Java thread reached a core (a 2-core machine shared with the broker), the
 //! consumer was held back from outside and the rule says CANNOT TELL with the cores.
 
-use super::batch_consume::{check_thread_limit, ThreadLimit, SATURATED_CORES};
 use super::finding::{direct, Finding, Reproduce, Side};
 use super::reps::{check_at_least, check_within, Reps, MIN_REPS};
+use super::saturation::SATURATED_CORES;
+use super::thread_limit::{check_thread_limit, ThreadLimit};
 use super::verdict::{Check, CheckState, Verdict};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
@@ -99,6 +100,8 @@ pub fn decide(e: &Evidence) -> Verdict {
                     consumer_cores: &s.java_process_cores,
                     machine_cores: e.machine_cores,
                     client_cores: e.client_cores,
+                    msgs_per_s: &s.java_msgs_per_s,
+                    post: "its poll thread at 0.95–0.98 cores",
                 },
             )),
             None => checks.push(Check::undecided(
@@ -333,13 +336,29 @@ mod tests {
 
     /// A loaded 2-core machine shared with the broker: no JVM thread reaches a core.
     #[test]
-    fn a_poll_thread_held_back_from_outside_cannot_tell() {
+    fn a_poll_thread_held_back_from_outside_is_decided_by_cost() {
         let mut e = post();
         e.machine_cores = 2;
         e.client_cores = 2;
         for s in &mut e.sizes {
             s.java_poll_cores = reps(&[0.55, 0.6, 0.62]);
             s.java_process_cores = reps(&[0.7, 0.75, 0.8]);
+        }
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
+        assert!(
+            v.checks[0]
+                .detail
+                .starts_with("decided by cost per message"),
+            "{v:#?}"
+        );
+        assert!(
+            v.checks[0].detail.contains("held back from outside"),
+            "{v:#?}"
+        );
+        // Another JVM thread as costly as the poll thread: neither caps first, CANNOT TELL.
+        for s in &mut e.sizes {
+            s.java_other_cores = reps(&[0.55, 0.58, 0.6]);
         }
         let v = decide(&e);
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");

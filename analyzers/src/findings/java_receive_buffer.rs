@@ -12,7 +12,10 @@
 use super::finding::{direct, indirect, Finding, Reproduce, Side, Source, Strength};
 use super::java_send_buffer::throughput_change;
 use super::reps::{check_at_least, check_every_rep, Reps, MORE_REPS_HINT};
-use super::verdict::{Check, Verdict};
+use super::thread_limit::{
+    caps_first, ceiling_msgs_per_s, cost_per_msg, decided_by_cost, CapsFirst, BY_COST, COST_MARGIN,
+};
+use super::verdict::{Check, CheckState, Verdict};
 use crate::vocab::svg::bytes_label;
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
@@ -43,6 +46,10 @@ pub struct ReadPair {
     pub fixed_read_bytes_p50: Reps,
     /// CPU of the thread that calls poll() over the window, in cores.
     pub fixed_poll_thread_cores: Reps,
+    /// The whole JVM's cores over the same window, per rep (empty: not measured): the poll
+    /// thread's share of it says whether any other thread could cap first.
+    #[serde(default)]
+    pub fixed_process_cores: Reps,
     pub fixed_msgs_per_s: Reps,
     pub os_read_bytes_p50: Reps,
     pub os_poll_thread_cores: Reps,
@@ -72,9 +79,10 @@ fn changes(pairs: &[ReadPair]) -> String {
         .join(", ")
 }
 
-/// The poll thread near one core in every rep. Below it this machine cannot show the
-/// one-core limit (the broker or other work took the cores), which is not the post's claim
-/// failing: undecided, with the measured figure.
+/// The poll thread near one core in every rep. Below it (the broker or other work took the
+/// cores), decided by cost instead: the poll thread spending ≥ [`COST_MARGIN`]x what every
+/// other JVM thread together spends per message, in every rep, caps first on a core of its
+/// own. Neither: undecided, with the measured figures, never the post's claim failing.
 fn check_poll_thread(p: &ReadPair) -> Check {
     let condition = format!(
         "the poll thread reads the socket near one core (≥ {MIN_POLL_THREAD_CORES} cores) with \
@@ -93,16 +101,89 @@ fn check_poll_thread(p: &ReadPair) -> Check {
         |x| x >= MIN_POLL_THREAD_CORES,
         units::cores,
     );
-    match c.state {
-        super::verdict::CheckState::Failed => Check::undecided(
+    if c.state != CheckState::Failed {
+        return c;
+    }
+    let rest = Reps::new(
+        p.fixed_process_cores
+            .values()
+            .iter()
+            .zip(r.values())
+            .map(|(jvm, poll)| (jvm - poll).max(0.0)),
+    );
+    if p.fixed_process_cores.n() == r.n() && caps_first(r, &rest) == CapsFirst::Named {
+        let ceiling = ceiling_msgs_per_s(&cost_per_msg(r, &p.fixed_msgs_per_s));
+        return Check::passed(
             condition,
             format!(
-                "{}: the poll thread was not the limit here, so the one-core ceiling cannot \
-                 show; a broker on cores of its own would decide it ({MORE_REPS_HINT})",
-                c.detail
+                "{BY_COST}, since this machine did not give the poll thread a core ({}): it \
+                 took {} of the JVM's {}, ≥ {COST_MARGIN}x every other thread together, so it \
+                 caps first; on a core of its own it would read {} (the post: 1229k msg/s, the \
+                 thread at 0.95–0.98 cores)",
+                c.detail,
+                r.show(units::cores),
+                p.fixed_process_cores.show(units::cores),
+                ceiling.show(units::msgs_per_s),
             ),
+        );
+    }
+    Check::undecided(
+        condition,
+        format!(
+            "{}: the poll thread was not the limit here, so the one-core ceiling cannot show, \
+             and {}; a broker on cores of its own would decide it ({MORE_REPS_HINT})",
+            c.detail,
+            if p.fixed_process_cores.is_empty() {
+                "the JVM's cores were not measured to compare its cost with the other threads'"
+                    .to_string()
+            } else {
+                format!(
+                    "by cost it did not spend {COST_MARGIN}x the rest of the JVM's {} in every \
+                     rep",
+                    p.fixed_process_cores.show(units::cores)
+                )
+            }
         ),
-        _ => c,
+    )
+}
+
+/// The throughput gain, by rates where the poll thread had a core, else by what the poll
+/// thread would read on a core of its own (msg/s over its cores, each side's reps): the
+/// post's gain is the one thread getting further per core.
+fn check_throughput(p: &ReadPair, size: &str, by_cost: bool) -> Check {
+    let condition = format!(
+        "receive.buffer.bytes=-1 raises throughput for {size} records ≥ {MIN_THROUGHPUT_GAIN}x \
+         (the post: 1229k → 1427k msg/s at 1 KB)"
+    );
+    if !by_cost {
+        return check_at_least(
+            condition,
+            &p.os_msgs_per_s,
+            &p.fixed_msgs_per_s,
+            MIN_THROUGHPUT_GAIN,
+            units::msgs_per_s,
+        );
+    }
+    let fixed = ceiling_msgs_per_s(&cost_per_msg(
+        &p.fixed_poll_thread_cores,
+        &p.fixed_msgs_per_s,
+    ));
+    let os = ceiling_msgs_per_s(&cost_per_msg(&p.os_poll_thread_cores, &p.os_msgs_per_s));
+    let c = check_at_least(
+        condition,
+        &os,
+        &fixed,
+        MIN_THROUGHPUT_GAIN,
+        units::msgs_per_s,
+    );
+    Check {
+        detail: format!(
+            "{BY_COST}, the poll thread's msg/s on a core of its own (read {} and {}): {}",
+            p.fixed_msgs_per_s.show(units::msgs_per_s),
+            p.os_msgs_per_s.show(units::msgs_per_s),
+            c.detail
+        ),
+        ..c
     }
 }
 
@@ -123,6 +204,8 @@ pub fn decide(e: &Evidence) -> Verdict {
     };
     let size = bytes_label(p.record_bytes as f64);
     let buf = p.receive_buffer_bytes as f64;
+    let poll = check_poll_thread(p);
+    let by_cost = decided_by_cost(&poll);
     let checks = vec![
         check_every_rep(
             format!(
@@ -141,17 +224,8 @@ pub fn decide(e: &Evidence) -> Verdict {
             MIN_READ_GROWTH,
             units::bytes,
         ),
-        check_poll_thread(p),
-        check_at_least(
-            format!(
-                "receive.buffer.bytes=-1 raises throughput for {size} records ≥ \
-                 {MIN_THROUGHPUT_GAIN}x (the post: 1229k → 1427k msg/s at 1 KB)"
-            ),
-            &p.os_msgs_per_s,
-            &p.fixed_msgs_per_s,
-            MIN_THROUGHPUT_GAIN,
-            units::msgs_per_s,
-        ),
+        poll,
+        check_throughput(p, &size, by_cost),
     ];
     let mut warnings = p.fixed_msgs_per_s.outlier_warnings(
         &format!("msg/s of {size} records, fixed buffer"),
@@ -239,6 +313,7 @@ mod tests {
                 receive_buffer_bytes: DEFAULT_RECEIVE_BUFFER_BYTES,
                 fixed_read_bytes_p50: r(&[56e3, 56e3, 56e3]),
                 fixed_poll_thread_cores: r(&[0.95, 0.97, 0.98]),
+                fixed_process_cores: r(&[1.1, 1.12, 1.15]),
                 fixed_msgs_per_s: r(&[1.219e6, 1.229e6, 1.239e6]),
                 os_read_bytes_p50: r(&[112e3, 112e3, 112e3]),
                 os_poll_thread_cores: r(&[]),
@@ -271,6 +346,7 @@ mod tests {
                 receive_buffer_bytes: DEFAULT_RECEIVE_BUFFER_BYTES,
                 fixed_read_bytes_p50: r(&[97e3, 112_831.0, 113e3]),
                 fixed_poll_thread_cores: r(&[]),
+                fixed_process_cores: r(&[]),
                 fixed_msgs_per_s: r(&[20e3, 65e3, 126e3]),
                 os_read_bytes_p50: r(&[262_015.0; 3]),
                 os_poll_thread_cores: r(&[]),
@@ -294,6 +370,34 @@ mod tests {
         let v = decide(&low);
         assert_eq!(v.outcome, Outcome::CannotTell);
         assert!(v.reason.contains("0.45 (0.41–0.50) cores"), "{}", v.reason);
+        assert!(v.reason.contains("were not measured"), "{}", v.reason);
+    }
+
+    #[test]
+    fn a_poll_thread_short_of_a_core_is_decided_by_cost() {
+        // Issue 38's first run: one KafkaConsumer at 53–56k msg/s of 1 KB, its poll thread at
+        // 0.41 cores; here the rest of the JVM at 0.10–0.12, and with -1 the same thread
+        // reading 1.2x more per core.
+        let mut e = post();
+        let p = &mut e.pairs[0];
+        p.fixed_poll_thread_cores = r(&[0.40, 0.41, 0.42]);
+        p.fixed_process_cores = r(&[0.50, 0.52, 0.54]);
+        p.fixed_msgs_per_s = r(&[53e3, 55e3, 56e3]);
+        p.os_poll_thread_cores = r(&[0.40, 0.41, 0.42]);
+        p.os_msgs_per_s = r(&[64e3, 66e3, 67e3]);
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
+        assert!(v.checks[2].detail.starts_with(BY_COST), "{:?}", v.checks[2]);
+        assert!(v.checks[3].detail.starts_with(BY_COST), "{:?}", v.checks[3]);
+        // The same thread reading no more per core with -1: the gain is not shown.
+        e.pairs[0].os_msgs_per_s = r(&[53e3, 55e3, 56e3]);
+        let v = decide(&e);
+        assert_ne!(v.outcome, Outcome::Holds, "{v:#?}");
+        // Another JVM thread as busy (the rest at 0.4 cores): neither caps first by cost.
+        e.pairs[0].fixed_process_cores = r(&[0.80, 0.82, 0.84]);
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+        assert!(v.reason.contains("did not spend"), "{}", v.reason);
     }
 
     #[test]

@@ -13,9 +13,12 @@
 //! the cores it measured; where Java was not measured beside it (probe-batch-consume runs
 //! librdkafka only) it says CANNOT TELL too.
 
-use super::batch_consume::{check_thread_limit, ThreadLimit, SATURATED_CORES};
 use super::finding::{direct, indirect, Finding, Reproduce, Side};
-use super::reps::{check_at_least, check_every_rep, Reps};
+use super::reps::{check_at_least, check_every_rep, Reps, MIN_REPS};
+use super::saturation::SATURATED_CORES;
+use super::thread_limit::{
+    ceiling_msgs_per_s, check_thread_limit, cost_per_msg, ThreadLimit, BY_COST,
+};
 use super::verdict::{Check, CheckState, Verdict};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
@@ -54,6 +57,10 @@ pub struct Evidence {
     /// librdkafka only.
     #[serde(default)]
     pub java_msgs_per_s: Reps,
+    /// Cores of that Java consumer's poll() thread (its limit, `java-consumer-one-core`),
+    /// per rep: with the rates, each side's cost per message.
+    #[serde(default)]
+    pub java_poll_cores: Reps,
 }
 
 /// The rule: under the batch API rdk:broker is saturated in every rep, and no other consumer
@@ -111,19 +118,48 @@ pub fn decide(e: &Evidence) -> Verdict {
         )
     };
     // Rates compared while librdkafka was held back from outside say nothing about its
-    // broker thread: a Java that reads faster or slower then is the machine's doing.
-    let java = if java.state == CheckState::Failed
-        && !e
-            .broker_thread_cores
-            .values()
-            .iter()
-            .any(|&x| x >= SATURATED_CORES)
-    {
+    // broker thread: a Java that reads faster or slower then is the machine's doing. Their
+    // ceilings on a core each (msg/s over the limiting thread's cores, rep by rep) still
+    // compare the two designs, as the post's arithmetic does.
+    let broker_saturated = e
+        .broker_thread_cores
+        .values()
+        .iter()
+        .any(|&x| x >= SATURATED_CORES);
+    let rdk_ceiling =
+        ceiling_msgs_per_s(&cost_per_msg(&e.broker_thread_cores, &e.batch_msgs_per_s));
+    let java_ceiling = ceiling_msgs_per_s(&cost_per_msg(&e.java_poll_cores, &e.java_msgs_per_s));
+    let java = if broker_saturated || e.java_msgs_per_s.is_empty() {
+        java
+    } else if rdk_ceiling.n() >= MIN_REPS && java_ceiling.n() >= MIN_REPS {
+        let c = check_at_least(
+            format!(
+                "one Java KafkaConsumer's poll thread handles {} B ≥ {MIN_JAVA_LEAD}x the \
+                 messages per core of librdkafka's broker thread",
+                e.size_bytes
+            ),
+            &java_ceiling,
+            &rdk_ceiling,
+            MIN_JAVA_LEAD,
+            units::msgs_per_s,
+        );
+        let detail = format!(
+            "{BY_COST}, since neither thread reached a core here (read {} against {}): on a \
+             core each, Java's poll thread {} and {thread} {}: {}",
+            e.java_msgs_per_s.show(units::msgs_per_s),
+            e.batch_msgs_per_s.show(units::msgs_per_s),
+            java_ceiling.show(units::msgs_per_s),
+            rdk_ceiling.show(units::msgs_per_s),
+            c.detail
+        );
+        Check { detail, ..c }
+    } else if java.state == CheckState::Failed {
         Check::undecided(
             java.condition,
             format!(
                 "{}: not counted, since librdkafka's broker thread never reached a core, so \
-                 its rate is the machine's, not its own limit",
+                 its rate is the machine's, not its own limit, and Java's poll thread's cores \
+                 were not measured to compare costs per message",
                 java.detail
             ),
         )
@@ -158,6 +194,8 @@ pub fn decide(e: &Evidence) -> Verdict {
                 consumer_cores: &e.consumer_cores,
                 machine_cores: e.machine_cores,
                 client_cores: e.client_cores,
+                msgs_per_s: &e.batch_msgs_per_s,
+                post: "0.94 cores at ~2.1M msg/s, 100 B",
             },
         ),
         alone,
@@ -208,9 +246,12 @@ pub const FINDING: Finding = Finding {
                      well below it; Java faster on the same 100 B topic",
     rule: "at ≤ 512 B with the batch API, rdk:broker at ≥ 0.9 cores in every rep (≥ 3 \
            reps) and no other consumer thread at ≥ 0.9 cores, and one Java KafkaConsumer on \
-           the same topic ≥ 1.5x librdkafka's msg/s with ranges apart; no consumer thread \
-           saturated: CANNOT TELL (held back from outside); Java not measured: CANNOT TELL; \
-           the application thread saturated instead, or Java not faster: DOES NOT HOLD",
+           the same topic ≥ 1.5x librdkafka's msg/s with ranges apart; where no consumer \
+           thread reached a core, decided by cost per message: rdk:broker's CPU per message \
+           ≥ 1.1x the busiest other thread's in every rep, and Java's poll thread's messages \
+           per core ≥ 1.5x rdk:broker's (ranges apart); costs within 1.1x: CANNOT TELL; Java \
+           not measured: CANNOT TELL; the application thread saturated or costlier instead, \
+           or Java not faster: DOES NOT HOLD",
     rule_fn: "findings::librdkafka_broker_thread_limit::decide",
     sources: &[
         direct("librdkafka-broker-thread-limit", "probe-consumer-clients"),
@@ -223,7 +264,7 @@ pub const FINDING: Finding = Finding {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::findings::Outcome;
+    use crate::findings::{CheckState, Outcome};
 
     use crate::findings::reps::of as reps;
 
@@ -242,6 +283,7 @@ mod tests {
             machine_cores: 32,
             client_cores: 32,
             java_msgs_per_s: reps(&[5.5e6, 5.6e6, 5.7e6]),
+            java_poll_cores: reps(&[0.96, 0.97, 0.95]),
         }
     }
 
@@ -256,6 +298,9 @@ mod tests {
             consumer_cores: reps(&[0.4, 0.5, 0.6]),
             machine_cores: 2,
             client_cores: 2,
+            // probe-batch-consume runs librdkafka only.
+            java_msgs_per_s: Reps::default(),
+            java_poll_cores: Reps::default(),
             ..post()
         }
     }
@@ -302,6 +347,8 @@ mod tests {
             machine_cores: 2,
             client_cores: 2,
             java_msgs_per_s: reps(&[165e3, 189e3, 218e3]),
+            // Not recorded by that run: the rates alone cannot compare the two designs.
+            java_poll_cores: Reps::default(),
             ..post()
         };
         let v = decide(&e);
@@ -337,15 +384,60 @@ mod tests {
     }
 
     #[test]
-    fn the_busiest_thread_below_a_core_cannot_tell() {
+    fn the_busiest_thread_below_a_core_is_decided_by_cost() {
+        // rdk:broker1 at 0.22 cores against kgap-app's 0.11 for the same messages: the broker
+        // thread caps first; Java was not measured beside it, so the verdict waits for that.
         let v = decide(&recorded_2026_11_30());
         assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+        assert_eq!(v.checks[2].state, CheckState::Passed, "{v:#?}");
         assert!(
-            v.reason.contains("rdk:broker1 0.22 (0.22–0.22) cores"),
+            v.checks[2].detail.starts_with(BY_COST),
             "{}",
-            v.reason
+            v.checks[2].detail
         );
-        assert!(v.reason.contains("held back from outside"), "{}", v.reason);
+        assert!(v.reason.contains("Java was not measured"), "{}", v.reason);
+        // Costs too close to rank: CANNOT TELL, with the cores and the costs.
+        let close = decide(&Evidence {
+            other_cores: reps(&[0.21, 0.21, 0.21]),
+            ..recorded_2026_11_30()
+        });
+        assert_eq!(close.checks[2].state, CheckState::Undecided);
+        assert!(
+            close.checks[2].detail.contains("held back from outside"),
+            "{:?}",
+            close.checks[2]
+        );
+        assert!(
+            close.checks[2].detail.contains("neither caps first"),
+            "{:?}",
+            close.checks[2]
+        );
+    }
+
+    #[test]
+    fn java_beside_it_on_shared_cores_is_compared_by_messages_per_core() {
+        // Both held back by the machine; per core Java's poll thread handles 3.0M msg/s
+        // (600k at 0.20 cores) against rdk:broker1's 1.11M / 0.22 = 5.0M: Java is not ahead.
+        let slow_java = Evidence {
+            java_msgs_per_s: reps(&[590e3, 600e3, 610e3]),
+            java_poll_cores: reps(&[0.20, 0.20, 0.20]),
+            batch_msgs_per_s: reps(&[1.10e6, 1.11e6, 1.12e6]),
+            ..recorded_2026_11_30()
+        };
+        let v = decide(&slow_java);
+        assert_eq!(v.outcome, Outcome::DoesNotHold, "{v:#?}");
+        assert!(
+            v.checks[4].detail.starts_with(BY_COST),
+            "{}",
+            v.checks[4].detail
+        );
+        // Java at 0.07 cores for the same 600k: 8.6M msg/s a core, 1.7x rdk:broker1's.
+        let lean_java = Evidence {
+            java_poll_cores: reps(&[0.07, 0.07, 0.07]),
+            ..slow_java
+        };
+        let v = decide(&lean_java);
+        assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
     }
 
     #[test]

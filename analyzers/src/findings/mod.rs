@@ -53,6 +53,7 @@ pub mod reps;
 pub mod request_ceiling;
 pub mod saturation;
 pub mod scope;
+pub mod thread_limit;
 pub mod verdict;
 
 pub use finding::{Finding, Reproduce, Side, Source, Strength};

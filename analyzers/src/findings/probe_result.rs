@@ -193,6 +193,30 @@ pub struct ProbeResult<F = Value> {
     /// documents of a kgap that did not measure it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preflight: Option<Preflight>,
+    /// What else ran beside each kept run: the machine's CPU less the probe's and the local
+    /// broker's, and the hypervisor's steal (/proc/stat). Empty in documents of a kgap that
+    /// did not measure it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub noise: Vec<RepNoise>,
+}
+
+/// The CPU beside one run, in cores over its length (/proc/stat and /proc/<pid>/stat).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RepNoise {
+    /// Index into [`ProbeResult::points`].
+    pub point: usize,
+    pub rep: u32,
+    /// Every core's busy time (steal apart), in cores.
+    pub machine_busy_cores: f64,
+    /// The probe's own cores, its children's (the Java companion) included.
+    pub own_cores: f64,
+    /// The local broker's cores (absent for a remote broker or the embedded mock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broker_cores: Option<f64>,
+    /// What the rest of the machine took: busy less the probe's and the broker's.
+    pub others_cores: f64,
+    /// Time the hypervisor gave to other guests while this one wanted the CPU, in cores.
+    pub steal_cores: f64,
 }
 
 /// The RTT preflight: brokers-only Metadata requests on an idle client of its own, timed
@@ -394,6 +418,7 @@ mod tests {
             interrupted: false,
             failed: None,
             preflight: None,
+            noise: vec![],
         };
         let text = serde_json::to_string(&r).unwrap();
         let back: ProbeResult = serde_json::from_str(&text).unwrap();

@@ -28,6 +28,8 @@ pub(crate) const ANCHORS: &[&str] = &[
     "Topic ",
     "MessageSet with ",
     "Enqueue ",
+    "request(s) timed out: disconnect",
+    "Connect to ",
 ];
 
 /// Parse the body whose anchor `ANCHORS[pattern]` starts at `at` in `line`.
@@ -52,7 +54,15 @@ fn parse_at_known<'a>(
         0 => parse_sent(&mut c)?,
         1 => parse_received(&mut c)?,
         2 => parse_retrying(&mut c)?,
-        3 => parse_timed_out(&mut c)?,
+        3 => match parse_timed_out(&mut c) {
+            Some(ev) => ev,
+            None => {
+                let (ev, api_start, end) = timed_out_in_queue_after(line, at)?;
+                c.i = end;
+                start = api_start;
+                ev
+            }
+        },
         4 => {
             let (ev, prefix_start) = parse_fetch(&mut c, line, at, known)?;
             start = prefix_start;
@@ -65,6 +75,18 @@ fn parse_at_known<'a>(
             ev
         }
         7 => parse_enqueue(&mut c)?,
+        8 => {
+            let (requests, count_start) = count_before(line, at)?;
+            after_prefix(line, count_start)?;
+            start = count_start;
+            word_ends(&c)?;
+            reason_text(&mut c);
+            Event::TimedOutDisconnect { requests }
+        }
+        9 => {
+            after_prefix(line, at)?;
+            parse_connect(&mut c)?
+        }
         _ => return None,
     };
     Some(Parsed {
@@ -98,7 +120,9 @@ pub(crate) fn parse_body(line: &[u8], at: usize) -> Option<Parsed<'_>> {
     // `<topic> [<p>]: ` then `Fetch backoff for`, `Produce MessageSet with` or
     // `MessageSet with`.
     let mut c = Cur::new(line, at);
-    let (topic, partition) = topic_partition(&mut c)?;
+    let Some((topic, partition)) = topic_partition(&mut c) else {
+        return parse_error_body(line, at);
+    };
     let digits_end = c.i - 1; // before the `]`
     c.lit(b": ")?;
     // The prefix as `topic_partition_before` reads it backward from the anchor: the
@@ -121,6 +145,112 @@ pub(crate) fn parse_body(line: &[u8], at: usize) -> Option<Parsed<'_>> {
     } else {
         None
     }
+}
+
+/// The error bodies at a known start (the raw format's): `<n> request(s) timed out:
+/// disconnect`, `Connect to <address> failed: <reason>`, `<Api>Request failed: Local:
+/// Timed out[ in queue| in transmit queue]`. Tried only after the usual bodies.
+#[cold]
+fn parse_error_body(line: &[u8], at: usize) -> Option<Parsed<'_>> {
+    let mut c = Cur::new(line, at);
+    let event = match c.peek()? {
+        b'0'..=b'9' => {
+            let requests = c.uint()?;
+            c.lit(b" ")?;
+            c.lit(ANCHORS[8].as_bytes())?;
+            word_ends(&c)?;
+            reason_text(&mut c);
+            Event::TimedOutDisconnect { requests }
+        }
+        b'C' => {
+            c.lit(ANCHORS[9].as_bytes())?;
+            parse_connect(&mut c)?
+        }
+        _ => {
+            let api = api_name(&mut c, b"Request")?;
+            c.lit(b" failed: Local: Timed out")?;
+            let in_queue = c.opt(b" in queue") || c.opt(b" in transmit queue");
+            Event::RequestTimedOutError {
+                api: Some(api),
+                in_queue,
+            }
+        }
+    };
+    Some(Parsed {
+        event,
+        start: at,
+        end: c.i,
+    })
+}
+
+/// The cursor is at a word's end: not inside a longer word (`disconnect`, not
+/// `disconnected`).
+fn word_ends(c: &Cur<'_>) -> Option<()> {
+    (!c.peek().is_some_and(|b| b.is_ascii_alphanumeric())).then_some(())
+}
+
+/// The body at `start` follows `: `, as librdkafka's `<broker>: ` prefix ends: not a log
+/// line quoted in prose (a ticket's description, a table of them).
+fn after_prefix(line: &[u8], start: usize) -> Option<()> {
+    (start >= 2 && &line[start - 2..start] == b": ").then_some(())
+}
+
+/// `<n> ` just before `at`, at a word's start: the number and where it starts.
+fn count_before(line: &[u8], at: usize) -> Option<(u64, usize)> {
+    let end = at.checked_sub(1).filter(|&e| line[e] == b' ')?;
+    let digits = line[..end]
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let start = end - digits;
+    if digits == 0 || digits > 9 || (start > 0 && line[start - 1].is_ascii_alphanumeric()) {
+        return None;
+    }
+    Some((ascii(&line[start..end]).parse().ok()?, start))
+}
+
+/// `Connect to <address> failed: <reason>`, after its anchor.
+fn parse_connect<'a>(c: &mut Cur<'a>) -> Option<Event<'a>> {
+    c.until(b" failed: ", 300)?;
+    let reason = reason_text(c);
+    // librdkafka appends ` (after <n>ms in state <s>)`; the reason is what precedes it.
+    let reason = reason.split(" (after ").next().unwrap_or(reason);
+    (!reason.is_empty()).then_some(Event::ConnectFailed { reason })
+}
+
+/// REQERR's `Timed out in queue` / `Timed out in transmit queue` after `failed: Local: `,
+/// the `Timed out ` anchor at `at`: the event, where its api word starts and where the
+/// parse stopped. The api is the word before ` failed` when it is `<Api>Request`; a line
+/// hard-wrapped inside that word leaves it unknown.
+fn timed_out_in_queue_after(line: &[u8], at: usize) -> Option<(Event<'_>, usize, usize)> {
+    const FAILED: &[u8] = b" failed: Local: ";
+    let failed = at.checked_sub(FAILED.len())?;
+    if &line[failed..at] != FAILED {
+        return None;
+    }
+    let mut c = Cur::new(line, at + ANCHORS[3].len());
+    if !(c.opt(b"in queue") || c.opt(b"in transmit queue")) || c.peek() != Some(b':') {
+        return None;
+    }
+    let word = line[..failed]
+        .iter()
+        .rev()
+        .take_while(|&&b| is_api_byte(b))
+        .count();
+    let word_start = failed - word;
+    let mut w = Cur::new(line, word_start);
+    let api = api_name(&mut w, b"Request").filter(|_| w.i == failed);
+    // After librdkafka's `<broker>: `, or at a hard-wrapped line's start.
+    let wrapped = line[..word_start].iter().all(|b| b.is_ascii_whitespace());
+    if !wrapped {
+        after_prefix(line, word_start)?;
+    }
+    let event = Event::RequestTimedOutError {
+        api,
+        in_queue: true,
+    };
+    Some((event, if word > 0 { word_start } else { failed + 1 }, c.i))
 }
 
 /// `<Api>Request` / `<Api>Response`: the api name without its suffix. (Always inlined:

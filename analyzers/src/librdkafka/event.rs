@@ -62,6 +62,17 @@ pub enum EventOf<S> {
         out_queue: u64,
         partially_sent: u64,
     },
+    /// REQERR (debug=broker; older versions log it at INFO): `<Api>Request failed: Local:
+    /// Timed out[ in queue| in transmit queue]: [explicit ]actions …` (rdkafka_request.c):
+    /// a request timed out in flight, or in a queue before it was sent (`in_queue`). A
+    /// hard-wrapped line can lose the api (`None`).
+    RequestTimedOutError { api: Option<S>, in_queue: bool },
+    /// FAIL at LOG_ERR, needing no debug: `<n> request(s) timed out: disconnect[ (…)]`
+    /// (rd_kafka_broker_timeout_scan): the connection taken down after `n` timeouts since
+    /// it last failed.
+    TimedOutDisconnect { requests: u64 },
+    /// FAIL at LOG_ERR: `Connect to <address> failed: <reason>` (rdkafka_transport.c).
+    ConnectFailed { reason: S },
     /// msg: `<topic> [<p>]: Produce MessageSet with <n> message(s) (<bytes> bytes, …)`.
     ProduceMessageSet {
         topic: S,
@@ -145,6 +156,9 @@ impl<S> EventOf<S> {
             EventOf::Retrying { .. } => "retrying",
             EventOf::TimedOutRequest { .. } => "timed-out-request",
             EventOf::TimedOutSummary { .. } => "timed-out-summary",
+            EventOf::RequestTimedOutError { .. } => "request-timed-out-error",
+            EventOf::TimedOutDisconnect { .. } => "timed-out-disconnect",
+            EventOf::ConnectFailed { .. } => "connect-failed",
             EventOf::ProduceMessageSet { .. } => "produce-messageset",
             EventOf::MessageSetDelivered { .. } => "messageset-delivered",
             EventOf::MessageSetError { .. } => "messageset-error",
@@ -168,6 +182,18 @@ impl<S> EventOf<S> {
                 | EventOf::Retrying { .. }
                 | EventOf::TimedOutRequest { .. }
                 | EventOf::TimedOutSummary { .. }
+        )
+    }
+
+    /// True for librdkafka's error lines about requests and connections (REQERR timeouts,
+    /// a disconnect after timeouts, a failed connect): the analyzers read them without any
+    /// `debug=`, apart from the request accounting.
+    pub fn is_broker_error(&self) -> bool {
+        matches!(
+            self,
+            EventOf::RequestTimedOutError { .. }
+                | EventOf::TimedOutDisconnect { .. }
+                | EventOf::ConnectFailed { .. }
         )
     }
 }
@@ -257,6 +283,12 @@ impl<S> EventOf<S> {
                 out_queue,
                 partially_sent,
             },
+            RequestTimedOutError { api, in_queue } => RequestTimedOutError {
+                api: api.map(&mut f),
+                in_queue,
+            },
+            TimedOutDisconnect { requests } => TimedOutDisconnect { requests },
+            ConnectFailed { reason } => ConnectFailed { reason: f(reason) },
             ProduceMessageSet {
                 topic,
                 partition,

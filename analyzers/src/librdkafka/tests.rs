@@ -453,3 +453,69 @@ fn a_topic_prefix_parsed_forward_is_the_one_found_backward() {
         }
     }
 }
+
+#[test]
+fn error_bodies_that_need_no_debug() {
+    // librdkafka 0.9's raw line, without `[thrd:…]` (rd_kafka_broker_timeout_scan).
+    let raw =
+        "%3|1500000000.123|FAIL|app2#producer-1| queue4:9092/4: 3 request(s) timed out: disconnect";
+    let rec = find_record(raw.as_bytes()).expect("a record");
+    assert_eq!(rec.event, Event::TimedOutDisconnect { requests: 3 });
+    assert_eq!(rec.broker, Some("queue4:9092/4"));
+    assert_eq!(rec.facility, Some("FAIL"));
+    // Wrapped, with the connection's rtt or time in state after it.
+    assert_eq!(
+        event_of("k:9092/0: 2 request(s) timed out: disconnect (after 1862053ms in state UP)"),
+        Some(Event::TimedOutDisconnect { requests: 2 })
+    );
+    assert_eq!(event_of("12 request(s) timed out: disconnected"), None);
+    // REQERR (rdkafka_request.c), raw and wrapped, in a queue and in flight.
+    let raw = "%7|1500000000.123|REQERR|rdkafka#producer-1| [thrd:k:9092/7]: k:9092/7: ProduceRequest failed: Local: Timed out in queue: actions Retry";
+    assert_eq!(
+        find_record(raw.as_bytes()).map(|r| r.event),
+        Some(Event::RequestTimedOutError {
+            api: Some("Produce"),
+            in_queue: true
+        })
+    );
+    let raw = "%7|1500000000.123|REQERR|rdkafka#producer-1| [thrd:k:9092/7]: k:9092/7: MetadataRequest failed: Local: Timed out: actions Retry";
+    assert_eq!(
+        find_record(raw.as_bytes()).map(|r| r.event),
+        Some(Event::RequestTimedOutError {
+            api: Some("Metadata"),
+            in_queue: false
+        })
+    );
+    assert_eq!(
+        event_of("2016/11/19 21:07:42 *INFO* rdkafka#producer-43:REQERR:k:9092/7: ProduceRequest failed: Local: Timed out in queue: explicit actions 0x0"),
+        Some(Event::RequestTimedOutError {
+            api: Some("Produce"),
+            in_queue: true
+        })
+    );
+    // A line hard-wrapped inside the api's name keeps the timeout, not the api.
+    assert_eq!(
+        event_of(
+            "      est failed: Local: Timed out in queue: explicit actions Retry,MsgNotPersisted"
+        ),
+        Some(Event::RequestTimedOutError {
+            api: None,
+            in_queue: true
+        })
+    );
+    assert_eq!(event_of("the job failed: Local: Timed out waiting"), None);
+    // A failed connect (rdkafka_transport.c), its time in state left out.
+    assert_eq!(
+        event_of("1511418210.136 RDKAFKA-3-FAIL: rdkafka#producer-1: [thrd:localhost:9092/bootstrap]: localhost:9092/bootstrap: Connect to ipv4#127.0.0.1:9092 failed: Connection refused (after 0ms in state CONNECT)"),
+        Some(Event::ConnectFailed {
+            reason: "Connection refused"
+        })
+    );
+    let raw = "%3|1597742901.053|FAIL|rdkafka#consumer-1| [thrd:kafka:9092/bootstrap]: kafka:9092/bootstrap: Connect to ipv4#172.19.0.10:9092 failed: Connection refused";
+    assert_eq!(
+        find_record(raw.as_bytes()).map(|r| r.event),
+        Some(Event::ConnectFailed {
+            reason: "Connection refused"
+        })
+    );
+}

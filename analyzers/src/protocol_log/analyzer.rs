@@ -2,12 +2,16 @@
 
 use serde::Serialize;
 
-use super::diagnose::{diagnose_ceiling, diagnose_inflight, diagnose_timeouts};
 use super::message_sets::MessageSetTally;
-use super::model::{bump, produce_shapes, MessagesPerRequest, ProtocolLogReport, TimeoutSummary};
+use super::model::{
+    bump, produce_shapes, MessagesPerRequest, NameCount, ProtocolLogReport, TimeoutSummary,
+};
 use super::options::ProtocolLogOptions;
 use super::slowest::Slowest;
 use crate::engine::input::InputSummary;
+use crate::findings::diagnoses::protocol_log::{
+    diagnose_ceiling, diagnose_inflight, diagnose_timeouts, diagnose_too_little, ReadEvidence,
+};
 use crate::librdkafka::pipeline::{self, LogAnalyzer, RecordSink, Tally, Timed};
 use crate::librdkafka::requests::{Effect, RequestAccounting};
 use crate::librdkafka::{Event, Record};
@@ -59,6 +63,7 @@ pub struct ProtocolLogAnalyzer<'w> {
     lines_skipped: u64,
     records: u64,
     protocol_records: u64,
+    error_records: u64,
     outside: u64,
     ts: TimestampCounts,
     span: Span,
@@ -66,6 +71,10 @@ pub struct ProtocolLogAnalyzer<'w> {
     /// MessageSet records (also the parsing threads', merged in).
     sets: MessageSetTally,
     timeouts: TimeoutSummary,
+    /// The last `N request(s) timed out: disconnect` line's broker, N and time: the
+    /// error callback's echo of it is the same event.
+    last_disconnect: Option<(Option<String>, u64, Option<u64>)>,
+    connect_failures: Vec<NameCount>,
     ex_produce_sent: Examples,
     ex_produce_recv: Examples,
     ex_timeouts: Examples,
@@ -83,12 +92,15 @@ impl<'w> ProtocolLogAnalyzer<'w> {
             lines_skipped: 0,
             records: 0,
             protocol_records: 0,
+            error_records: 0,
             outside: 0,
             ts: TimestampCounts::default(),
             span: Span::default(),
             requests: RequestAccounting::default(),
             sets: MessageSetTally::new(opts.window_start, opts.window_end),
             timeouts: TimeoutSummary::default(),
+            last_disconnect: None,
+            connect_failures: Vec::new(),
             ex_produce_sent: Examples::default(),
             ex_produce_recv: Examples::default(),
             ex_timeouts: Examples::default(),
@@ -114,6 +126,9 @@ impl<'w> ProtocolLogAnalyzer<'w> {
         }
         self.ts.add(rec.timestamp.map(|t| t.source));
         if !rec.event.is_protocol() {
+            if rec.event.is_broker_error() {
+                self.broker_error(line_no, line, rec, t);
+            }
             return;
         }
         self.protocol_records += 1;
@@ -191,6 +206,34 @@ impl<'w> ProtocolLogAnalyzer<'w> {
                 to.summary_out_queue += out_queue;
                 to.summary_retry_queued += retry_queued;
             }
+            _ => {}
+        }
+    }
+
+    /// librdkafka's error lines about requests and connections.
+    fn broker_error(&mut self, line_no: u64, line: &[u8], rec: &Record<'_>, t: Option<f64>) {
+        self.error_records += 1;
+        let to = &mut self.timeouts;
+        match rec.event {
+            Event::RequestTimedOutError { in_queue, .. } => {
+                to.request_errors_timed_out += 1;
+                to.request_errors_in_queue += in_queue as u64;
+                self.ex_timeouts.offer(line_no, line);
+            }
+            Event::TimedOutDisconnect { requests } => {
+                let key = (
+                    rec.broker.map(str::to_string),
+                    requests,
+                    t.map(f64::to_bits),
+                );
+                if self.last_disconnect.as_ref() != Some(&key) {
+                    to.disconnects += 1;
+                    to.disconnect_requests += requests;
+                    self.ex_timeouts.offer(line_no, line);
+                    self.last_disconnect = Some(key);
+                }
+            }
+            Event::ConnectFailed { reason } => bump(&mut self.connect_failures, reason),
             _ => {}
         }
     }
@@ -302,12 +345,24 @@ impl<'w> ProtocolLogAnalyzer<'w> {
             &self.slowest_produce,
         );
         diagnose_timeouts(&mut diagnoses, &self.timeouts, &self.ex_timeouts);
+        let read = ReadEvidence {
+            lines_read: self.lines_read,
+            records: self.protocol_records
+                + self.error_records
+                + messages_per_request.as_ref().map_or(0, |m| m.messagesets),
+            requests: &requests,
+            messages_per_request: messages_per_request.as_ref(),
+            large_messagesets: sets.large_sets,
+            connect_failures: self.connect_failures.iter().map(|n| n.count).sum(),
+        };
+        diagnose_too_little(&mut diagnoses, &read);
         let report = ProtocolLogReport {
             tool: "analyze-protocol-log",
             lines_read: self.lines_read,
             lines_skipped: self.lines_skipped,
             records_recognised: self.records,
             protocol_records: self.protocol_records,
+            error_records: self.error_records,
             records_outside_window: self.outside,
             timestamps: self.ts.label().to_string(),
             timestamp_sources: self.ts.clone(),
@@ -318,6 +373,7 @@ impl<'w> ProtocolLogAnalyzer<'w> {
             produce,
             messages_per_request,
             timeouts: self.timeouts,
+            connect_failures: self.connect_failures,
             diagnoses,
             not_computed,
             warnings,

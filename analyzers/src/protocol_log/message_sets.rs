@@ -5,6 +5,7 @@
 //! (half a producer's records with `debug=protocol,msg`), and the analyzer takes them
 //! with this same code on the line-at-a-time path.
 
+use crate::findings::diagnoses::protocol_log::CEILING_MAX_REQUEST_BYTES;
 use crate::librdkafka::pipeline::Tally;
 use crate::librdkafka::{EventOf, Timestamp};
 use crate::vocab::report::{Dist, Span, TimestampCounts};
@@ -20,6 +21,8 @@ pub struct MessageSetTally {
     pub(crate) span: Span,
     pub(crate) ts: TimestampCounts,
     pub(crate) msgs_per_set: Dist,
+    /// Produce MessageSets larger than the per-request ceiling's requests can be.
+    pub(crate) large_sets: u64,
     pub(crate) delivered: u64,
     pub(crate) errors: u64,
 }
@@ -40,6 +43,7 @@ impl MessageSetTally {
         self.span.merge(&other.span);
         self.ts.merge(&other.ts);
         self.msgs_per_set.merge(&other.msgs_per_set);
+        self.large_sets += other.large_sets;
         self.delivered += other.delivered;
         self.errors += other.errors;
     }
@@ -47,7 +51,7 @@ impl MessageSetTally {
 
 /// Which MessageSet record, with its message count.
 enum SetRecord {
-    Produced(u64),
+    Produced(u64, u64),
     Delivered,
     Failed,
 }
@@ -56,7 +60,9 @@ impl Tally for MessageSetTally {
     #[inline]
     fn take<S>(&mut self, event: &EventOf<S>, timestamp: Option<Timestamp>) -> bool {
         let set = match event {
-            EventOf::ProduceMessageSet { messages, .. } => SetRecord::Produced(*messages),
+            EventOf::ProduceMessageSet {
+                messages, bytes, ..
+            } => SetRecord::Produced(*messages, *bytes),
             EventOf::MessageSetDelivered { .. } => SetRecord::Delivered,
             EventOf::MessageSetError { .. } => SetRecord::Failed,
             _ => return false,
@@ -73,7 +79,10 @@ impl Tally for MessageSetTally {
         }
         self.ts.add(timestamp.map(|t| t.source));
         match set {
-            SetRecord::Produced(messages) => self.msgs_per_set.record(messages),
+            SetRecord::Produced(messages, bytes) => {
+                self.msgs_per_set.record(messages);
+                self.large_sets += (bytes > CEILING_MAX_REQUEST_BYTES) as u64;
+            }
             SetRecord::Delivered => self.delivered += 1,
             SetRecord::Failed => self.errors += 1,
         }

@@ -21,13 +21,11 @@
 //! ```
 
 mod analyzer;
-mod diagnose;
 mod message_sets;
-mod model;
+pub(crate) mod model;
 mod options;
 mod render;
-mod slowest;
-mod thresholds;
+pub(crate) mod slowest;
 
 use std::io::{Read, Write};
 
@@ -43,10 +41,6 @@ pub use model::{
     TimeoutSummary,
 };
 pub use options::ProtocolLogOptions;
-pub use thresholds::{
-    INFLIGHT_MAX_MESSAGES_PER_REQUEST, INFLIGHT_MAX_REQUEST_BYTES, LIBRDKAFKA_DEFAULT_BATCH_SIZE,
-    MIN_REQUESTS_FOR_DIAGNOSIS,
-};
 
 /// Analyse a librdkafka debug log (any wrapper, gzip or plain) for its requests.
 pub fn analyze_protocol_log<R: Read>(
@@ -87,38 +81,4 @@ pub fn analyze_protocol_log_parallel(
     }
     let summary = a.read_parallel(input, workers.unwrap_or_else(pipeline::default_workers))?;
     a.finish(summary)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn timed_out(summary: &str) -> String {
-        // librdkafka's REQTMOUT summary, as librdkafka#3564's paste shows it (unwrapped).
-        let line = format!(
-            "%4|1632416490.525|REQTMOUT|rdkafka#producer-1| [thrd:k:9092/1003]: k:9092/1003: \
-             {summary}\n"
-        );
-        let r = analyze_protocol_log(line.as_bytes(), &ProtocolLogOptions::default()).unwrap();
-        let d = r
-            .diagnoses
-            .iter()
-            .find(|d| d.id == "request-timeouts")
-            .expect("request-timeouts");
-        d.cause.clone()
-    }
-
-    #[test]
-    fn requests_that_timed_out_in_the_out_queue_were_never_sent() {
-        let queued = timed_out(
-            "Timed out 0 in-flight, 0 retry-queued, 1 out-queue, 1 partially-sent requests",
-        );
-        assert!(queued.contains("before they were sent"), "{queued}");
-        assert!(!queued.contains("got no response"), "{queued}");
-        let sent = timed_out(
-            "Timed out 3 in-flight, 0 retry-queued, 0 out-queue, 0 partially-sent requests",
-        );
-        assert!(sent.contains("got no response"), "{sent}");
-        assert!(!sent.contains("before they were sent"), "{sent}");
-    }
 }

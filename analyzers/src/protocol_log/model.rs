@@ -22,6 +22,10 @@ pub struct ProtocolLogReport {
     pub records_recognised: u64,
     /// … of which protocol records (Sent, Received, Retrying, Timed out).
     pub protocol_records: u64,
+    /// … of which librdkafka's error lines about requests and connections, which need no
+    /// `debug=` (REQERR timeouts, `N request(s) timed out: disconnect`, `Connect to …
+    /// failed`).
+    pub error_records: u64,
     /// Records dropped by `window_start` / `window_end`.
     pub records_outside_window: u64,
     /// Where record times came from: "librdkafka", "wrapper" or "none".
@@ -42,6 +46,8 @@ pub struct ProtocolLogReport {
     pub messages_per_request: Option<MessagesPerRequest>,
     /// REQTMOUT lines.
     pub timeouts: TimeoutSummary,
+    /// `Connect to <address> failed: <reason>` lines, by reason.
+    pub connect_failures: Vec<NameCount>,
     /// Gaps found.
     pub diagnoses: Vec<Diagnosis>,
     /// Figures this log cannot give, and why.
@@ -129,6 +135,17 @@ pub struct TimeoutSummary {
     pub summary_out_queue: u64,
     /// … retry-queued total.
     pub summary_retry_queued: u64,
+    /// REQERR lines of requests that failed timed out (`<Api>Request failed: Local:
+    /// Timed out…`, debug=broker).
+    pub request_errors_timed_out: u64,
+    /// … of which in a queue, before they were sent (`Timed out in queue`).
+    pub request_errors_in_queue: u64,
+    /// `N request(s) timed out: disconnect` lines (a line repeated at once with the same
+    /// time and broker, as an error callback echoes librdkafka's FAIL line, counts once).
+    pub disconnects: u64,
+    /// The N of those lines, summed: librdkafka counts a connection's timeouts from its
+    /// last failure, so the lines do not count a request twice.
+    pub disconnect_requests: u64,
 }
 
 /// A name and a count.
@@ -152,9 +169,10 @@ pub(super) fn bump(list: &mut Vec<NameCount>, name: &str) {
 }
 
 impl ProtocolLogReport {
-    /// The report has something to say: at least one protocol record was found.
+    /// The report has something to say: at least one protocol record, librdkafka error
+    /// line about requests or connections, or Produce MessageSet was found.
     pub fn is_usable(&self) -> bool {
-        self.protocol_records > 0
+        self.protocol_records > 0 || self.error_records > 0 || self.messages_per_request.is_some()
     }
 
     /// The human report.

@@ -9,9 +9,14 @@ impl fmt::Display for ProtocolLogReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use std::fmt::Write as _;
         let mut out = String::new();
+        let errors = if self.error_records > 0 {
+            format!(", {} request or connection errors", self.error_records)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "read {} lines: {} librdkafka records ({} protocol), {} lines skipped",
+            "read {} lines: {} librdkafka records ({} protocol{errors}), {} lines skipped",
             self.lines_read, self.records_recognised, self.protocol_records, self.lines_skipped
         );
         match self.window {
@@ -102,15 +107,27 @@ impl fmt::Display for ProtocolLogReport {
                 m.p50, m.mean, m.max, m.messagesets
             );
         }
+        if !self.connect_failures.is_empty() {
+            let failed: Vec<String> = self
+                .connect_failures
+                .iter()
+                .map(|n| format!("{} ×{}", n.name, n.count))
+                .collect();
+            out.push('\n');
+            wrap_into(&mut out, "connects that failed: ", &failed.join(", "));
+        }
         if self.diagnoses.is_empty() {
             let _ = writeln!(
                 out,
                 "\nno protocol gap found{}",
-                if self.protocol_records == 0 {
+                if self.protocol_records > 0 {
+                    ""
+                } else if self.error_records > 0 || self.messages_per_request.is_some() {
+                    ": no request timed out in what was read; without Sent/Received lines \
+                     (debug=protocol) round trips and in-flight depth were not read"
+                } else {
                     ": the log has no protocol records (is debug=protocol set, and does \
                      the client log at debug level?)"
-                } else {
-                    ""
                 }
             );
         } else {

@@ -4,12 +4,12 @@ use crate::vocab::report::{ExampleLine, EXAMPLE_CHARS};
 
 /// The slowest few lines of a kind (for evidence of queueing).
 #[derive(Debug, Default)]
-pub(super) struct Slowest {
+pub(crate) struct Slowest {
     lines: Vec<(f64, ExampleLine)>,
 }
 
 impl Slowest {
-    pub(super) fn offer(&mut self, key: f64, line_no: u64, line: &[u8]) {
+    pub(crate) fn offer(&mut self, key: f64, line_no: u64, line: &[u8]) {
         if self.lines.len() < 3 || self.lines.iter().any(|(k, _)| *k < key) {
             let ex = ExampleLine {
                 line: line_no,
@@ -32,7 +32,7 @@ impl Slowest {
     }
 
     /// The kept lines, slowest first.
-    pub(super) fn take(&self) -> Vec<ExampleLine> {
+    pub(crate) fn take(&self) -> Vec<ExampleLine> {
         let mut v = self.lines.clone();
         v.sort_by(|a, b| b.0.total_cmp(&a.0));
         v.into_iter().map(|(_, e)| e).collect()

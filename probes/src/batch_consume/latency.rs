@@ -10,10 +10,11 @@ use crate::kit::broker::{Broker, Consumer, Producer, TopicGuard};
 use crate::kit::capture::{AckLatency, KgapContext, Sink};
 use crate::kit::cli::CommonArgs;
 use crate::kit::consume::{self, ConsumeApi, Flow};
+use crate::kit::e2e::E2eRecorder;
 use crate::kit::error::{ProbeError, Result};
 use crate::kit::measure::{self, APP_THREAD};
 use crate::kit::paced::{self, PacedWindow};
-use crate::kit::payload::{self, PayloadKind, Pool};
+use crate::kit::payload::{PayloadKind, Pool};
 use crate::kit::produce::TopicHandle;
 use crate::kit::{Context, Measured, Probe, Sweep, Table};
 use kgap_analyzers::findings::batch_wrapper_latency::{self as rule, SUSTAINED_SHARE};
@@ -49,15 +50,20 @@ pub struct Figures {
     pub rate_achieved_per_s: f64,
     /// The producer reached ≥ 90% of its target rate (the catalogue's share).
     pub sustained: bool,
-    /// The pacer's worst lag behind its schedule and how often it gave up catching up.
+    /// The pacer's worst lag behind its schedule and how many sends were > 1 ms late (it
+    /// catches up, dropping none).
     pub pacer_worst_lag_ms: f64,
-    pub pacer_reanchors: u64,
+    pub pacer_late_sends: u64,
     pub window_sent: u64,
     pub e2e_ms_p50: f64,
     pub e2e_ms_p90: f64,
     pub e2e_ms_p99: f64,
     pub e2e_ms_max: f64,
     pub e2e_count: u64,
+    /// End-to-end from each message's intended send time (its pacer slot): a late send's
+    /// wait counts (coordinated omission).
+    pub e2e_intended_ms_p50: Option<f64>,
+    pub e2e_intended_ms_p99: Option<f64>,
     /// The naive wrapper's arithmetic at the achieved rate: a message waits uniformly up
     /// to min(timeout, batch/rate), so p50 half of it and p99 99% of it.
     pub expected_wait_ms_p50: Option<f64>,
@@ -149,11 +155,13 @@ pub fn evidence(
         timeout_ms,
         naive_rate_achieved_per_s: naive.reps(|f| f.rate_achieved_per_s),
         fixed_rate_achieved_per_s: fixed.reps(|f| f.rate_achieved_per_s),
-        naive_e2e_ms_p50: naive.reps(|f| f.e2e_ms_p50),
-        naive_e2e_ms_p99: naive.reps(|f| f.e2e_ms_p99),
-        fixed_e2e_ms_p50: fixed.reps(|f| f.e2e_ms_p50),
-        fixed_e2e_ms_p99: fixed.reps(|f| f.e2e_ms_p99),
-        poll_e2e_ms_p99: poll.map_or_else(Reps::default, |p| p.reps(|f| f.e2e_ms_p99)),
+        naive_e2e_ms_p50: naive.reps(|f| f.e2e_intended_ms_p50.unwrap_or(f.e2e_ms_p50)),
+        naive_e2e_ms_p99: naive.reps(|f| f.e2e_intended_ms_p99.unwrap_or(f.e2e_ms_p99)),
+        fixed_e2e_ms_p50: fixed.reps(|f| f.e2e_intended_ms_p50.unwrap_or(f.e2e_ms_p50)),
+        fixed_e2e_ms_p99: fixed.reps(|f| f.e2e_intended_ms_p99.unwrap_or(f.e2e_ms_p99)),
+        poll_e2e_ms_p99: poll.map_or_else(Reps::default, |p| {
+            p.reps(|f| f.e2e_intended_ms_p99.unwrap_or(f.e2e_ms_p99))
+        }),
     }
 }
 
@@ -262,8 +270,8 @@ impl Probe for Latency {
             let (from, to, stop_r, c) = (&from, &to, &stop, &consumer);
             let reader = std::thread::Builder::new()
                 .name(APP_THREAD.into())
-                .spawn_scoped(scope, move || -> Result<hdrhistogram::Histogram<u64>> {
-                    let mut h = measure::latency_histogram();
+                .spawn_scoped(scope, move || -> Result<E2eRecorder> {
+                    let mut h = E2eRecorder::default();
                     let go_on = || {
                         if stop_r.load(Ordering::Relaxed) {
                             Flow::Stop
@@ -273,13 +281,12 @@ impl Probe for Latency {
                     };
                     let on_message = |payload: &[u8]| {
                         let now = paced::wall_ns();
-                        if let Some(sent) = payload::read_e2e(payload) {
-                            if sent >= from.load(Ordering::Relaxed)
-                                && sent <= to.load(Ordering::Relaxed)
-                            {
-                                h.saturating_record(((now - sent).max(1000) / 1000) as u64);
-                            }
-                        }
+                        h.record(
+                            payload,
+                            now,
+                            from.load(Ordering::Relaxed),
+                            to.load(Ordering::Relaxed),
+                        );
                         go_on()
                     };
                     consume::drive(c, api, Duration::from_millis(50), on_message, go_on)?;
@@ -313,7 +320,8 @@ impl Probe for Latency {
         if crate::kit::interrupt::stopped() && side.window_sent == 0 {
             return Ok(None);
         }
-        let e = measure::percentiles(&hist);
+        let e = measure::percentiles(&hist.sent);
+        let intended = hist.intended_percentiles();
         let window_s = side.end.at.duration_since(side.start.at).as_secs_f64();
         let achieved = if window_s > 0.0 {
             side.window_sent as f64 / window_s
@@ -326,13 +334,15 @@ impl Probe for Latency {
             rate_achieved_per_s: measure::round3(achieved),
             sustained: achieved >= SUSTAINED_SHARE * rate as f64,
             pacer_worst_lag_ms: measure::round3(side.pacer.worst_lag.as_secs_f64() * 1000.0),
-            pacer_reanchors: side.pacer.reanchors,
+            pacer_late_sends: side.pacer.late_sends,
             window_sent: side.window_sent,
             e2e_ms_p50: e.p50_ms,
             e2e_ms_p90: e.p90_ms,
             e2e_ms_p99: e.p99_ms,
             e2e_ms_max: e.max_ms,
             e2e_count: e.count,
+            e2e_intended_ms_p50: intended.as_ref().map(|i| i.p50_ms),
+            e2e_intended_ms_p99: intended.as_ref().map(|i| i.p99_ms),
             expected_wait_ms_p50: expected.map(|x| x.0),
             expected_wait_ms_p99: expected.map(|x| x.1),
             window_s: measure::round3(window_s),
@@ -389,6 +399,7 @@ impl Probe for Latency {
             "api",
             "p50 ms (min–max)",
             "p99 ms (min–max)",
+            "p99 from intended",
             "wait p50/p99",
             "sustained",
         ]);
@@ -400,6 +411,7 @@ impl Probe for Latency {
                 m.point.api.api.name(),
                 m.reps(|f| f.e2e_ms_p50).show(ms2),
                 m.reps(|f| f.e2e_ms_p99).show(ms2),
+                m.reps_of(|f| f.e2e_intended_ms_p99).show(ms2),
                 m.reps_of(|f| f.expected_wait_ms_p50)
                     .median()
                     .zip(m.reps_of(|f| f.expected_wait_ms_p99).median())

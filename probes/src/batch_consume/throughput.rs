@@ -187,6 +187,7 @@ pub fn broker_evidence(
         client_cores: sweep.result.placement.client_cpus.len(),
         // This probe runs librdkafka only: the finding's Java half is probe-consumer-clients'.
         java_msgs_per_s: Reps::default(),
+        java_poll_cores: Reps::default(),
     }
 }
 

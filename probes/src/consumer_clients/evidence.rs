@@ -124,6 +124,9 @@ pub fn broker_evidence(sweep: &Sweep<ConsumerClients>) -> Option<broker_rule::Ev
         java_msgs_per_s: at(sweep, Api::Classic, size, 1)
             .map(|j| msgs(&j))
             .unwrap_or_default(),
+        java_poll_cores: at(sweep, Api::Classic, size, 1)
+            .map(|j| j.reps(|f| f.busiest("poll")))
+            .unwrap_or_default(),
     })
 }
 

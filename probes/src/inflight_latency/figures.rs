@@ -15,7 +15,8 @@ pub struct Figures {
     pub sustained: bool,
     pub window_s: f64,
     pub pacer_worst_lag_ms: f64,
-    pub pacer_reanchors: u64,
+    /// Messages sent more than 1 ms after their slot (none is dropped from the schedule).
+    pub pacer_late_sends: u64,
     /// Send-to-ack: librdkafka's own per-message latency (`rd_kafka_message_latency`) as the
     /// report is served; Java's send callback.
     pub ack_count: u64,
@@ -31,6 +32,11 @@ pub struct Figures {
     pub e2e_ms_p99: f64,
     pub e2e_ms_p999: f64,
     pub e2e_ms_max: f64,
+    /// End-to-end from each message's intended send time (its pacer slot): a late send's
+    /// wait counts (coordinated omission). Absent when the messages could not carry it.
+    pub e2e_intended_ms_p50: Option<f64>,
+    pub e2e_intended_ms_p99: Option<f64>,
+    pub e2e_intended_ms_p999: Option<f64>,
     /// Window messages the consumer never saw.
     pub e2e_missing: i64,
     /// librdkafka: from a delivery report landing in the empty queue to its serving.

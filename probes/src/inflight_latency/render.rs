@@ -33,6 +33,18 @@ pub fn describe(f: &Figures) -> String {
     s
 }
 
+/// End-to-end p50/p99 from the intended send time (the pacer's slot), medians over reps;
+/// `-` where the messages could not carry that stamp.
+fn intended_pair(m: &Measured<InflightLatency>) -> String {
+    match (
+        med_of(m, |f| f.e2e_intended_ms_p50),
+        med_of(m, |f| f.e2e_intended_ms_p99),
+    ) {
+        (Some(a), Some(b)) => pair(a, b),
+        _ => "-".into(),
+    }
+}
+
 /// A latency in a table cell: two decimals below 100 ms, whole above.
 fn ms(x: f64) -> String {
     if x >= 100.0 {
@@ -76,6 +88,7 @@ pub fn text(sweep: &Sweep<InflightLatency>) -> String {
         "held",
         "ack p50/p99 ms",
         "e2e p50/p99 ms",
+        "from intended",
         "req/s",
         "msgs/req",
         "waiting",
@@ -88,6 +101,7 @@ pub fn text(sweep: &Sweep<InflightLatency>) -> String {
                 vec![
                     pair(med(&m, |f| f.ack_ms_p50), med(&m, |f| f.ack_ms_p99)),
                     pair(med(&m, |f| f.e2e_ms_p50), med(&m, |f| f.e2e_ms_p99)),
+                    intended_pair(&m),
                     opt(med_of(&m, |f| f.produce_requests_per_s), units::si),
                     opt(med_of(&m, |f| f.msgs_per_batch_mean), |x| format!("{x:.1}")),
                     opt(med_of(&m, |f| f.requests_in_flight_mean), units::count),
@@ -183,6 +197,7 @@ fn java_table(sweep: &Sweep<InflightLatency>) -> String {
         "held",
         "ack p50/p99 ms",
         "e2e p50/p99 ms",
+        "from intended",
         "missing",
         "GC ms",
     ]);
@@ -193,6 +208,7 @@ fn java_table(sweep: &Sweep<InflightLatency>) -> String {
                 vec![
                     pair(med(&m, |f| f.ack_ms_p50), med(&m, |f| f.ack_ms_p99)),
                     pair(med(&m, |f| f.e2e_ms_p50), med(&m, |f| f.e2e_ms_p99)),
+                    intended_pair(&m),
                     format!("{:.0}", med(&m, |f| f.e2e_missing as f64)),
                     med_of(&m, |f| f.gc_time_ms.map(|x| x as f64))
                         .map_or("-".into(), |x| format!("{x:.0}")),

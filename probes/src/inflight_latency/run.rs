@@ -7,10 +7,11 @@ use super::options::{InflightLatency, Options};
 use super::point::Point;
 use crate::kit::broker::{Consumer, Producer};
 use crate::kit::capture::{AckLatency, KgapContext, Sink};
+use crate::kit::e2e::E2eRecorder;
 use crate::kit::error::{ProbeError, Result};
 use crate::kit::measure::{self, Percentiles};
 use crate::kit::paced::{self, consumer_settings, producer_settings, Deliveries, PacedWindow};
-use crate::kit::payload::{self, Pool};
+use crate::kit::payload::Pool;
 use crate::kit::produce::{self, TopicHandle};
 use crate::kit::Context;
 use kgap_analyzers::findings::inflight_latency::SUSTAINED_SHARE;
@@ -61,21 +62,22 @@ pub fn once(
     let window_from = AtomicI64::new(i64::MAX);
     let window_to = AtomicI64::new(i64::MAX);
     let stop = AtomicBool::new(false);
-    let (e2e_hist, side) = std::thread::scope(|scope| -> Result<_> {
+    let (e2e_rec, side) = std::thread::scope(|scope| -> Result<_> {
         let (from, to, stop_c, c) = (&window_from, &window_to, &stop, &consumer);
         let reader = std::thread::Builder::new()
             .name("kgap-consumer".into())
             .spawn_scoped(scope, move || {
-                let mut h = measure::latency_histogram();
+                let mut h = E2eRecorder::default();
                 while !stop_c.load(Ordering::Relaxed) {
                     if let Some(Ok(m)) = c.consumer.poll(Duration::from_millis(50)) {
                         let now = paced::wall_ns();
-                        if let Some(sent) = m.payload().and_then(payload::read_e2e) {
-                            if sent >= from.load(Ordering::Relaxed)
-                                && sent <= to.load(Ordering::Relaxed)
-                            {
-                                h.saturating_record(((now - sent).max(1000) / 1000) as u64);
-                            }
+                        if let Some(v) = m.payload() {
+                            h.record(
+                                v,
+                                now,
+                                from.load(Ordering::Relaxed),
+                                to.load(Ordering::Relaxed),
+                            );
                         }
                     }
                 }
@@ -123,7 +125,9 @@ pub fn once(
     let stats = produce::stats_figures(&emits);
     let brokers = crate::kit::broker_figures::per_broker(&emits, "Produce", &window.threads);
     let a: Percentiles = measure::percentiles(&ack_hist);
-    let e: Percentiles = measure::percentiles(&e2e_hist);
+    let e2e_hist = &e2e_rec.sent;
+    let e: Percentiles = measure::percentiles(e2e_hist);
+    let intended = e2e_rec.intended_percentiles();
     let achieved = if window.window_s > 0.0 {
         side.window_sent as f64 / window.window_s
     } else {
@@ -137,7 +141,7 @@ pub fn once(
         sustained: achieved >= SUSTAINED_SHARE * p.rate_per_s as f64,
         window_s: measure::round3(window.window_s),
         pacer_worst_lag_ms: measure::round3(side.pacer.worst_lag.as_secs_f64() * 1000.0),
-        pacer_reanchors: side.pacer.reanchors,
+        pacer_late_sends: side.pacer.late_sends,
         ack_count: a.count,
         ack_ms_p50: a.p50_ms,
         ack_ms_p90: Some(a.p90_ms),
@@ -150,6 +154,9 @@ pub fn once(
         e2e_ms_p99: e.p99_ms,
         e2e_ms_p999: e.p999_ms,
         e2e_ms_max: e.max_ms,
+        e2e_intended_ms_p50: intended.as_ref().map(|i| i.p50_ms),
+        e2e_intended_ms_p99: intended.as_ref().map(|i| i.p99_ms),
+        e2e_intended_ms_p999: intended.as_ref().map(|i| i.p999_ms),
         e2e_missing: side.window_sent as i64 - e.count as i64,
         delivery_serve_ms_p50: (serve.count > 0).then_some(serve.p50_ms),
         delivery_serve_ms_p99: (serve.count > 0).then_some(serve.p99_ms),
@@ -166,6 +173,6 @@ pub fn once(
         gc_time_ms: None,
         process_cpu_s: None,
         ack_cdf: measure::cdf(&ack_hist),
-        e2e_cdf: measure::cdf(&e2e_hist),
+        e2e_cdf: measure::cdf(e2e_hist),
     }))
 }

@@ -157,6 +157,11 @@ pub fn send_evidence(sweep: &Sweep<JavaSocketBuffers>) -> send::Evidence {
     }
 }
 
+/// The JVM's cores over the window (None when the companion could not tell).
+fn process_cores(f: &Figures) -> Option<f64> {
+    (f.process_cpu_s > 0.0 && f.window_s > 0.0).then(|| round3(f.process_cpu_s / f.window_s))
+}
+
 /// java-receive-buffer's evidence: the consumer's read pairs, nothing of the producer's.
 pub fn receive_evidence(sweep: &Sweep<JavaSocketBuffers>) -> receive::Evidence {
     let bytes = |f: &Figures| f.bytes_per_call_p50 as f64;
@@ -168,6 +173,7 @@ pub fn receive_evidence(sweep: &Sweep<JavaSocketBuffers>) -> receive::Evidence {
                 receive_buffer_bytes: receive::DEFAULT_RECEIVE_BUFFER_BYTES,
                 fixed_read_bytes_p50: fixed.reps(bytes),
                 fixed_poll_thread_cores: fixed.reps_of(|f| f.poll_thread_cores),
+                fixed_process_cores: fixed.reps_of(process_cores),
                 fixed_msgs_per_s: fixed.reps(|f| f.msgs_per_s),
                 os_read_bytes_p50: os.reps(bytes),
                 os_poll_thread_cores: os.reps_of(|f| f.poll_thread_cores),

@@ -206,8 +206,11 @@ impl Probe for JavaSocketBuffers {
                     ("acks".to_string(), "1".to_string()),
                     ("enable.idempotence".to_string(), "false".to_string()),
                     ("batch.size".to_string(), p.size_bytes.to_string()),
-                    ("linger.ms".to_string(), "5".to_string()),
+                    ("linger.ms".to_string(), self.opts.linger_ms.to_string()),
                 ]);
+                if let Some(m) = self.opts.max_request_size {
+                    settings.push(("max.request.size".into(), m.to_string()));
+                }
                 settings.extend(self.opts.java_property.iter().cloned());
                 let run = java::run_point(
                     java,

@@ -112,9 +112,12 @@ pub fn java_note(p: &JavaSocketBuffers, version: &str) -> String {
 pub fn notes(p: &JavaSocketBuffers) -> Vec<String> {
     let o = &p.opts;
     let mut v = vec![format!(
-        "producer: 1 KB records, one KafkaProducer, acks=1, idempotence off, linger.ms 5, {} \
-         partitions, a topic of its own per run; consumer: assign() and seek to the start of a \
-         topic prefilled by librdkafka with {} of records",
+        "producer: 1 KB records, one KafkaProducer, acks=1, idempotence off, linger.ms {}, \
+         max.request.size {}, {} partitions, a topic of its own per run; consumer: assign() and \
+         seek to the start of a topic prefilled by librdkafka with {} of records",
+        o.linger_ms,
+        o.max_request_size
+            .map_or_else(|| "1048576 (default)".into(), |m| m.to_string()),
         o.partitions,
         units::bytes(o.consume_bytes as f64)
     )];

@@ -279,18 +279,23 @@ pub struct CompanionResult {
     /// the kernel's); -1 when the JVM cannot tell.
     pub network_thread_user_cpu_s: Option<f64>,
     /// e2e: the paced rate asked for and reached in the window, the pacer's worst lag and
-    /// re-anchors; end-to-end latency (consumer receive − stamped send time, same JVM) of
+    /// late sends; end-to-end latency (consumer receive − stamped send time, same JVM) of
     /// every window message received, and how many never arrived within 15 s.
     pub rate_target_per_s: Option<f64>,
     pub rate_achieved_per_s: Option<f64>,
     pub worst_lag_ms: Option<f64>,
-    pub reanchors: Option<u64>,
+    /// Sends more than 1 ms after their slot (the pacer catches up, dropping none).
+    pub late_sends: Option<u64>,
     pub e2e_samples: Option<u64>,
     pub e2e_missing: Option<i64>,
     pub e2e_ms_p50: Option<f64>,
     pub e2e_ms_p90: Option<f64>,
     pub e2e_ms_p99: Option<f64>,
     pub e2e_ms_p999: Option<f64>,
+    /// End-to-end from each message's intended send time (its pacer slot).
+    pub e2e_intended_ms_p50: Option<f64>,
+    pub e2e_intended_ms_p99: Option<f64>,
+    pub e2e_intended_ms_p999: Option<f64>,
     pub e2e_ms_max: Option<f64>,
     /// consume: CPU seconds of the thread that calls poll() (and reads the socket) over
     /// the window; -1 when the JVM cannot tell.

@@ -269,16 +269,22 @@ fn median_u64(v: &[u64]) -> f64 {
     median(&mut s)
 }
 
-/// Paces a producer at a fixed rate, as the seed benchmark did: park until shortly before a
-/// message is due, spin the rest, and re-anchor when behind instead of bursting to catch up.
+/// Paces a producer at a fixed rate: park until shortly before a message is due, spin the
+/// rest, and when behind send at once until back on the schedule. A late message is never
+/// dropped from it (re-anchoring did, so a hiccup lost sends for good and their wait was
+/// never counted: coordinated omission); each message's due time is its intended send time,
+/// from which latency is also measured ([`Pacer::last_due`]).
 #[derive(Debug, Clone)]
 pub struct Pacer {
     anchor: Instant,
     interval: Duration,
     /// Messages released since the anchor.
     k: u32,
+    /// The due time of the message last released.
+    last_due: Instant,
     pub worst_lag: Duration,
-    pub reanchors: u64,
+    /// Messages sent more than [`LATE`] after their due time.
+    pub late_sends: u64,
 }
 
 /// What the pacer says to do now.
@@ -294,8 +300,8 @@ pub enum Pace {
 
 /// Closer than this to the due time, spin: sleeping overshoots by tens of microseconds.
 const SPIN: Duration = Duration::from_micros(100);
-/// Further behind than this, re-anchor rather than burst.
-const REANCHOR: Duration = Duration::from_millis(1);
+/// Further behind than this, a send counts as late.
+pub const LATE: Duration = Duration::from_millis(1);
 
 impl Pacer {
     pub fn new(rate_per_s: u64, now: Instant) -> Pacer {
@@ -303,8 +309,9 @@ impl Pacer {
             anchor: now,
             interval: Duration::from_secs_f64(1.0 / rate_per_s.max(1) as f64),
             k: 0,
+            last_due: now,
             worst_lag: Duration::ZERO,
-            reanchors: 0,
+            late_sends: 0,
         }
     }
 
@@ -319,18 +326,22 @@ impl Pacer {
         }
         let lag = now - due;
         self.worst_lag = self.worst_lag.max(lag);
-        if lag > REANCHOR {
-            self.anchor = now;
-            self.k = 0;
-            self.reanchors += 1;
+        if lag > LATE {
+            self.late_sends += 1;
         }
+        self.last_due = due;
         self.k += 1;
-        // Keep the multiplier small: re-anchor on the due time every 2^20 messages.
+        // Keep the multiplier small: move the anchor to the schedule every 2^20 messages.
         if self.k >= 1 << 20 {
             self.anchor += self.interval * self.k;
             self.k = 0;
         }
         Pace::Go
+    }
+
+    /// The intended send time of the message last released ([`Pace::Go`]).
+    pub fn last_due(&self) -> Instant {
+        self.last_due
     }
 
     /// Blocks until the next message is due (reads the clock; parks, then spins).
@@ -501,25 +512,32 @@ mod tests {
         assert_eq!(p.next(t0 + Duration::from_micros(950)), Pace::Spin);
         assert_eq!(p.next(t0 + Duration::from_micros(1000)), Pace::Go);
         assert_eq!(p.worst_lag, Duration::ZERO);
-        assert_eq!(p.reanchors, 0);
+        assert_eq!(p.late_sends, 0);
     }
 
     #[test]
-    fn pacer_reanchors_when_behind_instead_of_bursting() {
+    fn pacer_catches_up_when_behind_and_keeps_the_intended_times() {
         let t0 = Instant::now();
         let mut p = Pacer::new(1000, t0);
         assert_eq!(p.next(t0), Pace::Go);
-        // 10 ms late for message 2 (due at 1 ms): sent, lag recorded, re-anchored...
+        // 10 ms late for message 2 (due at 1 ms): sent, lag recorded, counted late...
         let late = t0 + Duration::from_millis(11);
         assert_eq!(p.next(late), Pace::Go);
         assert_eq!(p.worst_lag, Duration::from_millis(10));
-        assert_eq!(p.reanchors, 1);
-        // ...so the next is due 1 ms after the late one, not at once (no burst of 10).
+        assert_eq!(p.late_sends, 1);
+        assert_eq!(p.last_due(), t0 + Duration::from_millis(1));
+        // ...and the messages due since go at once, none dropped from the schedule: the
+        // ones due at 2..=11 ms are all owed at 11 ms.
+        for ms in 2..=11u64 {
+            assert_eq!(p.next(late), Pace::Go, "message due at {ms} ms");
+            assert_eq!(p.last_due(), t0 + Duration::from_millis(ms));
+        }
+        assert_eq!(
+            p.late_sends, 9,
+            "due at 2..=9 ms are > 1 ms late; 10 and 11 are not"
+        );
+        // Back on the schedule: the next (12 ms) waits.
         assert!(matches!(p.next(late), Pace::Park(_)));
-        // A small lag (< 1 ms) is recorded but keeps the schedule.
-        assert_eq!(p.next(late + Duration::from_micros(1500)), Pace::Go);
-        assert_eq!(p.reanchors, 1);
-        assert_eq!(p.worst_lag, Duration::from_millis(10));
     }
 
     #[test]

@@ -241,8 +241,8 @@ pub struct PacedWindow {
 
 /// The paced producer: warmup at the rate, then the window. Per message: wait for its slot
 /// (serving delivery reports as they arrive), copy the pool payload into one scratch buffer,
-/// stamp the wall clock into bytes 0..8, produce with the send time as opaque, serve what
-/// arrived. No allocation. Reports still in flight at the end are left to the caller (poll
+/// stamp the wall clock into bytes 0..8 and the slot's intended time into bytes 8..16,
+/// produce with the send time as opaque, serve what arrived. No allocation. Reports still in flight at the end are left to the caller (poll
 /// the producer, or use [`produce_paced_with`] and [`Deliveries::drain`]).
 #[allow(clippy::too_many_arguments)]
 pub fn produce_paced(
@@ -299,7 +299,10 @@ pub fn produce_paced_with(
             }
         }
         scratch.copy_from_slice(pool.get(i));
-        payload::stamp_e2e(&mut scratch, wall_ns());
+        let now = wall_ns();
+        payload::stamp_e2e(&mut scratch, now);
+        let behind = Instant::now().saturating_duration_since(pacer.last_due());
+        payload::stamp_e2e_intended(&mut scratch, now - behind.as_nanos() as i64);
         let sent = ack.now_ns() as usize;
         loop {
             match handle.produce_with((i % parts) as i32, &scratch, sent) {

@@ -278,6 +278,24 @@ pub fn read_e2e(payload: &[u8]) -> Option<i64> {
         .map(|b| i64::from_be_bytes(b.try_into().expect("8 bytes")))
 }
 
+/// Writes the message's intended send time (its slot in the pacer's schedule), wall-clock
+/// nanoseconds, big-endian, into bytes 8..16: latency from it counts the wait of a late send
+/// (coordinated omission). Payloads shorter than 16 bytes are left alone.
+#[inline]
+pub fn stamp_e2e_intended(payload: &mut [u8], wall_ns: i64) {
+    if payload.len() >= 16 {
+        payload[8..16].copy_from_slice(&wall_ns.to_be_bytes());
+    }
+}
+
+/// Reads the stamp of [`stamp_e2e_intended`].
+#[inline]
+pub fn read_e2e_intended(payload: &[u8]) -> Option<i64> {
+    payload
+        .get(8..16)
+        .map(|b| i64::from_be_bytes(b.try_into().expect("8 bytes")))
+}
+
 pub(crate) fn hex(bytes: &[u8]) -> String {
     use fmt::Write;
     let mut s = String::with_capacity(bytes.len() * 2);
@@ -397,6 +415,13 @@ mod tests {
         assert_eq!(&p[..8], &[1, 2, 3, 4, 5, 6, 7, 8]);
         assert_eq!(read_e2e(&p), Some(0x0102_0304_0506_0708));
         let mut short = vec![9u8; 4];
+        stamp_e2e_intended(&mut p, 0x0a0b_0c0d_0e0f_1011);
+        assert_eq!(
+            read_e2e(&p),
+            Some(0x0102_0304_0506_0708),
+            "bytes 0..8 untouched"
+        );
+        assert_eq!(read_e2e_intended(&p), Some(0x0a0b_0c0d_0e0f_1011));
         stamp_e2e(&mut short, 1);
         assert_eq!(short, vec![9u8; 4]);
         assert_eq!(read_e2e(&short), None);

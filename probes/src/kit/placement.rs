@@ -74,7 +74,7 @@ fn affinity(pid: i32) -> Option<Vec<usize>> {
 }
 
 /// The pid of the process listening on a loopback `host:port` of `bootstrap`, if any.
-fn local_broker_pid(bootstrap: &str) -> Option<i32> {
+pub(crate) fn local_broker_pid(bootstrap: &str) -> Option<i32> {
     let ports: Vec<u16> = bootstrap
         .split(',')
         .filter_map(|hp| {

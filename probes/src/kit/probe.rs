@@ -143,6 +143,8 @@ pub struct Context {
     pub common: CommonArgs,
     /// Set by the sweep driver ([`crate::kit::sweep`]), which makes the context.
     pub(super) progress: Box<dyn Fn(&str)>,
+    /// The local broker's process, whose CPU is not counted as noise beside a run.
+    pub(super) broker_pid: Option<i32>,
 }
 
 impl Context {

@@ -7,7 +7,7 @@
 
 use super::export::{self, Export, Report};
 use super::watchdog::Watchdog;
-use super::{order, placement};
+use super::{noise, order, placement};
 use crate::kit::broker::Broker;
 use crate::kit::cli::CommonArgs;
 use crate::kit::error::{exit, ProbeError, Result};
@@ -78,12 +78,18 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
     let seed = common.seed.unwrap_or_else(order::fresh_seed);
     let plan = order::plan(&table.slots, common.reps, seed);
     let result = new_result(probe, &broker, &common, &plan, table.points);
+    let broker_pid = if broker.is_mock() {
+        None
+    } else {
+        placement::local_broker_pid(broker.bootstrap())
+    };
     let cx = Context {
         broker,
         java,
         out,
         common,
         progress,
+        broker_pid,
     };
     cx.progress(&format!("broker: {}", cx.broker.label()));
     let mut sweep = Sweep {
@@ -273,6 +279,7 @@ fn new_result<P: Probe>(
         interrupted: false,
         failed: None,
         preflight: None,
+        noise: Vec::new(),
     }
 }
 
@@ -319,7 +326,9 @@ fn run_slot<P: Probe>(
     };
     let dir = cx.out.run_dir(&label, slot.rep)?;
     let started = std::time::Instant::now();
+    let before = noise::snapshot(cx.broker_pid);
     let outcome = probe.run(cx, setup, client, &sweep.params[slot.point], &dir);
+    let after = noise::snapshot(cx.broker_pid);
     let stalls = watchdog
         .map(|w| w.stalls_between(started, std::time::Instant::now()))
         .unwrap_or_default();
@@ -369,6 +378,12 @@ fn run_slot<P: Probe>(
         probe.describe(&figures)
     ));
     sweep.result.points[slot.point].push(figures);
+    if let Some(n) = before
+        .zip(after)
+        .and_then(|(a, b)| noise::between(&a, &b, slot.point, slot.rep))
+    {
+        sweep.result.noise.push(n);
+    }
     if interrupt::stopped() {
         sweep.result.interrupted = true;
     }
@@ -404,6 +419,14 @@ fn decide<P: Probe>(probe: &P, cx: &Context, sweep: &mut Sweep<P>) {
         sweep.result.warnings.push(w);
     }
     sweep.result.verdicts = probe.verdicts(sweep);
+    noise::annotate(&mut sweep.result.verdicts, &sweep.result.noise);
+    if let Some(line) = noise::summary(&sweep.result.noise) {
+        if sweep.result.noise.iter().any(noise::noisy) {
+            sweep.result.warnings.push(line);
+        } else {
+            sweep.result.notes.push(line);
+        }
+    }
     let stats = super::self_diagnosis::read(&cx.out, sweep);
     sweep.result.diagnoses.extend(stats);
 }

@@ -4,17 +4,21 @@
 //! functions of these files; a threshold changed here is changed in every tool.
 //!
 //! One file (or folder) per analyzer. Each holds its `pub const` thresholds, the functions
-//! that turn the analyzer's evidence into [`Diagnosis`]es (through [`DiagnosisRule::emit`], so
-//! an id cannot be made up elsewhere), and `RULES`, its entries of [`DIAGNOSES`].
+//! that turn the analyzer's evidence into diagnoses (through [`DiagnosisRule::emit`], so an
+//! id cannot be made up elsewhere), and `RULES`, its entries of [`DIAGNOSES`]. The rule's
+//! types are in `rule.rs`, which those files use (not this front door, which uses them).
 
+pub mod fetch_log;
 pub mod gc;
 pub mod jfr;
+pub mod protocol_log;
 mod rule;
 
 pub use rule::{DiagnosisRule, Level, Scope, Threshold};
 
 /// Every analyzer's diagnoses, analyzer by analyzer.
-pub const DIAGNOSES: &[&[DiagnosisRule]] = &[gc::RULES, jfr::RULES];
+pub const DIAGNOSES: &[&[DiagnosisRule]] =
+    &[fetch_log::RULES, gc::RULES, jfr::RULES, protocol_log::RULES];
 
 /// The rule of diagnosis `id` made by `analyzer`.
 pub fn rule(id: &str, analyzer: &str) -> Option<&'static DiagnosisRule> {

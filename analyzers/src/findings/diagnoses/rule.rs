@@ -1,6 +1,7 @@
-//! A diagnosis rule's parts: its level, its thresholds with their sources, and `emit`, the
-//! one way a catalogue file builds a [`Diagnosis`]. Apart from the folder's `mod.rs` so the
-//! analyzers' files can name them without importing the front door that lists them.
+//! What a diagnosis rule is: its level, its thresholds with their sources, and how it
+//! builds its [`Diagnosis`]. Apart from the folder's `mod.rs`, which registers every
+//! analyzer's file, so that those files can use these types without importing their own
+//! front door (check-house: mod.rs -> child -> mod.rs is a ring).
 
 use serde::Serialize;
 

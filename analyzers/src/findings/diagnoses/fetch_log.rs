@@ -1,14 +1,55 @@
-//! The fetch gaps: partitions asleep on a full queue (fetch.queue.backoff.ms), and
-//! backoffs after fetch errors.
+//! analyze-fetch-log's diagnoses: partitions asleep on a full queue
+//! (fetch.queue.backoff.ms), and backoffs after fetch errors. What the analyzer gathered
+//! (per-partition backoffs and fetch decisions, per-fetcher errors) in; the diagnoses with
+//! their thresholds and words out.
 
 use serde_json::json;
 
-use super::model::{FetcherStats, PartitionFetch, ReasonCount};
-use super::reasons::count_reason;
-use super::thresholds::QUEUE_BACKOFF_FRACTION_THRESHOLD;
+use super::rule::{DiagnosisRule, Level, Scope, Threshold};
+use crate::fetch_log::model::{FetcherStats, PartitionFetch, ReasonCount};
+use crate::fetch_log::reasons::count_reason;
 use crate::vocab::report::{round3, Diagnosis, Examples, Window};
 
-pub(super) fn diagnose_queue_backoff(
+const ANALYZER: &str = "analyze-fetch-log";
+
+/// Share of the window a partition must spend backed off on a full queue before
+/// `fetch-queue-backoff` is reported.
+pub const QUEUE_BACKOFF_FRACTION_THRESHOLD: f64 = 0.05;
+
+/// Partitions asleep on a full local queue for fetch.queue.backoff.ms: the post's Gap 2.
+pub const FETCH_QUEUE_BACKOFF: DiagnosisRule = DiagnosisRule {
+    id: "fetch-queue-backoff",
+    analyzer: ANALYZER,
+    level: Level::Problem,
+    scope: Scope::KafkaClient,
+    rule: "partitions backed off on `Local: Queue full` and spent, on average, at least \
+           QUEUE_BACKOFF_FRACTION_THRESHOLD of the window asleep (any such backoff when the \
+           log has no timestamps); the limit hit is the one the fetch-decide lines name most",
+    thresholds: &[Threshold {
+        name: "QUEUE_BACKOFF_FRACTION_THRESHOLD",
+        value: QUEUE_BACKOFF_FRACTION_THRESHOLD,
+        unit: "share of the window (mean of the partitions backed off)",
+        source: "reasoned margin: the post's consumer slept most of its window (1000 ms \
+                 naps against milliseconds of draining); a twentieth is already a cost, \
+                 less is a short nap",
+    }],
+};
+
+/// Fetches paused for fetch.error.backoff.ms after errors (end of partition is not one).
+pub const FETCH_ERROR_BACKOFF: DiagnosisRule = DiagnosisRule {
+    id: "fetch-error-backoff",
+    analyzer: ANALYZER,
+    level: Level::Problem,
+    scope: Scope::KafkaClient,
+    rule: "at least one fetch backoff after an error, per partition or broker-wide \
+           (`Broker: No more messages`, the end of a partition, is not an error)",
+    thresholds: &[],
+};
+
+/// analyze-fetch-log's diagnoses.
+pub const RULES: &[DiagnosisRule] = &[FETCH_QUEUE_BACKOFF, FETCH_ERROR_BACKOFF];
+
+pub(crate) fn diagnose_queue_backoff(
     out: &mut Vec<Diagnosis>,
     partitions: &[PartitionFetch],
     window: Option<Window>,
@@ -88,10 +129,9 @@ pub(super) fn diagnose_queue_backoff(
     per_partition.truncate(20);
     let mut examples = ex_backoff.take(2);
     examples.extend(ex_decide.take(1));
-    out.push(Diagnosis {
-        id: "fetch-queue-backoff".into(),
-        title: format!("fetcher asleep {asleep}: local queue full"),
-        evidence: json!({
+    out.push(FETCH_QUEUE_BACKOFF.emit(
+        format!("fetcher asleep {asleep}: local queue full"),
+        json!({
             "partitions_backed_off": hit.len(),
             "queue_full_backoffs": backoffs,
             "fetch_queue_backoff_ms": backoff_ms,
@@ -104,20 +144,20 @@ pub(super) fn diagnose_queue_backoff(
             "queued_max_kbytes": queued_max_kb,
             "per_partition": per_partition,
         }),
-        cause: format!(
+        format!(
             "the fetcher was asleep {asleep} because the local queue reached {limit}: \
              each time, librdkafka stopped fetching the partition for {pause} \
              (fetch.queue.backoff.ms) while the application drained the queue far sooner"
         ),
-        fix: format!(
+        format!(
             "lower fetch.queue.backoff.ms (10) or raise {raise}; if the application \
              thread is the limit after that, consume in batches"
         ),
         examples,
-    });
+    ));
 }
 
-pub(super) fn diagnose_error_backoff(
+pub(crate) fn diagnose_error_backoff(
     out: &mut Vec<Diagnosis>,
     partitions: &[PartitionFetch],
     fetchers: &[FetcherStats],
@@ -136,23 +176,51 @@ pub(super) fn diagnose_error_backoff(
             }
         }
     }
-    out.push(Diagnosis {
-        id: "fetch-error-backoff".into(),
-        title: format!(
-            "{} fetch backoffs after errors",
-            part_errors + broker_errors
-        ),
-        evidence: json!({
-            "partition_error_backoffs": part_errors,
-            "broker_error_backoffs": broker_errors,
-            "broker_error_reasons": reasons,
-        }),
-        cause: "fetches failed and librdkafka paused them for fetch.error.backoff.ms \
+    out.push(
+        FETCH_ERROR_BACKOFF.emit(
+            format!(
+                "{} fetch backoffs after errors",
+                part_errors + broker_errors
+            ),
+            json!({
+                "partition_error_backoffs": part_errors,
+                "broker_error_backoffs": broker_errors,
+                "broker_error_reasons": reasons,
+            }),
+            "fetches failed and librdkafka paused them for fetch.error.backoff.ms \
                 (500 ms by default) each time; the example lines name the error"
-            .into(),
-        fix: "fix the error the lines name (leadership changes, authorization, an \
+                .into(),
+            "fix the error the lines name (leadership changes, authorization, an \
               unavailable broker); lowering fetch.error.backoff.ms only retries sooner"
-            .into(),
-        examples: ex.take(3),
-    });
+                .into(),
+            ex.take(3),
+        ),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rules_are_in_the_catalogue() {
+        for r in RULES {
+            assert_eq!(super::super::rule(r.id, ANALYZER).map(|x| x.id), Some(r.id));
+        }
+    }
+
+    #[test]
+    fn no_backoff_is_no_diagnosis() {
+        let mut out = Vec::new();
+        diagnose_queue_backoff(
+            &mut out,
+            &[],
+            None,
+            true,
+            &Examples::default(),
+            &Examples::default(),
+        );
+        diagnose_error_backoff(&mut out, &[], &[], &Examples::default());
+        assert!(out.is_empty());
+    }
 }
