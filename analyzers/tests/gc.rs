@@ -1187,3 +1187,89 @@ fn no_gc_problem_is_never_said_of_what_was_not_read() {
     let r = analyze_bytes(&[("short", short.into_bytes())]);
     assert_eq!(ids(&r), ["gc-log-too-short"]);
 }
+
+fn paste(name: &str) -> GcReport {
+    let bytes = std::fs::read(root().join("fixtures/pastes/gc").join(name)).unwrap();
+    analyze_bytes(&[(name, bytes)])
+}
+
+/// Real pastes: a prefix of any kind before every line (`name|`, swarm's `service | `, a
+/// Markdown fence glued to the first line) reads as the lines without it.
+#[test]
+fn lines_behind_any_prefix_read_as_the_jvm_wrote_them() {
+    for (name, prefix_end) in [
+        ("004-ev3dev-serial-unified-prefixed.log", "|"),
+        ("028-trino-zgc-allocation-stall-swarm-prefix.log", "| "),
+        ("047-hazelcast-g1-humongous-full-gc-fence-glued.log", "```"),
+    ] {
+        let text = std::fs::read_to_string(root().join("fixtures/pastes/gc").join(name)).unwrap();
+        let bare: String = text
+            .split_inclusive('\n')
+            .map(|l| l.find(prefix_end).map_or(l, |i| &l[i + prefix_end.len()..]))
+            .collect();
+        let got = paste(name);
+        let want = analyze_bytes(&[(name, bare.into_bytes())]);
+        assert!(got.is_usable(), "{name}: {:?}", got.unsupported);
+        assert_eq!(ids(&got), ids(&want), "{name}");
+        assert_eq!(got.pauses.count, want.pauses.count, "{name}");
+    }
+}
+
+/// A G1 log cut inside a pause (its `gc,start` line, not its end) is read and says so.
+#[test]
+fn a_log_cut_inside_a_pause_is_read_and_says_so() {
+    let r = paste("027-trino-coordinator-g1-unified-time-pid.log");
+    assert_eq!(r.collector.as_deref(), Some("G1"));
+    assert_eq!(ids(&r), ["gc-log-too-short"]);
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("ends inside GC(62) Pause Young")),
+        "{:?}",
+        r.warnings
+    );
+    // A whole log does not say it.
+    let r = analyze_file("g1-jdk17-bounded.log");
+    assert!(!r.warnings.iter().any(|w| w.contains("ends inside")));
+}
+
+/// Back-to-back Parallel full GCs that leave the old generation 99.8% full collapse even
+/// though the heap is 71% full after them (the young generation is emptied).
+#[test]
+fn the_old_generation_full_after_full_gcs_is_a_collapse() {
+    let r = paste("005-gcviewer-parallel-back-to-back-full-gc.log");
+    assert!(ids(&r).contains(&"gc-collapse"), "{:?}", ids(&r));
+    let d = r.diagnoses.iter().find(|d| d.id == "gc-collapse").unwrap();
+    assert!(d.title.contains("old generation"), "{}", d.title);
+    // CMS's old generation a third full after its stop-the-world collection: no collapse.
+    let r = paste("046-so-copy-cms-parnew-promotion-failed.log");
+    assert!(!ids(&r).contains(&"gc-collapse"), "{:?}", ids(&r));
+    assert!(ids(&r).contains(&"concurrent-gc-behind"), "{:?}", ids(&r));
+}
+
+#[test]
+fn an_out_of_memory_line_is_a_diagnosis() {
+    let r = paste("055-dragonwell-zgc-out-of-memory-line.log");
+    assert!(ids(&r).contains(&"out-of-memory"), "{:?}", ids(&r));
+    assert!(!ids(&r).contains(&"gc-collapse"));
+}
+
+/// Shenandoah's control-thread lines without decorations: a degenerated cycle is the
+/// collector falling behind; a normal one is not.
+#[test]
+fn an_undecorated_degenerated_shenandoah_cycle_is_a_collector_behind() {
+    let r = paste("050-genshen-completed-gc-undecorated.log");
+    assert_eq!(r.collector.as_deref(), Some("Shenandoah"));
+    assert_eq!(ids(&r), ["concurrent-gc-behind"]);
+    let text = std::fs::read_to_string(
+        root().join("fixtures/pastes/gc/050-genshen-completed-gc-undecorated.log"),
+    )
+    .unwrap();
+    let normal: String = text
+        .lines()
+        .filter(|l| !l.contains("(degenerated)"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let r = analyze_bytes(&[("normal", normal.into_bytes())]);
+    assert!(!ids(&r).contains(&"concurrent-gc-behind"), "{:?}", ids(&r));
+}

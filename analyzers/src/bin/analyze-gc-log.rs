@@ -49,7 +49,7 @@ struct Args {
     #[arg(long, value_name = "SECS", default_value_t = 1.0)]
     window: f64,
     /// Pauses at least this long are reported as long.
-    #[arg(long, value_name = "MS", default_value_t = 200.0)]
+    #[arg(long, value_name = "MS", default_value_t = kgap_analyzers::findings::diagnoses::gc::LONG_PAUSE_MS)]
     long_pause_ms: f64,
     /// The JVM's maximum heap in MB (-Xmx), for logs that do not print it: a maximum the log
     /// states itself wins, and the report says the option was not used.

@@ -74,7 +74,7 @@ pub(crate) struct Analyzer<'o, 'w> {
     pub(super) offset: f64,
     pub(super) last_t: Option<f64>,
     pub(super) restarts: u64,
-    // Pauses (their distribution: the types' merged, see `diagnose::build`).
+    // Pauses (their distribution: the types' merged, see `finish::build`).
     pub(super) total_ms: f64,
     pub(super) max_ms: f64,
     pub(super) types: Vec<TypeAcc>,
@@ -98,6 +98,16 @@ pub(crate) struct Analyzer<'o, 'w> {
     pub(super) concurrent_failures: Vec<Count>,
     pub(super) promotion: Promotion,
     pub(super) old_change: Option<(f64, f64, bool)>,
+    /// The old generation's capacity on the line of `old_change`, when it gives one.
+    pub(super) old_capacity: Option<f64>,
+    /// Full GCs that left the old generation, not the heap, at least the collapse share
+    /// full (the windows took the old generation's fill for them).
+    pub(super) old_full_after_full_gc: u64,
+    /// The last pause start line (`gc,start`: its GC id and words), and the GC id of the
+    /// last pause read whole: a log cut between the two ends inside that pause.
+    pub(super) pause_started: Option<u64>,
+    pub(super) pause_started_words: String,
+    pub(super) last_pause_gc: Option<u64>,
     pub(super) long_pauses: u64,
     pub(super) long_full: u64,
     pub(super) windows: Windows<'w>,
@@ -109,6 +119,9 @@ pub(crate) struct Analyzer<'o, 'w> {
     pub(super) ex_failure: Examples,
     pub(super) ex_stall: Examples,
     pub(super) ex_humongous: Examples,
+    /// `Out Of Memory` / `OutOfMemoryError` lines, and the first few.
+    pub(super) out_of_memory: u64,
+    pub(super) ex_oom: Examples,
     pub(super) warnings: Vec<String>,
     /// The unescaped text of a JSON-wrapped line (see [`super::shipper`]).
     pub(super) scratch: Vec<u8>,
@@ -175,6 +188,11 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             concurrent_failures: Vec::new(),
             promotion: Promotion::default(),
             old_change: None,
+            old_capacity: None,
+            old_full_after_full_gc: 0,
+            pause_started: None,
+            pause_started_words: String::new(),
+            last_pause_gc: None,
             long_pauses: 0,
             long_full: 0,
             windows,
@@ -185,6 +203,8 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             ex_failure: Examples::default(),
             ex_stall: Examples::default(),
             ex_humongous: Examples::default(),
+            out_of_memory: 0,
+            ex_oom: Examples::default(),
             warnings: Vec::new(),
             scratch: Vec::new(),
             last_pauses: Vec::new(),
@@ -318,13 +338,25 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             }
             Event::AllocationStallsCounted(n) => self.stalls.counted_by_gc += n,
             Event::ConcurrentFailure(what) => {
+                // The failure names its collector (a log of these lines alone says no more).
+                if what.starts_with("Shenandoah") {
+                    Self::collector_seen(&mut self.hinted, Collector::Shenandoah);
+                }
                 bump(&mut self.concurrent_failures, what);
                 Self::offer(&self.files, self.file, &mut self.ex_failure, line_no, raw);
             }
-            Event::OldGen { before, after } => self.old_change = Some((before, after, true)),
+            Event::OldGen {
+                before,
+                after,
+                capacity,
+            } => {
+                self.old_change = Some((before, after, true));
+                self.old_capacity = capacity;
+            }
             Event::OldRegions { before, after } => {
                 if let Some(r) = self.region_size {
                     self.old_change = Some((before * r, after * r, true));
+                    self.old_capacity = None;
                 }
             }
             Event::HumongousRegions { after } => {
@@ -337,6 +369,10 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             Event::Tenuring { threshold, max } => {
                 self.promotion.tenuring_lines += 1;
                 self.promotion.tenuring_threshold_low += u64::from(threshold <= 1 && max > 1);
+            }
+            Event::OutOfMemory => {
+                self.out_of_memory += 1;
+                Self::offer(&self.files, self.file, &mut self.ex_oom, line_no, raw);
             }
         }
     }
@@ -527,6 +563,7 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             Self::collector_seen(&mut self.hinted, c);
         }
         let us = pause_micros(ms);
+        self.last_pause_gc = self.gc_id;
         self.total_ms += ms;
         // Not `f64::max`: it pays NaN handling (docs/perf.md), and `max_ms` starts at 0
         // and takes only larger values, so it is never NaN and the two agree.
@@ -573,7 +610,20 @@ impl<'o, 'w> Analyzer<'o, 'w> {
             if let Some(f) = self.heap_fraction(&h) {
                 let young = class == PauseClass::Young;
                 self.heap_trends(t, f, young, class.point_kind());
-                window_heap = Some((f, young));
+                // After a full GC the young generation is empty: how full the old one
+                // stays is the live set's fill (Parallel's back-to-back full GCs leave the
+                // old generation 99% full and the heap 71%), and the collapse rule's.
+                let old_fill = match (full, old, self.old_capacity) {
+                    (true, Some((_, after, _)), Some(c)) if c > 0.0 => (after / c).min(1.0),
+                    _ => 0.0,
+                };
+                let share = self.opts.collapse_heap_share;
+                if f < share && old_fill >= share {
+                    self.old_full_after_full_gc += 1;
+                    window_heap = Some((old_fill, young));
+                } else {
+                    window_heap = Some((f, young));
+                }
             }
             match class {
                 PauseClass::Young => {
@@ -670,12 +720,19 @@ impl<'o, 'w> Analyzer<'o, 'w> {
     }
 
     /// Close the windows (the last one's timeline row): the analysis is ready for its
-    /// report (`diagnose::build`).
+    /// report (`finish::build`).
     pub(super) fn finish(&mut self) -> Result<(), AnalyzeError> {
         self.windows
             .set_generational(self.collector().map_or(true, Collector::generational));
         self.windows.finish().map_err(AnalyzeError::Timeline)?;
         Ok(())
+    }
+
+    /// The pause the log ends inside: the last GC's start line without its end line.
+    pub(super) fn open_pause(&self) -> Option<(u64, &str)> {
+        let id = self.pause_started?;
+        (self.gc_id_last == Some(id) && self.last_pause_gc != Some(id))
+            .then_some((id, self.pause_started_words.as_str()))
     }
 
     /// The collector the report names: the one the log names, else the one its words imply.

@@ -94,6 +94,9 @@ pub(crate) enum Event<'a> {
         /// `(to-space exhausted)` in the record.
         evacuation_failure: bool,
     },
+    /// The JVM ran out of memory: ZGC's `Out Of Memory (thread)`, or a
+    /// `java.lang.OutOfMemoryError` written into a JDK 8 log.
+    OutOfMemory,
     /// JDK 9–20's separate `To-space exhausted` line.
     ToSpaceExhausted,
     /// A whole concurrent collection (ZGC `Garbage Collection`, `Minor/Major Collection`;
@@ -108,7 +111,12 @@ pub(crate) enum Event<'a> {
     ConcurrentFailure(&'static str),
     /// Old generation before → after one GC, bytes (Parallel/Serial/CMS, or G1 regions
     /// converted with the region size).
-    OldGen { before: f64, after: f64 },
+    OldGen {
+        before: f64,
+        after: f64,
+        /// The old generation's capacity when the line gives it (`a->b(c)`).
+        capacity: Option<f64>,
+    },
     /// G1 old regions before → after (converted later, when the region size is known).
     OldRegions { before: f64, after: f64 },
     /// G1 humongous regions after a GC.

@@ -98,6 +98,17 @@ impl LegacyAssembler {
             }
             return;
         }
+        if line.contains("java.lang.OutOfMemoryError") {
+            emit(stamp_here, &Event::OutOfMemory);
+        }
+        if line.contains("ParNew (promotion failed)") {
+            emit(
+                stamp_here,
+                &Event::ConcurrentFailure(
+                    "CMS promotion failed (no room in the old generation for a young GC's survivors)",
+                ),
+            );
+        }
         if line.contains("concurrent mode failure") {
             emit(
                 stamp_here,
@@ -196,6 +207,7 @@ impl LegacyAssembler {
                             &Event::OldGen {
                                 before: h.before,
                                 after: h.after,
+                                capacity: h.capacity,
                             },
                         );
                     }

@@ -83,15 +83,29 @@ impl OwnedEvent {
                 o.failure = w;
                 o.example = w.to_string();
             }
-            Event::OldGen { before, after } => {
+            Event::OldGen {
+                before,
+                after,
+                capacity,
+            } => {
                 o.kind = 6;
                 o.a = before;
                 o.b = after;
+                o.heap = capacity.map(|c| HeapChange {
+                    before,
+                    after,
+                    capacity: Some(c),
+                    after_pct_of_max: None,
+                });
             }
             Event::Tenuring { threshold, max } => {
                 o.kind = 7;
                 o.a = threshold as f64;
                 o.b = max as f64;
+            }
+            Event::OutOfMemory => {
+                o.kind = 8;
+                o.example = "OutOfMemoryError".into();
             }
             _ => o.kind = 0,
         }
@@ -116,11 +130,13 @@ impl OwnedEvent {
             6 => Event::OldGen {
                 before: self.a,
                 after: self.b,
+                capacity: self.heap.and_then(|h| h.capacity),
             },
             7 => Event::Tenuring {
                 threshold: self.a as u32,
                 max: self.b as u32,
             },
+            8 => Event::OutOfMemory,
             _ => Event::AllocationStallsCounted(0),
         }
     }

@@ -30,13 +30,31 @@ impl Analyzer<'_, '_> {
         let (id, message) = unified::split_gc_id(message);
         if !d.decorated && id.is_none() && !self.format_known {
             // Undecorated text before the format is known: only a few GC lines qualify.
-            if !(message.starts_with("Using ") || message.starts_with("Version: ")) {
+            if !(message.starts_with("Using ")
+                || message.starts_with("Version: ")
+                || message.starts_with("Completed GC (degenerated)"))
+            {
                 return;
             }
         }
-        let Some(event) = unified::parse_message(message) else {
+        // Shenandoah's control thread without decorations (a decorated log says the same
+        // with `Pause Degenerated GC`, counted there): a cycle that fell back to
+        // stop-the-world.
+        let control = !d.decorated && message.starts_with("Completed GC (degenerated)");
+        let parsed = if control {
+            Some(super::event::Event::ConcurrentFailure(
+                "Shenandoah degenerated to a stop-the-world cycle",
+            ))
+        } else {
+            unified::parse_message(message)
+        };
+        let Some(event) = parsed else {
             if d.decorated || id.is_some() {
                 self.note_unified();
+                // A pause's start line: its end line carries the duration and the heap.
+                if let Some(id) = id.filter(|_| message.starts_with("Pause ")) {
+                    self.pause_start(id, message);
+                }
             }
             return;
         };
@@ -100,6 +118,15 @@ impl Analyzer<'_, '_> {
         self.first_line_of_file = false;
         let Some(event) = event else {
             self.note_unified();
+            // A pause's start line (`gc,start`, no duration: the worker found no event).
+            if let Some(id) = *id {
+                if let Some(at) = memchr::memmem::find(bytes, b"] GC(") {
+                    let message = std::str::from_utf8(&bytes[at..]).unwrap_or("");
+                    if let Some(m) = message.find(") Pause ") {
+                        self.pause_start(id, &message[m + 2..]);
+                    }
+                }
+            }
             return;
         };
         let (uptime, wall) = (*uptime, *wall);
@@ -140,6 +167,31 @@ impl Analyzer<'_, '_> {
                 self.event(t, number, bytes, &e);
             }
         }
+    }
+
+    /// `GC(62) Pause Young (Normal) (G1 Evacuation Pause)` without a duration: kept, so a
+    /// log that ends before the pause's end line says so, and its collector named when
+    /// the words name it (a G1 cause or G1's young sub-kinds).
+    fn pause_start(&mut self, id: u64, message: &str) {
+        let words = message.trim_ascii_end();
+        let g1 = words.contains("(G1 ")
+            || [
+                "(Normal)",
+                "(Concurrent Start)",
+                "(Prepare Mixed)",
+                "(Mixed)",
+            ]
+            .iter()
+            .any(|k| words.contains(k));
+        if g1 {
+            Self::collector_seen(&mut self.hinted, super::event::Collector::G1);
+        }
+        self.gc_id_first.get_or_insert(id);
+        self.gc_id_last = Some(self.gc_id_last.map_or(id, |l| l.max(id)));
+        self.pause_started = Some(id);
+        // Reused: one start line a GC, no allocation each.
+        self.pause_started_words.clear();
+        self.pause_started_words.push_str(words);
     }
 
     pub(super) fn note_unified(&mut self) {

@@ -23,9 +23,10 @@
 
 mod analyzer;
 mod blocks;
-mod diagnose;
 pub(crate) mod event;
+pub(crate) mod evidence;
 pub mod files;
+mod finish;
 mod legacy;
 mod legacy_event;
 mod lines;
@@ -37,7 +38,7 @@ mod pause_numbers;
 mod pre_line;
 mod preparse;
 mod render;
-mod report;
+pub(crate) mod report;
 mod rounding;
 pub(crate) mod scan;
 mod series;
@@ -56,10 +57,9 @@ pub(crate) use analyzer::Analyzer;
 pub use options::{default_threads, GcLogOptions};
 pub use report::{
     Count, GcInputSummary, GcReport, HeapTrend, Humongous, PauseStats, PauseTypeStats, Promotion,
-    Stalls,
+    Stalls, WindowSummary,
 };
 pub use series::Point;
-pub use windows::WindowSummary;
 /// One input: a name for messages and what to read (plain or gzip): a plain regular file
 /// ([`Source::file`]) is read in chunks by every parser thread, any other stream
 /// ([`Source::stream`]) on a thread of its own beside them.
@@ -123,5 +123,5 @@ pub fn analyze_gc_logs<'a, 'w>(
         }
     }
     a.finish()?;
-    Ok(diagnose::build(a, with_timeline))
+    Ok(finish::build(a, with_timeline))
 }

@@ -1,6 +1,7 @@
 //! The options of one analysis, and their defaults.
 
 use super::scan;
+use crate::findings::diagnoses::gc as rules;
 
 /// Options of one analysis.
 #[derive(Debug, Clone)]
@@ -32,9 +33,9 @@ impl Default for GcLogOptions {
     fn default() -> Self {
         GcLogOptions {
             window_s: 1.0,
-            long_pause_ms: 200.0,
-            collapse_gc_share: 0.20,
-            collapse_heap_share: 0.80,
+            long_pause_ms: rules::LONG_PAUSE_MS,
+            collapse_gc_share: rules::COLLAPSE_GC_SHARE,
+            collapse_heap_share: rules::COLLAPSE_HEAP_SHARE,
             max_heap_bytes: None,
             buffer_bytes: scan::BUFFER_BYTES,
             every_line: false,

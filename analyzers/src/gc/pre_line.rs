@@ -119,7 +119,15 @@ impl SpanEvent {
                 SpanEvent::Plain(Event::AllocationStallsCounted(n))
             }
             Event::ConcurrentFailure(w) => SpanEvent::Plain(Event::ConcurrentFailure(w)),
-            Event::OldGen { before, after } => SpanEvent::Plain(Event::OldGen { before, after }),
+            Event::OldGen {
+                before,
+                after,
+                capacity,
+            } => SpanEvent::Plain(Event::OldGen {
+                before,
+                after,
+                capacity,
+            }),
             Event::OldRegions { before, after } => {
                 SpanEvent::Plain(Event::OldRegions { before, after })
             }
@@ -129,6 +137,7 @@ impl SpanEvent {
             Event::Tenuring { threshold, max } => {
                 SpanEvent::Plain(Event::Tenuring { threshold, max })
             }
+            Event::OutOfMemory => SpanEvent::Plain(Event::OutOfMemory),
         }
     }
 

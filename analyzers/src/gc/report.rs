@@ -5,8 +5,27 @@ use serde::Serialize;
 
 use super::rounding::round3;
 use super::series::Point;
-use super::windows::WindowSummary;
 use crate::vocab::report::{Diagnosis, Dist, ExampleLine, Examples};
+
+/// One closed window, as the report and the timeline see it.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct WindowSummary {
+    /// Window start on the log's clock (seconds).
+    pub start_s: f64,
+    /// Stop-the-world GC time in the window.
+    pub gc_ms: f64,
+    /// `gc_ms` over the part of the window the log covers.
+    pub gc_fraction: f64,
+    /// Heap after young GC (fraction of max) that held in this window: the lowest seen in
+    /// it, or the last one before it.
+    pub heap_after_young: Option<f64>,
+    /// Same, for any collection.
+    pub heap_after_gc: Option<f64>,
+    /// The heap share the collapse rule used: after young GC when the window had one,
+    /// else after its other collections (Parallel and Serial stop running young GCs
+    /// once the old generation is full), else the last one before it.
+    pub heap_considered: Option<f64>,
+}
 
 /// Pause statistics (milliseconds).
 #[derive(Debug, Clone, Default, Serialize)]

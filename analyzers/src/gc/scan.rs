@@ -44,6 +44,8 @@ pub(crate) const ANCHORS: &[&str] = &[
     "Cancelling GC",
     "Mark Abort",
     "Desired survivor size ",
+    "Out Of Memory",
+    "Completed GC (degenerated",
     // A JDK 8 record in a unified log: the sink switches to every-line mode.
     "[GC",
     "[Full GC",

@@ -9,8 +9,14 @@
 //! - syslog and journald (`journalctl -o short`, `-o short-iso`):
 //!   `Dec 01 10:58:16 host java[1234]: …`, `2026-12-01T10:58:16+0000 host java[1234]: …`.
 //!
+//! Any other prefix ending in `|` or `| ` (`name|`, docker compose's or swarm's
+//! `service  | `) or a Markdown fence glued to the line, before a line that does not
+//! start the way a JVM's does, is found by where the JVM's line starts after it: a
+//! unified decoration (`[1.234s]`, `[2026-…]`, `[info]`) or a JDK 8 stamp (`1.234: [`,
+//! `2026-…: 1.234: [`), within the line's first [`PREFIX_MAX`] bytes.
+//!
 //! A line with none of these is returned as it is, at the cost of a look at its first
-//! bytes. JDK 8's own `-XX:+PrintGCDateStamps` stamp (`2026-…+0000: 1.234: [GC`) ends in
+//! bytes (lines that start with `[`, a digit or a space are never searched). JDK 8's own `-XX:+PrintGCDateStamps` stamp (`2026-…+0000: 1.234: [GC`) ends in
 //! a colon and is never taken for a shipper's time.
 
 /// The line without a shipper's prefix. `scratch` holds the unescaped text of a JSON
@@ -21,9 +27,68 @@ pub(crate) fn strip<'a>(line: &'a [u8], scratch: &'a mut Vec<u8>) -> &'a [u8] {
         Some(b'0'..=b'9') => after_rfc3339(line).unwrap_or(line),
         Some(b'A'..=b'Z') => after_syslog_stamp(line)
             .and_then(after_host_and_tag)
+            .or_else(|| after_any_prefix(line))
             .unwrap_or(line),
-        _ => line,
+        Some(b'[') | Some(b' ') | Some(b'\t') | None => line,
+        _ => after_any_prefix(line).unwrap_or(line),
     }
+}
+
+/// How far into a line a prefix is looked for: a container or CI prefix is at most a
+/// few dozen bytes (docker swarm's `service.1.<25-char id>@host    | ` is ~60).
+pub(crate) const PREFIX_MAX: usize = 160;
+
+/// The JVM's line after a prefix of any kind: from the first separator-led position
+/// where a unified decoration or a JDK 8 record's stamp starts.
+fn after_any_prefix(line: &[u8]) -> Option<&[u8]> {
+    let head = &line[..line.len().min(PREFIX_MAX)];
+    for i in 1..head.len() {
+        // The JVM's line starts after a prefix's own end: `name|`, `service  | `, a
+        // Markdown fence. Never after other text: a JDK 8 record wrapped over lines goes
+        // on with `secs]1.234: [CMS…`, which is the record's, not a prefix.
+        let before = head[i - 1];
+        let ends_prefix = before == b'|'
+            || before == b'`'
+            || (before == b' ' && head[..i].trim_ascii_end().ends_with(b"|"));
+        if !ends_prefix {
+            continue;
+        }
+        let rest = &line[i..];
+        let hit = match rest[0] {
+            b'[' => unified_starts(rest),
+            b'0'..=b'9' => legacy_starts(rest),
+            _ => false,
+        };
+        if hit {
+            return Some(rest);
+        }
+    }
+    None
+}
+
+/// `[1.234s][info][gc] …`: decorations the unified parser takes, with a time or `gc`
+/// tags (an application's `[main]` is not a JVM's line).
+fn unified_starts(s: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(&s[..s.len().min(PREFIX_MAX)]) else {
+        return false;
+    };
+    let (d, _) = super::unified::split_decorations(text);
+    d.decorated && (d.timed() || d.tags.is_some_and(|t| t.starts_with("gc")))
+}
+
+/// `1.234: [` (uptime) or `2026-01-01T00:00:00.000+0000: ` (date stamp): a JDK 8 record.
+fn legacy_starts(s: &[u8]) -> bool {
+    if s.len() >= 11 && s[4] == b'-' && s[7] == b'-' && s[10] == b'T' {
+        return s[..s.len().min(40)].windows(2).any(|w| w == b": ");
+    }
+    let digits = s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let frac = s[digits..].first().is_some_and(|&b| b == b'.' || b == b',');
+    if !frac {
+        return false;
+    }
+    let rest = &s[digits + 1..];
+    let decimals = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    decimals > 0 && rest[decimals..].starts_with(b": [")
 }
 
 /// `{"log":"<JSON string>",…}` (or `"message"`): the string, unescaped into `scratch`.
@@ -154,10 +219,21 @@ mod tests {
             format!("Dec  1 10:58:16 vm java: {jvm}"),
             format!("Dec 01 10:58:16 java[31560]: {jvm}"),
             format!("2026-12-01T10:58:16+0000 vm java[31560]: {jvm}"),
+            format!("ev3dev#17|{jvm}"),
+            format!("app_1  | {jvm}"),
+            format!("```{jvm}"),
             jvm.to_string(),
         ] {
             assert_eq!(s(&line), jvm, "{line}");
         }
+    }
+
+    #[test]
+    fn a_jdk8_record_after_any_prefix_is_found() {
+        let rec = "1700.401: [Full GC (Ergonomics) [PSYoungGen: 226816K->8237K(289792K)]";
+        assert_eq!(s(&format!("web_1  | {rec}")), rec);
+        let dated = format!("2016-02-09T00:30:52.886-0500: {rec}");
+        assert_eq!(s(&format!("node-7|{dated}")), dated);
     }
 
     #[test]
@@ -167,6 +243,11 @@ mod tests {
             "1.234: [GC pause (G1 Evacuation Pause) (young), 0.0123 secs]",
             "Java HotSpot(TM) 64-Bit Server VM (25.0-b70) for linux-amd64 JRE (1.8.0-b132)",
             "Memory: 4k page, physical 16314588k(1386880k free), swap 0k(0k free)",
+            "garbage-first heap   total 1048576K, used 0K [0x00000000c0000000, 0x0000000100000000)",
+            " [Times: user=0.03 sys=0.01, real=0.01 secs]",
+            "secs]5075.405: [CMS5081.144: [CMS-concurrent-preclean: 14.653/31.189 secs]",
+            "\"5062.472: [GC 5062.472: [ParNew: 261760K->261760K(261952K), 0.0000610",
+            "Using G1",
         ] {
             assert_eq!(s(line), line);
         }

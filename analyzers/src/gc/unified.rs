@@ -223,6 +223,9 @@ pub(crate) fn parse_message(m: &str) -> Option<Event<'_>> {
         };
         return Some(Event::Collector(c));
     }
+    if body.starts_with("Out Of Memory") {
+        return Some(Event::OutOfMemory);
+    }
     if m == "To-space exhausted" {
         return Some(Event::ToSpaceExhausted);
     }
@@ -275,6 +278,7 @@ pub(crate) fn parse_message(m: &str) -> Option<Event<'_>> {
             return Some(Event::OldGen {
                 before: h.before,
                 after: h.after,
+                capacity: h.capacity,
             });
         }
     }

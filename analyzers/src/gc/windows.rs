@@ -10,7 +10,9 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use super::report::WindowSummary;
 use super::rounding::{round2, round3};
+use crate::findings::diagnoses::gc as rules;
 
 /// How far back a pause may reach into windows that are still open.
 const LOOKBACK_S: f64 = 300.0;
@@ -130,26 +132,6 @@ impl WindowAcc {
     }
 }
 
-/// One closed window, as the report and the timeline see it.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct WindowSummary {
-    /// Window start on the log's clock (seconds).
-    pub start_s: f64,
-    /// Stop-the-world GC time in the window.
-    pub gc_ms: f64,
-    /// `gc_ms` over the part of the window the log covers.
-    pub gc_fraction: f64,
-    /// Heap after young GC (fraction of max) that held in this window: the lowest seen in
-    /// it, or the last one before it.
-    pub heap_after_young: Option<f64>,
-    /// Same, for any collection.
-    pub heap_after_gc: Option<f64>,
-    /// The heap share the collapse rule used: after young GC when the window had one,
-    /// else after its other collections (Parallel and Serial stop running young GCs
-    /// once the old generation is full), else the last one before it.
-    pub heap_considered: Option<f64>,
-}
-
 #[derive(Serialize)]
 struct Row {
     window_start_s: f64,
@@ -227,8 +209,8 @@ impl<'w> Windows<'w> {
             worst_collapse: None,
             first_collapse: None,
             closed: 0,
-            collapse_gc_share: 0.2,
-            collapse_heap_share: 0.8,
+            collapse_gc_share: rules::COLLAPSE_GC_SHARE,
+            collapse_heap_share: rules::COLLAPSE_HEAP_SHARE,
             generational: true,
             writer: writer.map(csv::Writer::from_writer),
             last_row: None,

@@ -9,13 +9,16 @@
 //! types are in `rule.rs`, which those files use (not this front door, which uses them).
 
 pub mod fetch_log;
+pub mod gc;
+pub mod jfr;
 pub mod protocol_log;
 mod rule;
 
 pub use rule::{DiagnosisRule, Level, Scope, Threshold};
 
 /// Every analyzer's diagnoses, analyzer by analyzer.
-pub const DIAGNOSES: &[&[DiagnosisRule]] = &[fetch_log::RULES, protocol_log::RULES];
+pub const DIAGNOSES: &[&[DiagnosisRule]] =
+    &[fetch_log::RULES, gc::RULES, jfr::RULES, protocol_log::RULES];
 
 /// The rule of diagnosis `id` made by `analyzer`.
 pub fn rule(id: &str, analyzer: &str) -> Option<&'static DiagnosisRule> {

@@ -108,11 +108,11 @@ impl SocketSlots {
 
 /// Where one thread's samples were.
 #[derive(Default, Clone)]
-pub(super) struct ThreadSamples {
-    pub(super) total: u64,
-    pub(super) socket_read: u64,
-    pub(super) socket_write: u64,
-    pub(super) deflate: u64,
+pub(crate) struct ThreadSamples {
+    pub(crate) total: u64,
+    pub(crate) socket_read: u64,
+    pub(crate) socket_write: u64,
+    pub(crate) deflate: u64,
 }
 
 #[derive(Default)]

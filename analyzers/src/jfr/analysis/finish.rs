@@ -2,9 +2,9 @@
 //! socket figures, GC and allocation summaries, then the diagnoses.
 
 use super::aggregator::{Aggregator, SocketAcc};
-use super::diagnose::diagnose;
 use super::iso8601::iso8601;
 use super::report::*;
+use crate::findings::diagnoses::jfr::{diagnose, NEAR_MAX_WITHIN_PCT};
 use crate::vocab::report::{round3, Dist};
 
 impl Aggregator {
@@ -205,12 +205,13 @@ impl Aggregator {
     }
 }
 
-/// Share of values within 10% of the largest: high when sizes pile up at a ceiling.
+/// Share of values within [`NEAR_MAX_WITHIN_PCT`] of the largest: high when sizes pile
+/// up at a ceiling.
 fn share_near_max(d: &Dist) -> f64 {
     if d.is_empty() {
         return 0.0;
     }
-    let floor = d.max() - d.max() / 10;
+    let floor = d.max() - d.max() * NEAR_MAX_WITHIN_PCT / 100;
     let below = d.histogram().count_between(0, floor.saturating_sub(1));
     1.0 - below as f64 / d.len() as f64
 }

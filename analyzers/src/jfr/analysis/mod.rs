@@ -3,21 +3,17 @@
 //! diagnoses in the post's terms.
 //!
 //! [`aggregator`] collects the observations, [`finish`](Aggregator::finish) turns them
-//! into the report ([`report`]'s types), [`diagnose`] reads the report in the post's
-//! terms, and [`render`] prints it.
+//! into the report ([`report`]'s types) and calls the catalogue's diagnoses
+//! (`findings::diagnoses::jfr`), and [`render`] prints it.
 
-mod aggregator;
-mod diagnose;
+pub(crate) mod aggregator;
 mod finish;
 mod iso8601;
 mod render;
-mod report;
+pub(crate) mod report;
 
 pub(crate) use aggregator::{frame_name, Aggregator, SocketAcc, SocketSlots};
 pub use report::{
     AllocRow, GcCollector, GcSummary, HotMethod, InputInfo, JfrReport, Jvm, LockRow, Recording,
     ReportOptions, SocketOp, SocketRow, ThreadCpu, TopStack, TypeCount,
 };
-
-#[cfg(test)]
-mod tests;

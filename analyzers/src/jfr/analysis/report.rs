@@ -17,7 +17,7 @@ pub enum SocketOp {
 }
 
 impl SocketOp {
-    pub(super) fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             SocketOp::Read => "read",
             SocketOp::Write => "write",
