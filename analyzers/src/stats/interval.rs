@@ -293,3 +293,11 @@ mod tests {
         assert_eq!(merge_windows(None, None), None);
     }
 }
+
+/// Batches per ProduceRequest in the interval.
+pub(crate) fn batches_per_request(iv: &Interval) -> Option<f64> {
+    match (iv.batches(), iv.total.produce_requests) {
+        (Some(b), Some(r)) if r > 0.0 => Some(b / r),
+        _ => None,
+    }
+}

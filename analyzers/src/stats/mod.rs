@@ -33,37 +33,34 @@
 mod chart;
 pub mod config;
 pub mod connections;
-mod diagnose;
 mod emit;
 pub mod frame;
-mod interval;
+pub(crate) mod interval;
 pub mod model;
 mod render_svg;
 mod render_text;
 pub mod report;
-mod rules;
-mod stat;
-mod summary;
-pub mod thresholds;
+pub(crate) mod stat;
+pub(crate) mod summary;
 pub mod timeline;
-mod track;
+pub(crate) mod track;
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
 
+pub use crate::findings::diagnoses::stats::thresholds::{self, Thresholds};
 pub use config::ClientConfig;
 pub use emit::{
     broker_rates, parse, rates, BrokerRates, BrokerStats, PartitionStats, Rates, Stats, TopicStats,
     Window,
 };
 pub use report::{ClientReport, StatsDiagnosis, StatsReport};
-pub use thresholds::Thresholds;
 
 use crate::engine::input::Input;
+use crate::findings::diagnoses::stats::{Context, Diagnoser};
 use crate::vocab::error::AnalyzeError;
 use chart::{ChartPoint, ClientChart};
 use config::{Defaults, Resolved};
-use diagnose::{Context, Diagnoser};
 use frame::{Cut, Frame, Framer};
 use report::{Problem, StatsInput};
 use summary::SeriesAcc;

@@ -3,9 +3,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::diagnose;
 use super::error::PasteError;
 use super::format::{Figure, Format};
+use super::lock_waits::{self, LockWait};
 use super::options::PasteOptions;
 use super::report::{
     BacktraceSummary, Iteration, JavaSummary, RoleCores, Section, SnapshotReport, SnapshotThread,
@@ -142,7 +142,7 @@ pub struct Collector {
     ps_snapshots: u32,
     since_boot_tables: u32,
     dumps: u32,
-    pub(crate) lock_waits: Vec<diagnose::LockWait>,
+    pub(crate) lock_waits: Vec<LockWait>,
     jvm_seen: bool,
     warnings: Vec<String>,
     warnings_dropped: u64,
@@ -538,7 +538,7 @@ impl Collector {
         // Memory must not follow the number of dumps: the first waits tell.
         let room = MAX_LOCK_WAITS.saturating_sub(self.lock_waits.len());
         self.lock_waits
-            .extend(diagnose::lock_waits(&d, index).into_iter().take(room));
+            .extend(lock_waits::lock_waits(&d, index).into_iter().take(room));
         let threads = d.threads.len() as u32;
         let figure = d
             .threads
@@ -674,7 +674,8 @@ impl Collector {
             warnings: self.warnings,
             top: self.opts.top,
         };
-        report.diagnoses = diagnose::diagnose(&report, &self.lock_waits);
+        report.diagnoses =
+            crate::findings::diagnoses::thread_cpu::snapshot::diagnose(&report, &self.lock_waits);
         Ok(report)
     }
 }

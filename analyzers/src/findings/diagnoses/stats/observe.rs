@@ -1,11 +1,11 @@
 //! Each interval's rule answers, gathered per rule (and per broker) for the diagnoses.
 
 use super::held::{BrokerHeld, Held};
+use super::rules;
+use super::thresholds::Thresholds;
 use crate::stats::config::Resolved;
-use crate::stats::interval::{ms, BrokerFig, Interval};
-use crate::stats::rules;
+use crate::stats::interval::{batches_per_request, ms, BrokerFig, Interval};
 use crate::stats::stat::Stat;
-use crate::stats::thresholds::Thresholds;
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Diagnoser {
@@ -43,7 +43,7 @@ impl Diagnoser {
     pub fn observe(&mut self, iv: &Interval, c: &Resolved, t: &Thresholds) {
         let ts = iv.t_s;
         if iv.producer {
-            let batches = rules::batches_per_request(iv);
+            let batches = batches_per_request(iv);
             for b in &iv.brokers {
                 // The ceiling is per connection: the broker serves one connection's requests
                 // one at a time. Batches per request come from the topics (client-wide).

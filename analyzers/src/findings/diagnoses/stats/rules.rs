@@ -2,9 +2,9 @@
 //! the named [`Thresholds`]. Each answers `None` when it does not apply to the interval (a
 //! consumer for a producer rule, an idle interval), else whether it held.
 
-use super::config::Resolved;
-use super::interval::{ms, BrokerFig, Interval, PartFig};
 use super::thresholds::Thresholds;
+use crate::stats::config::Resolved;
+use crate::stats::interval::{batches_per_request, ms, BrokerFig, Interval, PartFig};
 
 /// int_latency p50 of the interval, ms.
 fn int_latency_p50_ms(iv: &Interval) -> Option<f64> {
@@ -12,14 +12,6 @@ fn int_latency_p50_ms(iv: &Interval) -> Option<f64> {
         .int_latency
         .filter(|w| w.count() > 0)
         .and_then(|w| ms(w.p50))
-}
-
-/// Batches per ProduceRequest in the interval.
-pub(crate) fn batches_per_request(iv: &Interval) -> Option<f64> {
-    match (iv.batches(), iv.total.produce_requests) {
-        (Some(b), Some(r)) if r > 0.0 => Some(b / r),
-        _ => None,
-    }
 }
 
 /// Messages are waiting for the broker, not for linger: int_latency well above linger.ms,
@@ -179,10 +171,10 @@ pub(crate) fn flapping(disconnects: f64, down_episodes: u64, t: &Thresholds) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::super::config::{ClientConfig, Defaults};
-    use super::super::interval::TopicFig;
-    use super::super::model::Window;
     use super::*;
+    use crate::stats::config::{ClientConfig, Defaults};
+    use crate::stats::interval::TopicFig;
+    use crate::stats::model::Window;
 
     fn win(cnt: i64, min: i64, p50: i64, max: i64) -> Option<Window> {
         Some(Window {

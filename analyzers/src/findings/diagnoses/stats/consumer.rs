@@ -4,10 +4,14 @@
 use serde_json::json;
 
 use super::context::{summ, Context};
+use super::entries::{
+    CONSUMER_LAG_GROWING, CONSUMER_REBALANCES, FETCH_QUEUE_BACKOFF, FETCH_QUEUE_EMPTY_LAG_GROWING,
+    FETCH_QUEUE_FULL_LAG_GROWING,
+};
 use super::held::Held;
 use super::observe::Diagnoser;
+use super::rules;
 use crate::stats::report::StatsDiagnosis;
-use crate::stats::rules;
 use crate::stats::stat::round_sig;
 
 /// What the consumer's diagnoses share (see [`Diagnoser::consumer_signs`]).
@@ -74,7 +78,7 @@ impl Diagnoser {
         if self.fetch_full.held > 0 && naps > 0 {
             let parts = acc.full_partitions(cx.track);
             let mut d = cx.base(
-                "fetch-queue-backoff",
+                &FETCH_QUEUE_BACKOFF,
                 format!(
                     "the consumer naps: fetch queues reach queued.min.messages ({}), then stay \
                      empty with messages waiting ({} of {} intervals received almost nothing)",
@@ -137,7 +141,7 @@ impl Diagnoser {
         } = *signs;
         if self.starved.by_share(t) && lag_grows {
             let mut d = cx.base(
-                "fetch-queue-empty-lag-growing",
+                &FETCH_QUEUE_EMPTY_LAG_GROWING,
                 format!(
                     "the fetch queues are empty while the lag grows ({} → {}): the fetcher, not \
                      the application, is the limit",
@@ -196,7 +200,7 @@ impl Diagnoser {
         } = *signs;
         if self.fetch_full.by_share(t) && lag_grows && naps == 0 {
             let mut d = cx.base(
-                "fetch-queue-full-lag-growing",
+                &FETCH_QUEUE_FULL_LAG_GROWING,
                 format!(
                     "the fetch queues stay full while the lag grows ({} → {}): the application, \
                      not the fetcher, is the limit",
@@ -258,7 +262,7 @@ impl Diagnoser {
                 ..Held::default()
             };
             let mut d = cx.base(
-                "consumer-lag-growing",
+                &CONSUMER_LAG_GROWING,
                 format!(
                     "consumer lag grows: {:.0} → {:.0} messages in {} partition(s)",
                     first,
@@ -314,7 +318,7 @@ impl Diagnoser {
         if rebalances >= t.rebalances_min {
             let held = Held::default();
             let mut d = cx.base(
-                "consumer-rebalances",
+                &CONSUMER_REBALANCES,
                 format!("{rebalances:.0} rebalances during the capture"),
                 &held,
             );
