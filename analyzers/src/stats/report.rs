@@ -47,6 +47,8 @@ pub struct StatsInput {
     /// Objects that look like statistics but are not valid JSON, and cut ones.
     pub invalid_objects: u64,
     pub truncated_objects: u64,
+    /// Cut objects read up to their last whole broker or topic (not counted as truncated).
+    pub cut_objects_read: u64,
     /// Objects over the size cap, skipped.
     pub oversized_objects: u64,
     /// Other JSON (or brace-delimited text) that is not statistics, ignored.
