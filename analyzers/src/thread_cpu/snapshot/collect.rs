@@ -551,7 +551,8 @@ impl Collector {
     /// The report, or why there is none.
     pub fn finish(mut self, name: &str, input: InputSummary) -> Result<SnapshotReport, PasteError> {
         let lines = self.lines.max(self.prose);
-        if self.threads.is_empty() {
+        // An abbreviated dump joins no thread id (no nid), yet its lock waits are read.
+        if self.threads.is_empty() && self.lock_waits.is_empty() {
             if let Some((_, l, reason)) = self.unusable.first() {
                 return Err(PasteError::NoThreads(format!(
                     "line {l}: {reason}: nothing to analyse"
@@ -644,6 +645,16 @@ impl Collector {
                 worst.name,
                 worst.rate().unwrap_or(0.0)
             ));
+        }
+        // Nothing but such tables: no figure of the paste is a thread's, nothing to judge.
+        let tables_only = self.sections.iter().all(|s| s.format.is_table());
+        if let (Some(worst), true) = (impossible.first(), tables_only) {
+            return Err(PasteError::NotThreadsShares {
+                line: worst.evidence.first().map_or(0, |e| e.line),
+                name: worst.name.clone(),
+                cores: worst.rate().unwrap_or(0.0),
+                more: impossible.len() - 1,
+            });
         }
         let saturated: Vec<SnapshotThread> = threads
             .iter()
