@@ -72,3 +72,30 @@ fn an_escaped_emit_is_unescaped_once() {
     let r = analyze_stats(line.as_bytes(), &StatsOptions::default()).unwrap();
     assert!(!r.is_usable());
 }
+
+/// The probes' own statistics (fixtures/librdkafka/*/stats.jsonl) name the probe's finding.
+#[test]
+fn the_probes_statistics_name_their_findings() {
+    let probe = |dir: &str| {
+        let f = std::fs::File::open(
+            root()
+                .join("fixtures/librdkafka")
+                .join(dir)
+                .join("stats.jsonl"),
+        )
+        .unwrap();
+        analyze_stats(f, &StatsOptions::default()).unwrap()
+    };
+    // probe-fetch-backoff at 1000 ms: 2 fetches in a second while ~170k messages waited.
+    let r = probe("consumer-kafka431-backoff-1000ms");
+    assert_eq!(ids(&r), ["fetch-queue-backoff"]);
+    assert!(
+        r.diagnoses[0].title.contains("fetcher was busy at most 2%"),
+        "{}",
+        r.diagnoses[0].title
+    );
+    // At 10 ms: one emit, no interval to judge, no claim.
+    assert!(ids(&probe("consumer-kafka431-backoff-10ms")).is_empty());
+    // probe-request-ceiling at 16 KB.
+    assert!(ids(&probe("producer-kafka431-batch16k-6p-protocol")).contains(&"per-request-ceiling"));
+}

@@ -254,8 +254,22 @@ pub const FETCH_QUEUE_BACKOFF: DiagnosisRule = DiagnosisRule {
     scope: Scope::KafkaClient,
     rule: "a partition's fetch queue ≥ 90% of queued.min.messages (or kbytes) in some interval, \
            and naps: intervals with empty queues and messages waiting that received < 10% of \
-           the mean rate",
+           the mean rate; or, in any interval, the fetcher busy (fetches × rtt p50) ≤ 5% of \
+           it while ≥ 1000 messages wait on the broker and every fetch queue is below 90% of \
+           queued.min.messages, outside a throttle's time",
     thresholds: &[
+        t(
+            "FETCHER_BUSY_MAX",
+            FETCHER_BUSY_MAX,
+            "share of the interval",
+            "the probe's 1000 ms capture fetched 2% of an interval, 10 ms 13-48%",
+        ),
+        t(
+            "NAP_MIN_UNFETCHED",
+            NAP_MIN_UNFETCHED,
+            "messages",
+            "a caught-up fetcher has nothing to fetch",
+        ),
         t(
             "FETCHQ_FULL_SHARE",
             FETCHQ_FULL_SHARE,

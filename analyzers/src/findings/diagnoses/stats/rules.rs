@@ -2,7 +2,7 @@
 //! the named [`Thresholds`]. Each answers `None` when it does not apply to the interval (a
 //! consumer for a producer rule, an idle interval), else whether it held.
 
-use super::thresholds::Thresholds;
+use super::thresholds::{Thresholds, FETCHER_BUSY_MAX, FETCHQ_FULL_SHARE, NAP_MIN_UNFETCHED};
 use crate::stats::config::Resolved;
 use crate::stats::interval::{batches_per_request, ms, BrokerFig, Interval, PartFig};
 
@@ -133,6 +133,35 @@ pub(crate) fn starved(iv: &Interval, c: &Resolved, t: &Thresholds) -> Option<boo
     let lag = iv.lag_total()?;
     let queued = iv.fetchq_total()?;
     Some(queued <= t.fetchq_empty_share * c.queued_min_messages.value && lag > 0.0)
+}
+
+/// The fetcher naps: data waits on the broker, the fetch queues have room, yet the fetcher
+/// sent so few fetches that it was busy (fetches × rtt p50) at most FETCHER_BUSY_MAX of the
+/// interval: a backoff is running (fetch.queue.backoff.ms after the queue reached
+/// queued.min.messages). Applies to consumer intervals with fetches, rtt and offsets known.
+pub(crate) fn fetcher_napping(iv: &Interval, c: &Resolved, throttled: bool) -> Option<bool> {
+    if iv.producer {
+        return None;
+    }
+    let fetches = iv.total.fetch_per_s?;
+    // No fetch at all is no time fetching, whatever the (empty) rtt window says.
+    let rtt_s = if fetches > 0.0 {
+        iv.total
+            .rtt
+            .filter(|w| w.count() > 0)
+            .and_then(|w| ms(w.p50))?
+            / 1000.0
+    } else {
+        0.0
+    };
+    let unfetched = iv.unfetched_total()?;
+    let room = iv
+        .fetchq_max()
+        .is_some_and(|q| q < FETCHQ_FULL_SHARE * c.queued_min_messages.value);
+    // A throttled fetcher waits on purpose (broker-throttle says so).
+    Some(
+        unfetched >= NAP_MIN_UNFETCHED && room && !throttled && fetches * rtt_s <= FETCHER_BUSY_MAX,
+    )
 }
 
 /// Lag growth over a run (first and last value, least-squares trend per second).
@@ -330,6 +359,40 @@ mod tests {
         assert!(lag_growing(0.0, 50_000.0, Some(100.0), &t));
         assert!(!lag_growing(1_000_000.0, 1_000_500.0, Some(1.0), &t));
         assert!(!lag_growing(0.0, 50_000.0, Some(-1.0), &t));
+    }
+
+    #[test]
+    fn a_fetcher_naps_when_it_barely_fetches_with_data_waiting_and_room() {
+        let c = cfg(&[]);
+        let part = |fetchq: f64, unfetched: f64| PartFig {
+            fetchq_cnt: Some(fetchq),
+            unfetched: Some(unfetched),
+            ..PartFig::default()
+        };
+        // The probe's 1000 ms capture: 2 fetches in a second of ~10 ms, 28k messages waiting.
+        let mut iv = Interval {
+            dt_s: 1.0,
+            partitions: vec![part(38_839.0, 28_000.0), part(38_839.0, 27_000.0)],
+            ..Interval::default()
+        };
+        iv.total.fetch_per_s = Some(2.0);
+        iv.total.rtt = win(2, 5_000, 9_663, 23_039);
+        assert_eq!(fetcher_napping(&iv, &c, false), Some(true));
+        // Throttled: it waits on purpose.
+        assert_eq!(fetcher_napping(&iv, &c, true), Some(false));
+        // Fetching 40 times a second of 12 ms: busy half the time (the 10 ms capture).
+        iv.total.fetch_per_s = Some(40.0);
+        iv.total.rtt = win(40, 2_000, 12_000, 30_000);
+        assert_eq!(fetcher_napping(&iv, &c, false), Some(false));
+        // Not one fetch, nothing waiting on the broker: caught up, not napping.
+        iv.total.fetch_per_s = Some(0.0);
+        iv.partitions = vec![part(0.0, 10.0)];
+        assert_eq!(fetcher_napping(&iv, &c, false), Some(false));
+        // Not one fetch with the queue full: the application is behind, not a nap.
+        iv.partitions = vec![part(100_000.0, 50_000.0)];
+        assert_eq!(fetcher_napping(&iv, &c, false), Some(false));
+        iv.producer = true;
+        assert_eq!(fetcher_napping(&iv, &c, false), None);
     }
 
     #[test]

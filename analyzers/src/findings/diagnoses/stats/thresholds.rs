@@ -186,6 +186,14 @@ pub const LAG_GROWTH_MIN_SHARE: f64 = 0.1;
 pub const REBALANCES_MIN: f64 = 2.0;
 /// Three separate outages is a pattern, not an incident (a margin).
 pub const FLAPPING_DISCONNECTS_MIN: f64 = 3.0;
+/// A fetcher busy (fetches × their rtt p50) at most this share of an interval naps: the
+/// probe's capture at fetch.queue.backoff.ms=1000 fetched 2% of its interval, at 10 ms the
+/// fetcher was busy 13 to 48% (fixtures/stats); a fetcher that long-polls an idle topic is
+/// busy the whole interval (rtt ≈ fetch.wait.max.ms).
+pub const FETCHER_BUSY_MAX: f64 = 0.05;
+/// Messages on the broker not yet fetched for a nap to count: a caught-up fetcher has
+/// nothing to fetch (a margin above a few in-flight messages).
+pub const NAP_MIN_UNFETCHED: f64 = 1000.0;
 /// Seconds (summed over its silent intervals) a connection must be silent: one slow
 /// interval on a loaded machine is a long round trip, not a stopped broker (a margin).
 pub const SILENT_MIN_S: f64 = 2.0;
