@@ -16,3 +16,5 @@ mod fixtures;
 mod forms;
 #[path = "common/gzip.rs"]
 mod gzip;
+#[path = "stats/pastes.rs"]
+mod pastes;

@@ -1008,3 +1008,111 @@ fn top_rows_pasted_without_their_header_are_read_by_the_default_columns() {
     let (code, _, _) = run(bin().arg("--from").arg(&d));
     assert_eq!(code, 2);
 }
+
+/// A real paste's diagnosis ids (exit 0) or its refusal (exit 2, the reason).
+fn paste(name: &str) -> Result<(Vec<String>, Value), String> {
+    let pastes =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/pastes/threads");
+    let (code, out, err) = run(bin().arg("--from").arg(pastes.join(name)).arg("--json"));
+    if code == 2 {
+        return Err(err);
+    }
+    assert_eq!(code, 0, "{name}: {err}");
+    let v = json(&out);
+    let ids = v["diagnoses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["id"].as_str().unwrap().to_string())
+        .collect();
+    Ok((ids, v))
+}
+
+/// Rows whose header a `grep` dropped are read by the columns the `ps` command in the paste
+/// asked for (`-eLf`'s fixed ones, or an `-o` list, the thread's name from `fname`).
+#[test]
+fn ps_rows_under_their_command_are_read_by_the_columns_it_asked_for() {
+    let (ids, v) = paste("007-librdkafka1553-ps-eLf-grep-php-fpm.txt").unwrap();
+    assert_eq!(ids, ["no-saturated-thread"]);
+    assert!(v["warnings"].to_string().contains("the command at line 1"));
+    let (ids, v) = paste("031-flink-blog56-ps-H-eo-custom-columns.txt").unwrap();
+    assert_eq!(ids, ["no-saturated-thread"]);
+    let threads = v["threads"].as_array().unwrap();
+    assert!(
+        threads.iter().any(|t| t["name"] == "async wa"),
+        "{threads:?}"
+    );
+    assert!(threads
+        .iter()
+        .any(|t| t["tid"] == 10885 && t["cores_mean"] == 0.22));
+}
+
+/// pidstat in a zh locale (`14时05分26秒`), and `pidstat -h`'s `# Time` header: one report
+/// of it is CPU time since boot, not a share now.
+#[test]
+fn pidstat_clocks_in_words_and_the_hash_time_header() {
+    let (ids, _) = paste("017-sysstat344-pidstat-ut-zh-locale-pigz.txt").unwrap();
+    assert_eq!(ids, ["saturated-thread"]);
+    let (ids, v) = paste("018-rancher144-pidstat-drshut-kthreads.txt").unwrap();
+    assert_eq!(ids, ["no-thread-cpu-figures"]);
+    assert!(v["warnings"].to_string().contains("since boot"));
+}
+
+/// Thread rows above one core: the table's figures are not threads' shares, and nothing
+/// else in the paste: a refusal that says why.
+#[test]
+fn a_table_of_impossible_thread_figures_is_refused_with_why() {
+    let err = paste("019-toybox333-android-top-H-impossible-pct.txt").unwrap_err();
+    assert!(err.contains("above one core"), "{err}");
+    assert!(err.contains("RxSchedulerPurg"), "{err}");
+}
+
+/// top's `Tasks:` with rows that share one VIRT, RES and SHR (an older top's `H`, its
+/// spaces collapsed by Markdown): one process's threads. Rows of different processes under
+/// `Tasks:` stay refused.
+#[test]
+fn top_tasks_rows_of_one_memory_are_threads() {
+    let (ids, v) = paste("027-logstash-input-kafka67-top-collapsed-spaces.txt").unwrap();
+    assert_eq!(ids, ["no-saturated-thread"]);
+    assert!(v["warnings"]
+        .to_string()
+        .contains("share one VIRT, RES and SHR"));
+    let d = tmp("tasks-processes").join("top.txt");
+    std::fs::write(
+        &d,
+        "top - 20:00:29 up 2:33, 1 user, load average: 8.08, 8.10, 8.09\n\
+         Tasks: 235 total, 9 running, 226 sleeping, 0 stopped, 0 zombie\n\n\
+         PID USER PR NI VIRT RES SHR S %CPU %MEM TIME+ COMMAND\n\
+         29574 logstash 39 19 4614m 362m 15m R 99.2 4.6 42:10.56 java\n\
+         29575 postgres 20 0 1214m 62m 11m R 98.9 0.6 12:11.28 postgres\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(bin().arg("--from").arg(&d));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("lists processes, not threads"), "{err}");
+}
+
+/// gdb's `info threads` (each thread and the frame it is in) and an abbreviated jstack
+/// (`"name" #56`, `Class@hash` locks): read, and the heartbeat's wait named.
+#[test]
+fn info_threads_and_an_abbreviated_dump_are_read() {
+    let (ids, v) = paste("010-librdkafka681-ps-ef-gdb-info-threads-consumer.txt").unwrap();
+    assert_eq!(ids, ["no-thread-cpu-figures"]);
+    // Rows 7 to 3; the paste cuts row 2.
+    assert_eq!(v["threads"].as_array().unwrap().len(), 5);
+    let (ids, v) = paste("013-spring-kafka999-heartbeat-blocked-abbrev-jstack.txt").unwrap();
+    assert!(
+        ids.contains(&"java-heartbeat-waits-for-poll-thread".to_string()),
+        "{ids:?}"
+    );
+    let d = v["diagnoses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["id"] == "java-heartbeat-waits-for-poll-thread")
+        .unwrap();
+    assert_eq!(
+        d["evidence"]["lock"],
+        "org.apache.kafka.clients.consumer.internals.ConsumerNetworkClient@39faacaf"
+    );
+}

@@ -12,7 +12,7 @@
 use super::finding::{direct, indirect, Finding, Reproduce, Side};
 use super::reps::{Reps, MIN_REPS, MORE_REPS_HINT};
 use super::verdict::{Check, Verdict};
-use crate::gc::GcReport;
+use crate::gc::report::GcReport;
 use crate::vocab::svg::bytes_label;
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};

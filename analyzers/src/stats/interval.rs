@@ -98,6 +98,8 @@ pub(crate) struct PartFig {
     pub rx_bytes_per_s: Option<f64>,
     /// Advance of the high watermark per second: what producers write to the partition.
     pub hi_per_s: Option<f64>,
+    /// Messages on the broker the fetcher has not fetched yet (hi_offset - next_offset).
+    pub unfetched: Option<f64>,
 }
 
 /// Sum of two optional figures (absent only when both are).
@@ -256,6 +258,21 @@ impl Interval {
             .fold(None, |acc, p| add(acc, p.fetchq_cnt))
     }
 
+    /// The fullest partition's fetch queue (since 1.x each partition reports the consumer
+    /// queue they all forward to, so a sum counts it once per partition).
+    pub fn fetchq_max(&self) -> Option<f64> {
+        self.partitions
+            .iter()
+            .filter_map(|p| p.fetchq_cnt)
+            .reduce(f64::max)
+    }
+
+    pub fn unfetched_total(&self) -> Option<f64> {
+        self.partitions
+            .iter()
+            .fold(None, |acc, p| add(acc, p.unfetched))
+    }
+
     pub fn lag_total(&self) -> Option<f64> {
         self.partitions.iter().fold(None, |acc, p| add(acc, p.lag))
     }
@@ -291,5 +308,13 @@ mod tests {
         let idle = merge_windows(Some(w(0, 0, 0)), Some(w(5, 7, 9))).unwrap();
         assert_eq!(idle.p50, Some(7));
         assert_eq!(merge_windows(None, None), None);
+    }
+}
+
+/// Batches per ProduceRequest in the interval.
+pub(crate) fn batches_per_request(iv: &Interval) -> Option<f64> {
+    match (iv.batches(), iv.total.produce_requests) {
+        (Some(b), Some(r)) if r > 0.0 => Some(b / r),
+        _ => None,
     }
 }

@@ -33,37 +33,35 @@
 mod chart;
 pub mod config;
 pub mod connections;
-mod diagnose;
 mod emit;
 pub mod frame;
-mod interval;
+pub(crate) mod interval;
 pub mod model;
 mod render_svg;
 mod render_text;
 pub mod report;
-mod rules;
-mod stat;
-mod summary;
-pub mod thresholds;
+mod salvage;
+pub(crate) mod stat;
+pub(crate) mod summary;
 pub mod timeline;
-mod track;
+pub(crate) mod track;
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
 
+pub use crate::findings::diagnoses::stats::thresholds::{self, Thresholds};
 pub use config::ClientConfig;
 pub use emit::{
     broker_rates, parse, rates, BrokerRates, BrokerStats, PartitionStats, Rates, Stats, TopicStats,
     Window,
 };
 pub use report::{ClientReport, StatsDiagnosis, StatsReport};
-pub use thresholds::Thresholds;
 
 use crate::engine::input::Input;
+use crate::findings::diagnoses::stats::{Context, Diagnoser};
 use crate::vocab::error::AnalyzeError;
 use chart::{ChartPoint, ClientChart};
 use config::{Defaults, Resolved};
-use diagnose::{Context, Diagnoser};
 use frame::{Cut, Frame, Framer};
 use report::{Problem, StatsInput};
 use summary::SeriesAcc;
@@ -72,6 +70,8 @@ use track::{Observed, Track};
 
 /// Most client series reported in detail (hostile input cannot grow memory).
 pub const MAX_SERIES: usize = 256;
+/// Cut emits kept to be read when the input has no whole one (a paste holds one or two).
+const MAX_CUT_KEPT: usize = 16;
 /// Problems listed by line in the report (all are counted).
 const MAX_PROBLEMS: usize = 20;
 
@@ -134,6 +134,8 @@ struct Analysis<'o, 'w> {
     series_dropped: u64,
     timeline: Option<Timeline<'w>>,
     timeline_error: Option<std::io::Error>,
+    /// Cut emits that can be read in part, with their line (see `cut`).
+    cut_kept: Vec<(u64, Vec<u8>)>,
 }
 
 /// The client's name; wrappers that drop it still have client_id and type.
@@ -217,10 +219,12 @@ impl<'o, 'w> Analysis<'o, 'w> {
                     self.input.other_objects += 1;
                 }
             }
+            Ok(_) if self.escaped(line, text) => {}
             Ok(_) => self.input.other_objects += 1,
             // A logger's line whose own fields do not fit the model ("time" as a string)
             // may still carry statistics.
             Err(_) if looks_wrapped(text) && self.unwrap(line, text) => {}
+            Err(_) if self.escaped(line, text) || self.inner(line, text) => {}
             Err(err) => {
                 if looks_like_statistics(text) {
                     self.input.invalid_objects += 1;
@@ -230,6 +234,79 @@ impl<'o, 'w> Analysis<'o, 'w> {
                     self.input.other_objects += 1;
                 }
             }
+        }
+    }
+
+    /// An emit that starts inside the object the framer found (`{offset : 1||value : ip#{ "name"…`),
+    /// read from its own first brace; false when there is none.
+    fn inner(&mut self, line: u64, text: &[u8]) -> bool {
+        let Some(at) = salvage::json_start(text).filter(|&i| i > 0) else {
+            return false;
+        };
+        match model::parse(&text[at..]) {
+            Ok(e) if e.is_statistics() => {
+                self.emit(&e, line);
+                true
+            }
+            _ => self.cut(line, &text[at..], None),
+        }
+    }
+
+    /// An emit written as an escaped string in the line (a Prometheus label, a quoting
+    /// logger), unescaped once and read, whole or up to a cut; false when there is none.
+    fn escaped(&mut self, line: u64, text: &[u8]) -> bool {
+        let Some(inner) = salvage::unescape_once(text) else {
+            return false;
+        };
+        match model::parse(&inner) {
+            Ok(e) if e.is_statistics() => {
+                self.input.wrapped_objects += 1;
+                self.emit(&e, line);
+                true
+            }
+            _ => self.cut(line, &inner, None),
+        }
+    }
+
+    /// A cut emit that can be read up to its last whole broker or topic (see [`salvage`]):
+    /// kept aside, and read at the end only when the input held no whole emit (a paste),
+    /// never between whole emits, where it would be an interval missing what the cut hid.
+    /// False when too little came before the cut. `why` is the framer's reason.
+    fn cut(&mut self, line: u64, head: &[u8], why: Option<String>) -> bool {
+        let Some(fixed) = salvage::repair_cut(head) else {
+            return false;
+        };
+        if !model::parse(&fixed).is_ok_and(|e| e.is_statistics()) {
+            return false;
+        }
+        self.input.truncated_objects += 1;
+        self.problem(line, why.unwrap_or_else(|| "truncated object".into()));
+        if self.cut_kept.len() < MAX_CUT_KEPT {
+            self.cut_kept.push((line, fixed));
+        }
+        true
+    }
+
+    /// The cut emits kept aside, read when nothing whole was.
+    fn read_cut_kept(&mut self) {
+        if self.input.statistics_objects > 0 {
+            return;
+        }
+        for (line, fixed) in std::mem::take(&mut self.cut_kept) {
+            let Ok(e) = model::parse(&fixed) else {
+                continue;
+            };
+            self.input.truncated_objects -= 1;
+            self.input.cut_objects_read += 1;
+            let brokers = e.brokers.as_ref().map_or(0, |b| b.0.len());
+            if let Some(p) = self.input.problems.iter_mut().find(|p| p.line == line) {
+                p.reason = format!(
+                    "{}: read up to its last whole broker or topic ({brokers} broker(s)); what \
+                     the cut hid is not judged",
+                    p.reason
+                );
+            }
+            self.emit(&e, line);
         }
     }
 
@@ -316,6 +393,7 @@ impl<'o, 'w> Analysis<'o, 'w> {
     }
 
     fn finish(mut self) -> Result<StatsReport, AnalyzeError> {
+        self.read_cut_kept();
         if let Some(e) = self.timeline_error.take() {
             return Err(AnalyzeError::Timeline(e));
         }
@@ -359,6 +437,13 @@ impl<'o, 'w> Analysis<'o, 'w> {
         let i = &self.input;
         if let Some(c) = &i.gzip_cut {
             warnings.push(crate::engine::input::gzip_cut_warning(c, i.bytes_read));
+        }
+        if i.cut_objects_read > 0 {
+            warnings.push(format!(
+                "{} cut statistics object(s) read up to their last whole broker or topic: what \
+                 the cut hid is not judged",
+                i.cut_objects_read
+            ));
         }
         let bad = i.invalid_objects + i.truncated_objects + i.oversized_objects;
         if bad > 0 {
@@ -418,6 +503,7 @@ pub fn analyze_stats_with_timeline<R: Read>(
         series_dropped: 0,
         timeline: timeline.map(Timeline::new),
         timeline_error: None,
+        cut_kept: Vec::new(),
     };
     loop {
         let frame = match framer.next_frame() {
@@ -438,9 +524,11 @@ pub fn analyze_stats_with_timeline<R: Read>(
                     a.input.oversized_objects += 1;
                     a.problem(line, cut.reason(cap));
                 } else if looks_like_statistics(head) {
-                    a.input.truncated_objects += 1;
-                    a.problem(line, cut.reason(cap));
-                } else {
+                    if !a.cut(line, head, Some(cut.reason(cap))) {
+                        a.input.truncated_objects += 1;
+                        a.problem(line, cut.reason(cap));
+                    }
+                } else if !a.escaped(line, head) {
                     a.input.other_objects += 1;
                 }
             }

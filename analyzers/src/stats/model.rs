@@ -208,6 +208,9 @@ pub struct Partition<'a> {
     /// Offset of the last message passed to the application + 1.
     #[serde(deserialize_with = "offset")]
     pub app_offset: Option<i64>,
+    /// The fetcher's position: the next offset it fetches.
+    #[serde(deserialize_with = "offset")]
+    pub next_offset: Option<i64>,
     #[serde(deserialize_with = "offset")]
     pub committed_offset: Option<i64>,
     #[serde(deserialize_with = "offset")]

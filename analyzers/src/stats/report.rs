@@ -10,9 +10,9 @@ use serde::Serialize;
 
 use super::config::Resolved;
 pub use super::stat::{Summary, TrendSummary};
-use super::thresholds::Thresholds;
 pub use super::track::StateChange;
-use crate::findings::Strength;
+use crate::findings::diagnoses::stats::thresholds::Thresholds;
+use crate::findings::finding::Strength;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct StatsReport {
@@ -47,6 +47,8 @@ pub struct StatsInput {
     /// Objects that look like statistics but are not valid JSON, and cut ones.
     pub invalid_objects: u64,
     pub truncated_objects: u64,
+    /// Cut objects read up to their last whole broker or topic (not counted as truncated).
+    pub cut_objects_read: u64,
     /// Objects over the size cap, skipped.
     pub oversized_objects: u64,
     /// Other JSON (or brace-delimited text) that is not statistics, ignored.
@@ -290,49 +292,4 @@ pub struct StatsDiagnosis {
     pub fix: String,
     /// What statistics cannot tell apart here, and the artifact that can.
     pub cannot_tell: Option<String>,
-}
-
-impl StatsDiagnosis {
-    /// The shared [`crate::vocab::report::Diagnosis`] form (gap-report, the probes). Its example
-    /// lines are the emits that open the first episodes (line numbers; the text is the
-    /// evidence's summary, not the object, which is ~10 KB).
-    pub fn to_diagnosis(&self) -> crate::vocab::report::Diagnosis {
-        let mut evidence = self.evidence.clone();
-        if let Some(o) = evidence.as_object_mut() {
-            o.insert("client".into(), self.client.clone().into());
-            o.insert("intervals_held".into(), self.intervals_held.into());
-            o.insert(
-                "intervals_considered".into(),
-                self.intervals_considered.into(),
-            );
-            if !self.brokers.is_empty() {
-                o.insert("brokers".into(), self.brokers.clone().into());
-            }
-            if !self.partitions.is_empty() {
-                o.insert("partitions".into(), self.partitions.clone().into());
-            }
-            if let Some(c) = &self.cannot_tell {
-                o.insert("cannot_tell".into(), c.clone().into());
-            }
-        }
-        crate::vocab::report::Diagnosis {
-            id: self.id.to_string(),
-            title: self.title.clone(),
-            evidence,
-            cause: self.cause.clone(),
-            fix: self.fix.clone(),
-            examples: self
-                .episodes
-                .iter()
-                .take(3)
-                .map(|e| crate::vocab::report::ExampleLine {
-                    line: e.from_line,
-                    text: format!(
-                        "statistics emit at {:.1} s: {} held for {} interval(s), to line {}",
-                        e.from_t_s, self.id, e.intervals, e.to_line
-                    ),
-                })
-                .collect(),
-        }
-    }
 }

@@ -7,10 +7,10 @@ use super::report::{
     BrokerReport, CgrpReport, ClientReport, ConsumerReport, PartitionReport, ProducerReport,
     TopicReport,
 };
-use super::rules;
 use super::stat::Stat;
-use super::thresholds::Thresholds;
 use super::track::{BrokerTrack, Track};
+use crate::findings::diagnoses::stats::rules;
+use crate::findings::diagnoses::stats::thresholds::Thresholds;
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct BrokerAcc {
@@ -248,7 +248,7 @@ impl SeriesAcc {
             add_opt(
                 &mut self.batches_per_request,
                 t,
-                rules::batches_per_request(iv),
+                super::interval::batches_per_request(iv),
             );
             if let Some(w) = iv.batch_bytes().filter(|w| w.count() > 0) {
                 add_opt(&mut self.batch_bytes_p50, t, w.p50.map(|v| v as f64));

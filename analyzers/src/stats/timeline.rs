@@ -4,9 +4,9 @@
 
 use std::io::{self, Write};
 
+use super::interval::batches_per_request;
 use super::interval::{ms, BrokerFig, Interval};
 use super::model::Window;
-use super::rules::batches_per_request;
 use super::track::Track;
 
 /// The header, in order.

@@ -548,6 +548,10 @@ impl Track {
                     fetchq_cnt: f(p.fetchq_cnt),
                     fetchq_size: f(p.fetchq_size),
                     lag: f(lag),
+                    unfetched: f(match (p.hi_offset, p.next_offset) {
+                        (Some(hi), Some(next)) if hi >= next => Some(hi - next),
+                        _ => None,
+                    }),
                     ..PartFig::default()
                 };
                 if let Some(pp) = prev {

@@ -4,11 +4,12 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use super::diagnose::diagnose;
 use super::report::{
     GroupSummary, SaturatedThread, Source, ThreadCpuReport, ThreadSummary, TimelineRow,
 };
 use super::roles::{classify, collapse_name, ProcessKind, Role};
+use crate::findings::diagnoses::thread_cpu::entries::SATURATED_SECONDS;
+use crate::findings::diagnoses::thread_cpu::recording::diagnose;
 use crate::thread_cpu::threads::{self, Snapshot, ThreadCores};
 use crate::vocab::report::round3;
 
@@ -30,7 +31,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             saturated_cores: crate::findings::saturation::SATURATED_CORES,
-            saturated_seconds: 3.0,
+            saturated_seconds: SATURATED_SECONDS,
             top: 10,
             max_buckets: 480,
         }

@@ -36,11 +36,10 @@
 //! ```
 
 mod analyzer;
-mod diagnose;
 mod from;
 mod recording;
 mod render;
-mod report;
+pub(crate) mod report;
 pub(crate) mod roles;
 mod sample;
 pub mod snapshot;
@@ -49,8 +48,9 @@ pub mod stall;
 mod tests;
 pub mod threads;
 
+pub use crate::findings::diagnoses::thread_cpu::entries::GC_DOMINATES_MIN_CORES;
+pub use crate::findings::diagnoses::thread_cpu::recording::diagnose;
 pub use analyzer::{Analyzer, IntervalCores, Options, SnapshotIntervals};
-pub use diagnose::{diagnose, GC_DOMINATES_MIN_CORES};
 pub use from::{analyze_from, FromError, FromReport};
 pub use recording::{
     read_recording, RecordingError, RecordingHeader, RecordingInfo, RecordingWriter,

@@ -12,13 +12,21 @@ pub mod fetch_log;
 pub mod gc;
 pub mod jfr;
 pub mod protocol_log;
-mod rule;
+pub mod rule;
+pub mod stats;
+pub mod thread_cpu;
 
 pub use rule::{DiagnosisRule, Level, Scope, Threshold};
 
 /// Every analyzer's diagnoses, analyzer by analyzer.
-pub const DIAGNOSES: &[&[DiagnosisRule]] =
-    &[fetch_log::RULES, gc::RULES, jfr::RULES, protocol_log::RULES];
+pub const DIAGNOSES: &[&[DiagnosisRule]] = &[
+    fetch_log::RULES,
+    gc::RULES,
+    jfr::RULES,
+    protocol_log::RULES,
+    stats::RULES,
+    thread_cpu::RULES,
+];
 
 /// The rule of diagnosis `id` made by `analyzer`.
 pub fn rule(id: &str, analyzer: &str) -> Option<&'static DiagnosisRule> {

@@ -37,6 +37,30 @@ fn thread_line(line: &str) -> Option<(i32, Option<String>)> {
     Some((tid, name))
 }
 
+/// gdb's `info threads` row, `* 7    Thread 0x7f… (LWP 8761) "name" 0x… in poll () from …`:
+/// the thread and the one frame it is in → (tid, name, function).
+fn info_threads_line(line: &str) -> Option<(i32, Option<String>, Option<String>)> {
+    let t = line.trim_start().trim_start_matches('*').trim_start();
+    let digits = t.bytes().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    let rest = t[digits..].trim_start().strip_prefix("Thread 0x")?;
+    let at = rest.find("(LWP ")?;
+    let after = &rest[at + 5..];
+    let end = after.find(')')?;
+    let tid: i32 = after[..end].parse().ok()?;
+    let mut tail = after[end + 1..].trim_start();
+    let mut name = None;
+    if let Some(q) = tail.strip_prefix('"') {
+        let close = q.find('"')?;
+        name = Some(q[..close].to_string());
+        tail = q[close + 1..].trim_start();
+    }
+    let f = frame(&format!("#0  {tail}"));
+    Some((tid, name, f))
+}
+
 /// `#1  0x000055… in rd_kafka_broker_serve (rkb=…) at rdkafka_broker.c:4567` → the function.
 fn frame(line: &str) -> Option<String> {
     let rest = line.strip_prefix('#')?;
@@ -110,6 +134,22 @@ pub fn is_waiting(frames: &[String]) -> bool {
 
 impl GdbReader {
     pub fn feed(&mut self, no: u64, line: &str, c: &mut Collector) -> bool {
+        // `info threads`: each row a thread and the frame it is in, a backtrace of one.
+        if let Some((tid, name, f)) = info_threads_line(line) {
+            self.end(c);
+            let frames: Vec<String> = f.into_iter().collect();
+            c.backtrace(Backtrace {
+                tid,
+                name,
+                waiting: is_waiting(&frames),
+                frames,
+                line: no,
+                last_line: no,
+                text: line.to_string(),
+                top_lines: vec![(no, line.to_string())],
+            });
+            return true;
+        }
         if let Some((tid, name)) = thread_line(line.trim_start()) {
             self.end(c);
             self.current = Some(Backtrace {
@@ -184,6 +224,26 @@ mod tests {
             thread_line("Thread debugging using libthread_db enabled"),
             None
         );
+    }
+
+    #[test]
+    fn info_threads_rows() {
+        assert_eq!(
+            info_threads_line(
+                "  7 Thread 0x7f9f49544700 (LWP 8761)  0x00007f9f4b6f6a5e in \
+                 pthread_cond_timedwait@@GLIBC_2.3.2 () from /lib64/libpthread.so.0"
+            ),
+            Some((
+                8761,
+                None,
+                Some("pthread_cond_timedwait@@GLIBC_2.3.2".into())
+            ))
+        );
+        assert_eq!(
+            info_threads_line("* 1    Thread 0x7f (LWP 12) \"rdk:main\" poll () at x.c:1"),
+            Some((12, Some("rdk:main".into()), Some("poll".into())))
+        );
+        assert_eq!(info_threads_line("Thread 1 (LWP 123):"), None);
     }
 
     #[test]

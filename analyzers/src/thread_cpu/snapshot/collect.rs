@@ -3,9 +3,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::diagnose;
 use super::error::PasteError;
 use super::format::{Figure, Format};
+use super::lock_waits::{self, LockWait};
 use super::options::PasteOptions;
 use super::report::{
     BacktraceSummary, Iteration, JavaSummary, RoleCores, Section, SnapshotReport, SnapshotThread,
@@ -142,7 +142,7 @@ pub struct Collector {
     ps_snapshots: u32,
     since_boot_tables: u32,
     dumps: u32,
-    pub(crate) lock_waits: Vec<diagnose::LockWait>,
+    pub(crate) lock_waits: Vec<LockWait>,
     jvm_seen: bool,
     warnings: Vec<String>,
     warnings_dropped: u64,
@@ -538,7 +538,7 @@ impl Collector {
         // Memory must not follow the number of dumps: the first waits tell.
         let room = MAX_LOCK_WAITS.saturating_sub(self.lock_waits.len());
         self.lock_waits
-            .extend(diagnose::lock_waits(&d, index).into_iter().take(room));
+            .extend(lock_waits::lock_waits(&d, index).into_iter().take(room));
         let threads = d.threads.len() as u32;
         let figure = d
             .threads
@@ -551,7 +551,8 @@ impl Collector {
     /// The report, or why there is none.
     pub fn finish(mut self, name: &str, input: InputSummary) -> Result<SnapshotReport, PasteError> {
         let lines = self.lines.max(self.prose);
-        if self.threads.is_empty() {
+        // An abbreviated dump joins no thread id (no nid), yet its lock waits are read.
+        if self.threads.is_empty() && self.lock_waits.is_empty() {
             if let Some((_, l, reason)) = self.unusable.first() {
                 return Err(PasteError::NoThreads(format!(
                     "line {l}: {reason}: nothing to analyse"
@@ -645,6 +646,16 @@ impl Collector {
                 worst.rate().unwrap_or(0.0)
             ));
         }
+        // Nothing but such tables: no figure of the paste is a thread's, nothing to judge.
+        let tables_only = self.sections.iter().all(|s| s.format.is_table());
+        if let (Some(worst), true) = (impossible.first(), tables_only) {
+            return Err(PasteError::NotThreadsShares {
+                line: worst.evidence.first().map_or(0, |e| e.line),
+                name: worst.name.clone(),
+                cores: worst.rate().unwrap_or(0.0),
+                more: impossible.len() - 1,
+            });
+        }
         let saturated: Vec<SnapshotThread> = threads
             .iter()
             .filter(|t| impossible.is_empty() && t.rate().is_some_and(|c| c >= threshold))
@@ -674,7 +685,8 @@ impl Collector {
             warnings: self.warnings,
             top: self.opts.top,
         };
-        report.diagnoses = diagnose::diagnose(&report, &self.lock_waits);
+        report.diagnoses =
+            crate::findings::diagnoses::thread_cpu::snapshot::diagnose(&report, &self.lock_waits);
         Ok(report)
     }
 }

@@ -20,6 +20,11 @@ pub enum Format {
 }
 
 impl Format {
+    /// A table of CPU figures per thread (not a backtrace or a dump).
+    pub fn is_table(self) -> bool {
+        matches!(self, Format::Top | Format::Ps | Format::Pidstat)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Top => "top",

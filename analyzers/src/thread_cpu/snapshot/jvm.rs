@@ -44,7 +44,7 @@ fn lock_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^\s*- (?:(?P<how>locked|waiting to lock|parking to wait for|waiting on|waiting to re-lock in wait\(\)|eliminated) +)?<(?P<addr>0x[0-9a-fA-F]+)> \(a (?P<class>[^)]*)\)",
+            r"^\s*- (?:(?P<how>locked|waiting to lock|parking to wait for|waiting on|waiting to re-lock in wait\(\)|eliminated) +)?(?:on +)?(?:<(?P<addr>0x[0-9a-fA-F]+)> \(a (?P<class>[^)]*)\)|(?P<cls>[A-Za-z_$][\w.$]*)@(?P<hash>[0-9a-fA-F]+)\b)",
         )
         .expect("valid regex")
     })
@@ -65,14 +65,22 @@ fn is_timestamp(line: &str) -> bool {
 }
 
 /// A thread header, or None when the line is not one. A header must carry one of the
-/// fields every JVM prints (`prio=`, `os_prio=`, `tid=`, `nid=`).
+/// fields every JVM prints (`prio=`, `os_prio=`, `tid=`, `nid=`), or be the name and the
+/// thread's number alone (`"name" #56`: a dump abbreviated by hand or by a tool).
 fn header(no: u64, line: &str) -> Option<JvmThread> {
-    if !line.starts_with('"')
-        || !(line.contains(" prio=") || line.contains("os_prio=") || line.contains(" nid="))
-    {
+    if !line.starts_with('"') {
         return None;
     }
     let c = header_re().captures(line)?;
+    let fields = line.contains(" prio=") || line.contains("os_prio=") || line.contains(" nid=");
+    let rest = c.name("rest").map_or("", |m| m.as_str().trim());
+    let numbered_alone = (c.name("num").is_some() && rest.is_empty())
+        || rest
+            .strip_prefix('#')
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    if !(fields || numbered_alone) {
+        return None;
+    }
     let nid = c.name("nid").and_then(|m| {
         let s = m.as_str();
         match s.strip_prefix("0x") {
@@ -84,7 +92,7 @@ fn header(no: u64, line: &str) -> Option<JvmThread> {
         .or_else(|| c.name("ostid").and_then(|m| m.as_str().parse().ok()))
         .and_then(|v: i64| i32::try_from(v).ok())
         .filter(|v| *v > 0);
-    let rest = c.name("rest").map_or("", |m| m.as_str());
+    let rest = if numbered_alone { "" } else { rest };
     let os_state = rest.split(" [0x").next().unwrap_or(rest).trim().to_string();
     Some(JvmThread {
         name: c["name"].to_string(),
@@ -214,10 +222,15 @@ impl JvmReader {
                 let how = m
                     .name("how")
                     .map_or(if self.ownable { "owns" } else { "locked" }, |h| h.as_str());
+                // `<0x…> (a Class)`, or an abbreviated dump's `Class@hash`.
+                let (addr, class) = match (m.name("addr"), m.name("class")) {
+                    (Some(a), Some(c)) => (a.as_str(), c.as_str()),
+                    _ => (&m["hash"], &m["cls"]),
+                };
                 let lock = Lock {
                     how: how.to_string(),
-                    addr: m["addr"].to_string(),
-                    class: m["class"].to_string(),
+                    addr: addr.to_string(),
+                    class: class.to_string(),
                     line: no,
                     text: line.to_string(),
                 };

@@ -13,20 +13,20 @@
 
 mod backtrace;
 mod collect;
-mod diagnose;
 mod error;
-mod format;
+pub(crate) mod format;
 mod jvm;
+pub(crate) mod lock_waits;
 mod options;
 mod pidstat;
 mod ps;
 mod render;
-mod report;
-mod stacks;
+pub(crate) mod report;
+pub(crate) mod stacks;
 mod table;
 #[cfg(test)]
 mod tests;
-mod text;
+pub(crate) mod text;
 mod top;
 
 use std::io::Read;

@@ -19,6 +19,9 @@ struct Layout {
     /// The header's clock (None for the Average header).
     clock: Option<u32>,
     average: bool,
+    /// `pidstat -h`'s `# Time` header: no clock of its own, so a single report cannot be
+    /// told from one since boot.
+    hash: bool,
 }
 
 #[derive(Debug, Default)]
@@ -47,6 +50,10 @@ fn prefix(t: &[(usize, &str)]) -> Option<(Option<u32>, usize)> {
         }
         return Some((Some(s), 1));
     }
+    // `pidstat -h`: `# Time` heads the columns and every row carries its time.
+    if first == "#" && t.get(1).is_some_and(|(_, w)| *w == "Time") {
+        return Some((None, 2));
+    }
     (first.ends_with(':')
         && first.len() > 1
         && first
@@ -59,6 +66,7 @@ impl Layout {
     fn from_header(line: &str) -> Option<Result<Layout, ()>> {
         let t = tokens(line);
         let (clock, skip) = prefix(&t)?;
+        let hash = t[0].1 == "#";
         let labels: Vec<&str> = t[skip..].iter().map(|(_, w)| *w).collect();
         if !labels.contains(&"%CPU") || labels.last() != Some(&"Command") {
             return None;
@@ -74,7 +82,8 @@ impl Layout {
             tid,
             cpu: at("%CPU")?,
             clock,
-            average: clock.is_none(),
+            average: clock.is_none() && !hash,
+            hash,
         }))
     }
 }
@@ -141,7 +150,13 @@ impl PidstatReader {
         }
         match Layout::from_header(line) {
             Some(Ok(layout)) => {
-                let mut table = Table::new(Format::Pidstat, no, Figure::Interval);
+                // One `-h` report is since boot unless a second one shows the interval.
+                let figure = if layout.hash {
+                    Figure::SinceBoot
+                } else {
+                    Figure::Interval
+                };
+                let mut table = Table::new(Format::Pidstat, no, figure);
                 table.average = layout.average;
                 self.table = Some((layout, table));
                 true
@@ -167,6 +182,7 @@ impl PidstatReader {
         };
         if let (Some(now), Some(prev), false) = (clock, table.clock, layout.average) {
             if now != prev {
+                table.figure = Figure::Interval;
                 let mut next = Table::new(Format::Pidstat, no, Figure::Interval);
                 next.clock = Some(now);
                 next.over_s = Some(((now + 86400 - prev) % 86400) as f64);

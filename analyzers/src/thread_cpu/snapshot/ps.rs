@@ -35,6 +35,80 @@ pub struct PsReader {
     table: Option<(Layout, Table)>,
     /// Inside a process table (no thread column): its rows are skipped.
     skip_rows: bool,
+    /// The columns a `ps` command in the paste asked for, and its line: rows under it whose
+    /// header a `grep` dropped are read by them.
+    asked: Option<(Layout, u64)>,
+}
+
+/// ps's header label of a format specifier (`-o`), for the ones a thread table needs or
+/// that hold spaces; None for one this reader does not know (the command is then not used).
+fn label_of(spec: &str) -> Option<&'static str> {
+    let spec = spec.split('=').next().unwrap_or(spec);
+    Some(match spec {
+        "pid" | "tgid" => "PID",
+        "tid" | "lwp" | "spid" => "TID",
+        "ppid" => "PPID",
+        "user" | "euser" | "uname" => "USER",
+        "uid" | "euid" => "UID",
+        "%cpu" | "pcpu" => "%CPU",
+        "c" => "C",
+        "%mem" | "pmem" => "%MEM",
+        "time" | "cputime" | "bsdtime" => "TIME",
+        "etime" | "etimes" => "ELAPSED",
+        "stime" | "start_time" => "STIME",
+        "start" => "START",
+        "tty" | "tt" => "TT",
+        "stat" => "STAT",
+        "s" | "state" => "S",
+        "nlwp" | "thcount" => "NLWP",
+        "psr" => "PSR",
+        "pri" => "PRI",
+        "ni" | "nice" => "NI",
+        "rss" | "rssize" => "RSS",
+        "vsz" => "VSZ",
+        "cmd" | "args" | "command" => "CMD",
+        "comm" | "ucmd" | "ucomm" | "fname" => "COMM",
+        _ => return None,
+    })
+}
+
+/// The columns of a `ps` command line (`$ ps H -eo user,pid,tid,%cpu,comm | grep x`,
+/// `# ps -eLf | grep 9698`): its `-o` lists, or `-f` with `-L`'s fixed columns.
+fn asked_columns(line: &str) -> Option<Vec<&'static str>> {
+    let at = line.find("ps ")?;
+    let before = line[..at].trim_end();
+    if !(before.is_empty() || before.ends_with(['$', '#', '>', '%'])) {
+        return None;
+    }
+    let args: Vec<&str> = line[at + 3..]
+        .split('|')
+        .next()?
+        .split_whitespace()
+        .collect();
+    let mut labels = Vec::new();
+    let mut lists = 0;
+    for (i, a) in args.iter().enumerate() {
+        let letters = a.trim_start_matches('-');
+        if letters.ends_with('o') && letters.chars().all(|c| c.is_ascii_alphabetic()) {
+            for spec in args.get(i + 1)?.split(',') {
+                labels.push(label_of(spec)?);
+            }
+            lists += 1;
+        }
+    }
+    if lists > 0 {
+        return Some(labels);
+    }
+    let flags: String = args
+        .iter()
+        .filter(|a| a.starts_with('-'))
+        .flat_map(|a| a.chars())
+        .collect();
+    (flags.contains('L') && flags.contains('f') && !flags.contains('F')).then(|| {
+        vec![
+            "UID", "PID", "PPID", "LWP", "C", "NLWP", "STIME", "TTY", "TIME", "CMD",
+        ]
+    })
 }
 
 impl Layout {
@@ -67,6 +141,21 @@ impl Layout {
             name,
             labels,
         }))
+    }
+
+    /// The layout of the columns a ps command asked for (see [`asked_columns`]): the name is
+    /// `comm` when asked for (the thread's name), else the command line.
+    fn from_asked(labels: &[&str]) -> Option<Layout> {
+        let joined = labels.join(" ");
+        let mut l = match Layout::from_header(&joined.replace("COMM", "COMMAND"))? {
+            Ok(l) => l,
+            Err(()) => return None,
+        };
+        if let Some(j) = labels.iter().position(|x| *x == "COMM") {
+            l.name = Some(j);
+            l.full = false;
+        }
+        Some(l)
     }
 
     /// The row's fields: the name column may hold spaces (`GC Thread#0`), so fields left of
@@ -155,8 +244,13 @@ impl PsReader {
             }
             self.skip_rows = false;
         }
+        if let Some(labels) = asked_columns(line) {
+            self.asked = Layout::from_asked(&labels).map(|l| (l, no));
+            return self.asked.is_some();
+        }
         match Layout::from_header(line) {
             Some(Ok(layout)) => {
+                self.asked = None;
                 let figure = Figure::Lifetime;
                 self.table = Some((layout, Table::new(Format::Ps, no, figure)));
                 true
@@ -171,7 +265,24 @@ impl PsReader {
                 self.skip_rows = true;
                 true
             }
-            None => false,
+            None => {
+                let Some((layout, asked_at)) = &self.asked else {
+                    return false;
+                };
+                let Some(r) = layout.row(no, line) else {
+                    return false;
+                };
+                c.warn(format!(
+                    "line {no}: ps rows without their header: read by the columns the command \
+                     at line {asked_at} asked for ({})",
+                    layout.labels.join(" ")
+                ));
+                let mut table = Table::new(Format::Ps, no, Figure::Lifetime);
+                table.rows.push(r);
+                table.last_line = no;
+                self.table = Some((layout.clone(), table));
+                true
+            }
         }
     }
 

@@ -32,7 +32,11 @@ pub struct Lock {
 
 impl Lock {
     pub fn describe(&self) -> String {
-        format!("<{}> (a {})", self.addr, self.class)
+        if self.addr.starts_with("0x") {
+            format!("<{}> (a {})", self.addr, self.class)
+        } else {
+            format!("{}@{}", self.class, self.addr)
+        }
     }
 }
 

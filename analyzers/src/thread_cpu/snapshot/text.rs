@@ -110,7 +110,7 @@ pub fn tid(s: &str) -> Option<i32> {
 pub fn clock(s: &str) -> Option<u32> {
     let b = s.as_bytes();
     if b.len() != 8 || b[2] != b':' || b[5] != b':' {
-        return None;
+        return clock_in_words(s);
     }
     let n = |i: usize| -> Option<u32> {
         let (a, c) = (b[i], b[i + 1]);
@@ -118,6 +118,32 @@ pub fn clock(s: &str) -> Option<u32> {
     };
     let (h, m, sec) = (n(0)?, n(3)?, n(6)?);
     (h < 24 && m < 60 && sec < 61).then_some(h * 3600 + m * 60 + sec)
+}
+
+/// A time of day written with a locale's words for hour, minute and second (`14时05分26秒`,
+/// `14시05분26초`): three runs of one or two digits, each followed by a non-ASCII word.
+fn clock_in_words(s: &str) -> Option<u32> {
+    let mut parts = [0u32; 3];
+    let mut n = 0;
+    let mut digits = 0;
+    let mut value = 0u32;
+    for c in s.chars() {
+        if let Some(d) = c.to_digit(10) {
+            digits += 1;
+            value = value * 10 + d;
+            if digits > 2 {
+                return None;
+            }
+        } else if !c.is_ascii() && digits > 0 {
+            *parts.get_mut(n)? = value;
+            n += 1;
+            (digits, value) = (0, 0);
+        } else if c.is_ascii() || digits > 0 {
+            return None;
+        }
+    }
+    let [h, m, sec] = parts;
+    (n == 3 && digits == 0 && h < 24 && m < 60 && sec < 61).then_some(h * 3600 + m * 60 + sec)
 }
 
 /// ps's `TIME` and `ELAPSED` (`[[DD-]HH:]MM:SS`, or whole seconds for etimes) and top's

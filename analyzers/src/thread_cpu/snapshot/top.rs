@@ -21,7 +21,38 @@ pub struct TopReader {
     table: Option<(Layout, Table)>,
     /// Inside a process table (top without -H): its rows are skipped.
     skip_rows: bool,
+    /// A table under `Tasks:` read on trial: threads only if every row has one memory.
+    trial: Option<Trial>,
 }
+
+/// Rows under `Tasks:` are processes, unless every row shows the same VIRT, RES and SHR: one
+/// process's memory, so its threads (an older top keeps `Tasks:` with `H`).
+#[derive(Debug, Clone)]
+struct Trial {
+    line: u64,
+    columns: [usize; 3],
+    first: Option<String>,
+    same: bool,
+}
+
+impl Trial {
+    fn observe(&mut self, line: &str) {
+        let t = tokens(line);
+        let sizes: Option<Vec<&str>> = self
+            .columns
+            .iter()
+            .map(|&i| t.get(i).map(|x| x.1))
+            .collect();
+        let sizes = sizes.map(|v| v.join(" ")).unwrap_or_default();
+        match &self.first {
+            None => self.first = Some(sizes),
+            Some(f) => self.same &= *f == sizes,
+        }
+    }
+}
+
+const PROCESSES: &str =
+    "top without -H lists processes, not threads (`Tasks:`): run `top -H -p PID`";
 
 #[derive(Debug, Clone)]
 struct Frame {
@@ -204,6 +235,9 @@ impl TopReader {
                 Ok(r) => {
                     table.last_line = no;
                     table.rows.push(r);
+                    if let Some(trial) = self.trial.as_mut() {
+                        trial.observe(line);
+                    }
                     true
                 }
                 Err(RowError::Cut) => {
@@ -223,6 +257,9 @@ impl TopReader {
                 if let Ok(r) = layout.row(no, line) {
                     table.rows.push(r);
                     table.last_line = no;
+                    if let Some(trial) = self.trial.as_mut() {
+                        trial.observe(line);
+                    }
                 }
                 self.table = Some((layout, table));
                 return true;
@@ -238,16 +275,24 @@ impl TopReader {
             let in_frame = self.frame.is_some();
             if in_frame || is_top_header(&names) {
                 if self.frame.as_ref().is_some_and(|f| f.processes) {
-                    c.unusable(
-                        Format::Top,
-                        no,
-                        "top without -H lists processes, not threads (`Tasks:`): run `top -H \
-                         -p PID`",
-                    );
-                    self.frame = None;
-                    self.pending = None;
-                    self.skip_rows = true;
-                    return true;
+                    let at = |n: &str| names.iter().position(|x| x == n);
+                    match (at("VIRT"), at("RES"), at("SHR")) {
+                        (Some(v), Some(r), Some(sh)) => {
+                            self.trial = Some(Trial {
+                                line: no,
+                                columns: [v, r, sh],
+                                first: None,
+                                same: true,
+                            })
+                        }
+                        _ => {
+                            c.unusable(Format::Top, no, PROCESSES);
+                            self.frame = None;
+                            self.pending = None;
+                            self.skip_rows = true;
+                            return true;
+                        }
+                    }
                 }
                 self.pending = Some(Header {
                     line: no,
@@ -295,8 +340,26 @@ impl TopReader {
             c.header_without_rows(Format::Top, h.line);
         }
         self.skip_rows = false;
+        let trial = self.trial.take();
         if let Some((_, table)) = self.table.take() {
-            c.table(table);
+            match trial {
+                Some(t) if !(t.same && table.rows.len() >= 2) => {
+                    c.unusable(Format::Top, t.line, PROCESSES);
+                }
+                Some(t) => {
+                    c.warn(format!(
+                        "line {}: top says `Tasks:`, but its {} rows share one VIRT, RES and SHR \
+                         ({}): one process's threads, read as such",
+                        t.line,
+                        table.rows.len(),
+                        t.first.unwrap_or_default()
+                    ));
+                    c.table(table);
+                }
+                None => c.table(table),
+            }
+        } else if let Some(t) = trial {
+            c.unusable(Format::Top, t.line, PROCESSES);
         }
         self.frame = None;
     }

@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::context::Context;
+use super::entries::FATAL_ERROR;
 use super::held::Held;
 use super::observe::Diagnoser;
 use crate::stats::report::StatsDiagnosis;
@@ -12,7 +13,7 @@ impl Diagnoser {
     pub(super) fn fatal_error(&self, cx: &Context<'_>, out: &mut Vec<StatsDiagnosis>) {
         if let Some(f) = &cx.track.fatal {
             let held = Held::default();
-            let mut d = cx.base("fatal-error", format!("fatal error: {f}"), &held);
+            let mut d = cx.base(&FATAL_ERROR, format!("fatal error: {f}"), &held);
             d.evidence = json!({ "fatal": f });
             d.cause = "The client raised a fatal error (idempotent or transactional producer): \
                        it can no longer produce."

@@ -1,4 +1,6 @@
-//! From the rules' per-interval answers to diagnoses: where each held (intervals, episodes,
+//! analyze-stats' diagnoses: [`thresholds`] (the defaults of `Thresholds`, each with its
+//! source), [`rules`] (pure functions of one interval's figures), [`entries`] (the catalogue's
+//! `RULES`), and from the rules' per-interval answers to diagnoses: where each held (intervals, episodes,
 //! brokers, partitions), the evidence in figures with their units, the cause in the post's
 //! terms, the fix, and what statistics cannot tell apart.
 //!
@@ -9,15 +11,19 @@
 mod broker;
 mod consumer;
 mod context;
+pub mod entries;
 mod fatal;
 mod held;
 mod observe;
 mod producer;
+pub mod rules;
+pub mod thresholds;
 
 pub(crate) use context::Context;
+pub use entries::RULES;
 pub(crate) use observe::Diagnoser;
 
-use super::report::StatsDiagnosis;
+use crate::stats::report::StatsDiagnosis;
 
 impl Diagnoser {
     pub fn finish(&self, cx: &Context<'_>) -> Vec<StatsDiagnosis> {

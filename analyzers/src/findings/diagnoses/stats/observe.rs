@@ -1,11 +1,11 @@
 //! Each interval's rule answers, gathered per rule (and per broker) for the diagnoses.
 
 use super::held::{BrokerHeld, Held};
+use super::rules;
+use super::thresholds::Thresholds;
 use crate::stats::config::Resolved;
-use crate::stats::interval::{ms, BrokerFig, Interval};
-use crate::stats::rules;
+use crate::stats::interval::{batches_per_request, ms, BrokerFig, Interval};
 use crate::stats::stat::Stat;
-use crate::stats::thresholds::Thresholds;
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Diagnoser {
@@ -24,6 +24,12 @@ pub(crate) struct Diagnoser {
     pub(super) starved: Held,
     /// Receive rates of the starved intervals (naps are the ones near zero).
     pub(super) starved_rx: Stat,
+    /// Intervals where the fetcher napped with data waiting and room in the queues, and the
+    /// share of those intervals it was busy.
+    pub(super) fetcher_naps: Held,
+    pub(super) fetcher_busy: Stat,
+    /// Until when (interval clock, s) a throttle the broker asked for holds the fetcher.
+    pub(super) throttled_until_s: f64,
 }
 
 fn slot(v: &mut Vec<BrokerHeld>, i: usize) -> &mut BrokerHeld {
@@ -43,7 +49,7 @@ impl Diagnoser {
     pub fn observe(&mut self, iv: &Interval, c: &Resolved, t: &Thresholds) {
         let ts = iv.t_s;
         if iv.producer {
-            let batches = rules::batches_per_request(iv);
+            let batches = batches_per_request(iv);
             for b in &iv.brokers {
                 // The ceiling is per connection: the broker serves one connection's requests
                 // one at a time. Batches per request come from the topics (client-wide).
@@ -104,6 +110,27 @@ impl Diagnoser {
                 .filter_map(|p| rules::fetch_queue_full(p, c, t))
                 .reduce(|a, b| a || b);
             self.fetch_full.observe(any_full, iv);
+            // A throttled response holds the fetcher back for its throttle time, which can
+            // span many intervals after the one that reports it.
+            let throttle_ms = iv
+                .brokers
+                .iter()
+                .filter_map(|b| b.throttle.filter(|w| w.count() > 0).and_then(|w| w.max))
+                .max();
+            if let Some(m) = throttle_ms {
+                self.throttled_until_s = self.throttled_until_s.max(iv.t_s + m as f64 / 1000.0);
+            }
+            let throttled = iv.t_s - iv.dt_s < self.throttled_until_s;
+            let r = rules::fetcher_napping(iv, c, throttled);
+            self.fetcher_naps.observe(r, iv);
+            if r == Some(true) {
+                let rtt = iv.total.rtt.and_then(|w| ms(w.p50)).unwrap_or(0.0);
+                opt(
+                    &mut self.fetcher_busy,
+                    ts,
+                    iv.total.fetch_per_s.map(|f| f * rtt / 1000.0),
+                );
+            }
             let r = rules::starved(iv, c, t);
             self.starved.observe(r, iv);
             if r == Some(true) {

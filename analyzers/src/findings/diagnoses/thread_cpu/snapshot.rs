@@ -7,111 +7,25 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::format::Figure;
-use super::report::{SnapshotReport, SnapshotThread};
-use super::stacks::{is_consumer_poll, Dump, Lock};
-use super::text::example;
+use super::entries::*;
+use super::recording::{self as text};
+use crate::findings::diagnoses::rule::DiagnosisRule;
 use crate::findings::scope::{self, KafkaClient};
-use crate::thread_cpu::diagnose::{self as text, GC_DOMINATES_MIN_CORES};
 use crate::thread_cpu::roles::{ProcessKind, Role};
+use crate::thread_cpu::snapshot::format::{Figure, Format};
+use crate::thread_cpu::snapshot::lock_waits::LockWait;
+use crate::thread_cpu::snapshot::report::{SnapshotReport, SnapshotThread};
+use crate::thread_cpu::snapshot::stacks::is_consumer_poll;
+use crate::thread_cpu::snapshot::text::example;
 use crate::vocab::report::{round3, Diagnosis, ExampleLine};
 
 /// Evidence lines per diagnosis.
 const MAX_EXAMPLES: usize = 6;
-/// A broker thread whose backtraces wait is spinning only at (nearly) a whole core, whatever
-/// --saturated-cores says.
-const SPIN_MIN_CORES: f64 = crate::findings::saturation::SATURATED_CORES;
-
-/// A heartbeat thread waiting for a lock that another thread holds, in one dump.
-#[derive(Debug, Clone)]
-pub struct LockWait {
-    pub dump: u32,
-    pub waiter_tid: Option<i32>,
-    pub waiter_name: String,
-    pub waiter: ExampleLine,
-    pub wait: Lock,
-    /// The holder: tid, name, its header line, the line that says it holds the lock.
-    pub holder: Option<(Option<i32>, String, ExampleLine, ExampleLine)>,
-    /// The holder is the thread inside ConsumerNetworkClient.poll (the dump has no
-    /// `Locked ownable synchronizers`: `jstack -l` would name it).
-    pub holder_inferred: bool,
-}
-
-/// The heartbeat threads of a dump that wait for a lock, with who holds it.
-pub fn lock_waits(d: &Dump, index: u32) -> Vec<LockWait> {
-    let mut out = Vec::new();
-    for w in &d.threads {
-        if !w.name.starts_with("kafka-coordinator-heartbeat-thread") {
-            continue;
-        }
-        let Some(wait) = &w.waiting else { continue };
-        if !matches!(wait.how.as_str(), "waiting to lock" | "parking to wait for") {
-            continue;
-        }
-        let held = d.threads.iter().find_map(|t| {
-            t.held
-                .iter()
-                .find(|l| l.addr == wait.addr)
-                .map(|l| (t, l.line, l.text.clone()))
-        });
-        let (holder, inferred) = match held {
-            Some((t, line, text)) => (
-                Some((
-                    t.nid,
-                    t.name.clone(),
-                    example(t.line, &t.text),
-                    example(line, &text),
-                )),
-                false,
-            ),
-            None => {
-                // Without -l the ReentrantLock's owner is not printed: the thread inside the
-                // network client's poll (not parked itself) is the one that holds it.
-                let in_poll = d.threads.iter().find(|t| {
-                    !std::ptr::eq(*t, w)
-                        && t.waiting.is_none()
-                        && t.frames
-                            .iter()
-                            .any(|f| f.ends_with("ConsumerNetworkClient.poll"))
-                });
-                match in_poll {
-                    Some(t) => {
-                        let f = t
-                            .frames
-                            .iter()
-                            .position(|f| f.ends_with("ConsumerNetworkClient.poll"))
-                            .unwrap_or(0);
-                        (
-                            Some((
-                                t.nid,
-                                t.name.clone(),
-                                example(t.line, &t.text),
-                                example(t.line, &format!("at {}", t.frames[f])),
-                            )),
-                            true,
-                        )
-                    }
-                    None => (None, false),
-                }
-            }
-        };
-        out.push(LockWait {
-            dump: index,
-            waiter_tid: w.nid,
-            waiter_name: w.name.clone(),
-            waiter: example(w.line, &w.text),
-            wait: wait.clone(),
-            holder,
-            holder_inferred: inferred,
-        });
-    }
-    out
-}
 
 /// How busy a hot thread is, and what kind of figure that is, for a cause.
 fn how_busy(t: &SnapshotThread) -> String {
     let c = t.cores_mean.unwrap_or(0.0);
-    let (of, unit) = if t.sources.contains(&super::format::Format::Top) {
+    let (of, unit) = if t.sources.contains(&Format::Top) {
         ("top's", "frames")
     } else {
         ("pidstat's", "reports")
@@ -180,15 +94,14 @@ fn with(
     d
 }
 
-fn diag(id: &str, title: &str, evidence: serde_json::Value, cause: String, fix: &str) -> Diagnosis {
-    Diagnosis {
-        id: id.into(),
-        title: title.into(),
-        evidence,
-        cause,
-        fix: fix.into(),
-        examples: Vec::new(),
-    }
+fn diag(
+    rule: &DiagnosisRule,
+    title: &str,
+    evidence: serde_json::Value,
+    cause: String,
+    fix: &str,
+) -> Diagnosis {
+    rule.emit(title.into(), evidence, cause, fix.into(), Vec::new())
 }
 
 /// The process kind of each pid the paste names (None: the threads whose pid it does not).
@@ -263,7 +176,9 @@ pub fn diagnose(r: &SnapshotReport, waits: &[LockWait]) -> Vec<Diagnosis> {
                 // A thread at half a core waits half the time: only a thread at a full core
                 // whose backtraces wait is waking over and over.
                 let full = t.rate().is_some_and(|c| c >= SPIN_MIN_CORES);
-                if full && bt.is_some_and(|b| b.waiting * 2 > b.samples) {
+                if full
+                    && bt.is_some_and(|b| b.waiting as f64 > SPIN_WAITING_SHARE * b.samples as f64)
+                {
                     brokers_spinning.push(t)
                 } else {
                     brokers_working.push(t)
@@ -328,7 +243,7 @@ pub fn diagnose(r: &SnapshotReport, waits: &[LockWait]) -> Vec<Diagnosis> {
         let t = brokers_spinning[0];
         let b = t.backtrace.as_ref().expect("spinning needs a backtrace");
         let d = diag(
-            "rdk-broker-spin",
+            &RDK_BROKER_SPIN,
             "librdkafka's broker thread is at a full core while its backtraces wait in poll() \
              (it wakes over and over: a spin)",
             evidence(&brokers_spinning),
@@ -390,7 +305,7 @@ pub fn diagnose(r: &SnapshotReport, waits: &[LockWait]) -> Vec<Diagnosis> {
             .expect("own work needs a backtrace")
             .frames;
         let d = diag(
-            "app-thread-own-work",
+            &APP_THREAD_OWN_WORK,
             "the application thread is at a full core in its own code, not in librdkafka",
             evidence(&apps_own),
             format!(
@@ -505,7 +420,7 @@ pub fn diagnose(r: &SnapshotReport, waits: &[LockWait]) -> Vec<Diagnosis> {
     let rated = r.threads.iter().filter(|t| t.rate().is_some()).count();
     if hot.is_empty() && rated == 0 {
         out.push(diag(
-            "no-thread-cpu-figures",
+            &NO_THREAD_CPU_FIGURES,
             "the paste has no CPU figure per thread",
             json!({ "threads": r.threads.len() }),
             format!(
@@ -523,10 +438,10 @@ pub fn diagnose(r: &SnapshotReport, waits: &[LockWait]) -> Vec<Diagnosis> {
             "add `top -b -H -n 3 -d 1 -p PID` (or `pidstat -t -p PID 1 5`) to the paste: its \
              TIDs join the backtraces and dumps",
         ));
-    } else if hot.is_empty() && !out.iter().any(|d| d.id == "gc-threads-dominate") {
+    } else if hot.is_empty() && !out.iter().any(|d| d.id == GC_THREADS_DOMINATE.id) {
         let busiest = r.threads.iter().find(|t| t.rate().is_some());
         out.push(diag(
-            "no-saturated-thread",
+            &NO_SATURATED_THREAD,
             "no thread saturated",
             json!({
                 "busiest_thread": busiest.map(|t| t.name.clone()),
@@ -558,7 +473,7 @@ fn heartbeat(waits: &[LockWait], r: &SnapshotReport) -> Option<Diagnosis> {
     let dumps = r
         .sections
         .iter()
-        .filter(|s| s.format == super::format::Format::JvmDump)
+        .filter(|s| s.format == Format::JvmDump)
         .map(|s| s.parts)
         .sum::<u32>()
         .max(1);
@@ -577,7 +492,7 @@ fn heartbeat(waits: &[LockWait], r: &SnapshotReport) -> Option<Diagnosis> {
     examples.dedup_by_key(|e| (e.line, e.text.clone()));
     examples.sort_by_key(|e| e.line);
     let mut d = diag(
-        "java-heartbeat-waits-for-poll-thread",
+        &JAVA_HEARTBEAT_WAITS_FOR_POLL_THREAD,
         "the consumer's heartbeat thread waits for a lock the poll thread holds",
         json!({
             "heartbeat_thread": w.waiter_name,

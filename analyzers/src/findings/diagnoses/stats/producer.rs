@@ -4,6 +4,9 @@
 use serde_json::{json, Value};
 
 use super::context::{med, summ, Context};
+use super::entries::{
+    INFLIGHT_QUEUEING, LINGER_BOUND_LATENCY, PER_REQUEST_CEILING, PRODUCER_BACKLOG,
+};
 use super::held::fired;
 use super::observe::Diagnoser;
 use crate::stats::report::StatsDiagnosis;
@@ -61,7 +64,7 @@ impl Diagnoser {
                 String::new()
             };
             let mut d = cx.base(
-                "per-request-ceiling",
+                &PER_REQUEST_CEILING,
                 format!(
                     "bound by the broker's cost per request: {:.0} ProduceRequests/s of {:.0} B{on} \
                      while messages wait",
@@ -158,7 +161,7 @@ impl Diagnoser {
                 .map(|(i, h)| (*i, *h))
                 .expect("hits is not empty");
             let mut d = cx.base(
-                "inflight-queueing",
+                &INFLIGHT_QUEUEING,
                 format!(
                     "requests queue in flight{}: {:.0} waiting for a response, rtt p50 \
                      {:.2} ms against {:.2} ms for the fastest",
@@ -227,7 +230,7 @@ impl Diagnoser {
         if self.backlog.held > 0 || rising {
             let share = self.backlog_share.max().or(acc.queue_share_max());
             let mut d = cx.base(
-                "producer-backlog",
+                &PRODUCER_BACKLOG,
                 format!(
                     "the producer queue is {}full{}: produce() is about to fail with QueueFull",
                     share.map_or(String::new(), |s| format!("{:.0}% ", s * 100.0)),
@@ -281,7 +284,7 @@ impl Diagnoser {
         if self.linger.by_share(t) {
             let linger = cx.config.linger_ms.value;
             let mut d = cx.base(
-                "linger-bound-latency",
+                &LINGER_BOUND_LATENCY,
                 format!(
                     "messages wait about linger.ms ({} ms): int_latency p50 {:.2} ms at a low rate",
                     linger,

@@ -1,21 +1,29 @@
-//! The diagnoses, in the post's terms, from a finished report.
+//! The diagnoses of a recording (`analyze-thread-cpu` on samples over time), in the post's
+//! terms, from a finished report; the snapshot's diagnoses reuse their words.
 
 use std::collections::HashMap;
 
-use super::report::{SaturatedThread, ThreadCpuReport};
-use super::roles::{ProcessKind, Role};
+use super::entries::*;
+use crate::findings::diagnoses::rule::DiagnosisRule;
 use crate::findings::scope::{self, KafkaClient};
+use crate::thread_cpu::report::{SaturatedThread, ThreadCpuReport};
+use crate::thread_cpu::roles::{ProcessKind, Role};
 use crate::vocab::report::{round3, Diagnosis};
 
-fn diag(id: &str, title: &str, evidence: serde_json::Value, cause: &str, fix: &str) -> Diagnosis {
-    Diagnosis {
-        id: id.to_string(),
-        title: title.to_string(),
+fn diag(
+    rule: &DiagnosisRule,
+    title: &str,
+    evidence: serde_json::Value,
+    cause: &str,
+    fix: &str,
+) -> Diagnosis {
+    rule.emit(
+        title.to_string(),
         evidence,
-        cause: cause.to_string(),
-        fix: fix.to_string(),
-        examples: Vec::new(),
-    }
+        cause.to_string(),
+        fix.to_string(),
+        Vec::new(),
+    )
 }
 
 fn sat_evidence(ts: &[&SaturatedThread]) -> serde_json::Value {
@@ -159,7 +167,7 @@ pub fn diagnose(r: &ThreadCpuReport) -> Vec<Diagnosis> {
     if sat.is_empty() && out.is_empty() {
         let busiest = r.threads.first();
         out.push(diag(
-            "no-saturated-thread",
+            &NO_SATURATED_THREAD,
             "no thread saturated",
             serde_json::json!({
                 "busiest_thread": busiest.map(|t| t.name.clone()),
@@ -180,12 +188,6 @@ pub fn diagnose(r: &ThreadCpuReport) -> Vec<Diagnosis> {
     }
     out
 }
-
-/// The pipeline's threads must use this many times the CPU of librdkafka's client threads
-/// (its mock's not counted) to be the limit when none of them is saturated alone…
-pub const PIPELINE_OVER_RDK: f64 = 2.0;
-/// … and at least this many cores together (an idle pipeline limits nothing).
-pub const PIPELINE_MIN_CORES: f64 = 0.8;
 
 /// The processing threads, not librdkafka, are the limit: one of them saturated, or all of
 /// them together well above librdkafka's client threads (one thread per partition on fewer
@@ -227,7 +229,7 @@ fn pipeline_limit(
         None => return None,
     };
     Some(diag(
-        "processing-threads-limit",
+        &PROCESSING_THREADS_LIMIT,
         "the processing threads, not librdkafka, are the limit",
         serde_json::json!({
             "pipeline_threads": threads,
@@ -247,13 +249,10 @@ fn pipeline_limit(
     ))
 }
 
-/// GC threads must use at least this many cores to "dominate" (an idle JVM's GC does not).
-pub const GC_DOMINATES_MIN_CORES: f64 = 0.5;
-
 /// librdkafka's broker thread at a full core: `subject` says which thread and how busy.
 pub(crate) fn rdk_broker_saturated(subject: &str, evidence: serde_json::Value) -> Diagnosis {
     diag(
-        "rdk-broker-saturated",
+        &RDK_BROKER_SATURATED,
         "librdkafka's broker thread is saturated (per-message work inside librdkafka: \
              more consumer instances)",
         evidence,
@@ -272,7 +271,7 @@ pub(crate) fn rdk_broker_saturated(subject: &str, evidence: serde_json::Value) -
 /// The application thread of a librdkafka client at a full core.
 pub(crate) fn app_thread_saturated(subject: &str, evidence: serde_json::Value) -> Diagnosis {
     diag(
-        "app-thread-saturated",
+        &APP_THREAD_SATURATED,
         "the application thread is saturated (poll() once per message: use the \
                  batch API)",
         evidence,
@@ -293,7 +292,7 @@ pub(crate) fn java_consumer_thread_saturated(
     evidence: serde_json::Value,
 ) -> Diagnosis {
     diag(
-        "java-consumer-thread-saturated",
+        &JAVA_CONSUMER_THREAD_SATURATED,
         "one Java consumer thread at one core",
         evidence,
         &format!(
@@ -315,7 +314,7 @@ pub(crate) fn java_producer_network_saturated(
     evidence: serde_json::Value,
 ) -> Diagnosis {
     diag(
-        "java-producer-network-saturated",
+        &JAVA_PRODUCER_NETWORK_SATURATED,
         "the Java producer's network thread is at one core",
         evidence,
         &format!(
@@ -333,7 +332,7 @@ pub(crate) fn java_producer_network_saturated(
 /// Any other thread at a full core; `cause` names it and says what its role means.
 pub(crate) fn saturated_thread(name: &str, cause: &str, evidence: serde_json::Value) -> Diagnosis {
     diag(
-        "saturated-thread",
+        &SATURATED_THREAD,
         &format!("thread {name} is saturated"),
         evidence,
         cause,
@@ -379,7 +378,7 @@ pub(crate) fn gc_threads_dominate(
     evidence: serde_json::Value,
 ) -> Diagnosis {
     diag(
-        "gc-threads-dominate",
+        &GC_THREADS_DOMINATE,
         "GC threads dominate",
         evidence,
         &format!(

@@ -4,15 +4,15 @@
 use serde_json::{json, Value};
 
 use super::context::{summ, Context};
+use super::entries::{
+    BROKER_DOWN, BROKER_FLAPPING, BROKER_SILENT, BROKER_THROTTLE, REQUEST_TIMEOUTS,
+};
 use super::held::{fired, BrokerHeld};
 use super::observe::Diagnoser;
+use super::rules;
+use super::thresholds::SILENT_MIN_S;
 use crate::stats::report::StatsDiagnosis;
-use crate::stats::rules;
 use crate::stats::stat::round_sig;
-
-/// Seconds (summed over its silent intervals) a connection must be silent: one slow
-/// interval on a loaded machine is a long round trip, not a stopped broker.
-const SILENT_MIN_S: f64 = 2.0;
 
 impl Diagnoser {
     /// broker-throttle: a broker delaying its responses (a quota).
@@ -36,7 +36,7 @@ impl Diagnoser {
                 .filter_map(|(_, h)| h.a.max())
                 .fold(0.0, f64::max);
             let mut d = cx.base(
-                "broker-throttle",
+                &BROKER_THROTTLE,
                 format!("the broker throttles this client: up to {worst:.0} ms per response"),
                 &held,
             );
@@ -95,7 +95,7 @@ impl Diagnoser {
             } else {
                 format!("round trips took seconds: rtt up to {rtt_max:.0} ms (no timeouts yet)")
             };
-            let mut d = cx.base("request-timeouts", title, &held);
+            let mut d = cx.base(&REQUEST_TIMEOUTS, title, &held);
             d.brokers = hits
                 .iter()
                 .map(|(i, _)| cx.broker(*i).to_string())
@@ -176,7 +176,7 @@ impl Diagnoser {
                 .map(|(i, h)| format!("{} ({:.1} s)", cx.broker(*i), silent_s(h)))
                 .collect();
             let mut d = cx.base(
-                "broker-silent",
+                &BROKER_SILENT,
                 format!(
                     "a broker stopped answering: {} with requests waiting{}",
                     names.join(", "),
@@ -242,13 +242,13 @@ impl Diagnoser {
                     })
                 })
                 .collect();
-            let id = if flapping.is_empty() {
-                "broker-down"
+            let rule = if flapping.is_empty() {
+                &BROKER_DOWN
             } else {
-                "broker-flapping"
+                &BROKER_FLAPPING
             };
             let mut d = cx.base(
-                id,
+                rule,
                 if flapping.is_empty() {
                     format!(
                         "a broker the client needs went down: {}",
@@ -264,7 +264,7 @@ impl Diagnoser {
                 .map(|(i, _)| cx.broker(*i).to_string())
                 .collect();
             d.evidence = json!({"flapping": flapping, "per_broker": per_broker});
-            d.cause = if id == "broker-flapping" {
+            d.cause = if rule.id == BROKER_FLAPPING.id {
                 "The connection to the broker was lost again and again (disconnects, state \
                  changes between UP and DOWN/CONNECT): requests to its partitions wait for each \
                  reconnect and in-flight ones are retried."

@@ -1,10 +1,10 @@
 //! Where a rule held over a series: intervals, episodes, and per broker the figures
 //! seen while it held.
 
+use super::thresholds::Thresholds;
 use crate::stats::interval::Interval;
 use crate::stats::report::Episode;
 use crate::stats::stat::{round_sig, Stat};
-use crate::stats::thresholds::Thresholds;
 
 /// Episodes kept per diagnosis.
 const MAX_EPISODES: usize = 10;

@@ -2,9 +2,9 @@
 //! the named [`Thresholds`]. Each answers `None` when it does not apply to the interval (a
 //! consumer for a producer rule, an idle interval), else whether it held.
 
-use super::config::Resolved;
-use super::interval::{ms, BrokerFig, Interval, PartFig};
-use super::thresholds::Thresholds;
+use super::thresholds::{Thresholds, FETCHER_BUSY_MAX, FETCHQ_FULL_SHARE, NAP_MIN_UNFETCHED};
+use crate::stats::config::Resolved;
+use crate::stats::interval::{batches_per_request, ms, BrokerFig, Interval, PartFig};
 
 /// int_latency p50 of the interval, ms.
 fn int_latency_p50_ms(iv: &Interval) -> Option<f64> {
@@ -12,14 +12,6 @@ fn int_latency_p50_ms(iv: &Interval) -> Option<f64> {
         .int_latency
         .filter(|w| w.count() > 0)
         .and_then(|w| ms(w.p50))
-}
-
-/// Batches per ProduceRequest in the interval.
-pub(crate) fn batches_per_request(iv: &Interval) -> Option<f64> {
-    match (iv.batches(), iv.total.produce_requests) {
-        (Some(b), Some(r)) if r > 0.0 => Some(b / r),
-        _ => None,
-    }
 }
 
 /// Messages are waiting for the broker, not for linger: int_latency well above linger.ms,
@@ -143,6 +135,35 @@ pub(crate) fn starved(iv: &Interval, c: &Resolved, t: &Thresholds) -> Option<boo
     Some(queued <= t.fetchq_empty_share * c.queued_min_messages.value && lag > 0.0)
 }
 
+/// The fetcher naps: data waits on the broker, the fetch queues have room, yet the fetcher
+/// sent so few fetches that it was busy (fetches × rtt p50) at most FETCHER_BUSY_MAX of the
+/// interval: a backoff is running (fetch.queue.backoff.ms after the queue reached
+/// queued.min.messages). Applies to consumer intervals with fetches, rtt and offsets known.
+pub(crate) fn fetcher_napping(iv: &Interval, c: &Resolved, throttled: bool) -> Option<bool> {
+    if iv.producer {
+        return None;
+    }
+    let fetches = iv.total.fetch_per_s?;
+    // No fetch at all is no time fetching, whatever the (empty) rtt window says.
+    let rtt_s = if fetches > 0.0 {
+        iv.total
+            .rtt
+            .filter(|w| w.count() > 0)
+            .and_then(|w| ms(w.p50))?
+            / 1000.0
+    } else {
+        0.0
+    };
+    let unfetched = iv.unfetched_total()?;
+    let room = iv
+        .fetchq_max()
+        .is_some_and(|q| q < FETCHQ_FULL_SHARE * c.queued_min_messages.value);
+    // A throttled fetcher waits on purpose (broker-throttle says so).
+    Some(
+        unfetched >= NAP_MIN_UNFETCHED && room && !throttled && fetches * rtt_s <= FETCHER_BUSY_MAX,
+    )
+}
+
 /// Lag growth over a run (first and last value, least-squares trend per second).
 pub(crate) fn lag_growing(first: f64, last: f64, trend_per_s: Option<f64>, t: &Thresholds) -> bool {
     let growth = last - first;
@@ -179,10 +200,10 @@ pub(crate) fn flapping(disconnects: f64, down_episodes: u64, t: &Thresholds) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::super::config::{ClientConfig, Defaults};
-    use super::super::interval::TopicFig;
-    use super::super::model::Window;
     use super::*;
+    use crate::stats::config::{ClientConfig, Defaults};
+    use crate::stats::interval::TopicFig;
+    use crate::stats::model::Window;
 
     fn win(cnt: i64, min: i64, p50: i64, max: i64) -> Option<Window> {
         Some(Window {
@@ -338,6 +359,40 @@ mod tests {
         assert!(lag_growing(0.0, 50_000.0, Some(100.0), &t));
         assert!(!lag_growing(1_000_000.0, 1_000_500.0, Some(1.0), &t));
         assert!(!lag_growing(0.0, 50_000.0, Some(-1.0), &t));
+    }
+
+    #[test]
+    fn a_fetcher_naps_when_it_barely_fetches_with_data_waiting_and_room() {
+        let c = cfg(&[]);
+        let part = |fetchq: f64, unfetched: f64| PartFig {
+            fetchq_cnt: Some(fetchq),
+            unfetched: Some(unfetched),
+            ..PartFig::default()
+        };
+        // The probe's 1000 ms capture: 2 fetches in a second of ~10 ms, 28k messages waiting.
+        let mut iv = Interval {
+            dt_s: 1.0,
+            partitions: vec![part(38_839.0, 28_000.0), part(38_839.0, 27_000.0)],
+            ..Interval::default()
+        };
+        iv.total.fetch_per_s = Some(2.0);
+        iv.total.rtt = win(2, 5_000, 9_663, 23_039);
+        assert_eq!(fetcher_napping(&iv, &c, false), Some(true));
+        // Throttled: it waits on purpose.
+        assert_eq!(fetcher_napping(&iv, &c, true), Some(false));
+        // Fetching 40 times a second of 12 ms: busy half the time (the 10 ms capture).
+        iv.total.fetch_per_s = Some(40.0);
+        iv.total.rtt = win(40, 2_000, 12_000, 30_000);
+        assert_eq!(fetcher_napping(&iv, &c, false), Some(false));
+        // Not one fetch, nothing waiting on the broker: caught up, not napping.
+        iv.total.fetch_per_s = Some(0.0);
+        iv.partitions = vec![part(0.0, 10.0)];
+        assert_eq!(fetcher_napping(&iv, &c, false), Some(false));
+        // Not one fetch with the queue full: the application is behind, not a nap.
+        iv.partitions = vec![part(100_000.0, 50_000.0)];
+        assert_eq!(fetcher_napping(&iv, &c, false), Some(false));
+        iv.producer = true;
+        assert_eq!(fetcher_napping(&iv, &c, false), None);
     }
 
     #[test]
