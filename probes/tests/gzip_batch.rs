@@ -150,7 +150,14 @@ fn librdkafkas_gzip_input_per_batch_tracks_batch_size_on_the_real_broker() {
         "{v}"
     );
     let checks = v["checks"].as_array().expect("checks");
-    assert_eq!(checks.len(), 5, "{v}");
+    // Five with the compressing thread at a core at both sizes; four where it was short of
+    // one, the last decided by its CPU per input byte instead of the rates.
+    let by_cost = checks.len() == 4
+        && checks[3]["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("decided by cost per input byte");
+    assert!(checks.len() == 5 || by_cost, "{v}");
     for c in &checks[..2] {
         assert_eq!(c["state"], "passed", "{c}");
     }
