@@ -119,12 +119,11 @@ impl Analyzer<'_, '_> {
         let Some(event) = event else {
             self.note_unified();
             // A pause's start line (`gc,start`, no duration: the worker found no event).
+            // Most such lines in a `gc*` log are phases: look only at the words right after
+            // `GC(id) `, in bytes, and make text of a pause's start line alone.
             if let Some(id) = *id {
-                if let Some(at) = memchr::memmem::find(bytes, b"] GC(") {
-                    let message = std::str::from_utf8(&bytes[at..]).unwrap_or("");
-                    if let Some(m) = message.find(") Pause ") {
-                        self.pause_start(id, &message[m + 2..]);
-                    }
+                if let Some(words) = pause_start_words(bytes) {
+                    self.pause_start(id, words);
                 }
             }
             return;
@@ -291,4 +290,39 @@ fn is_legacy_text(line: &str) -> bool {
         || line.contains("[Full GC")
         || line.starts_with("CommandLine flags: ")
         || (line.contains(" VM (") && line.contains("JRE ("))
+}
+
+/// The words of a unified pause's start line (`… GC(62) Pause Young (Normal) …` →
+/// `Pause Young (Normal) …`), None for any other line: the first `] GC(`, its closing `)`,
+/// then `Pause `.
+fn pause_start_words(bytes: &[u8]) -> Option<&str> {
+    static GC_ID: std::sync::OnceLock<memchr::memmem::Finder<'static>> = std::sync::OnceLock::new();
+    let at = GC_ID
+        .get_or_init(|| memchr::memmem::Finder::new(b"] GC("))
+        .find(bytes)?;
+    let rest = &bytes[at + 5..];
+    let close = memchr::memchr(b')', rest)?;
+    let words = rest[close + 1..].strip_prefix(b" ")?;
+    if !words.starts_with(b"Pause ") {
+        return None;
+    }
+    std::str::from_utf8(words).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pause_start_words;
+
+    #[test]
+    fn a_pause_start_line_gives_its_words_and_a_phase_line_none() {
+        let start = b"[2024-01-01T00:00:01.000+0000][1.000s][info][gc,start    ] GC(62) Pause Young (Normal) (G1 Evacuation Pause)";
+        assert_eq!(
+            pause_start_words(start),
+            Some("Pause Young (Normal) (G1 Evacuation Pause)")
+        );
+        let phase = b"[1.001s][info][gc,phases   ] GC(62)   Pre Evacuate Collection Set: 0.1ms";
+        assert_eq!(pause_start_words(phase), None);
+        assert_eq!(pause_start_words(b"no decoration at all"), None);
+        assert_eq!(pause_start_words(b"[1.0s][info][gc] GC(7"), None);
+    }
 }
