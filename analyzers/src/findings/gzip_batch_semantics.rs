@@ -15,7 +15,7 @@ use super::finding::{direct, indirect, Finding, Reproduce, Side};
 use super::reps::{
     apart, check_at_least, check_every_rep, ratio, Apart, Reps, MIN_REPS, MORE_REPS_HINT,
 };
-use super::thread_limit::{ceiling_msgs_per_s, cost_per_msg};
+use super::thread_limit::{cost_per_msg, msgs_per_core};
 use super::verdict::{Check, CheckState, Verdict};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
@@ -348,7 +348,7 @@ fn cost_per_input_byte(p: &BatchPoint, message_bytes: u64) -> Reps {
 
 /// The msg/s the compressing thread would send on a core of its own (median), `-` unmeasured.
 fn ceiling(p: &BatchPoint) -> String {
-    ceiling_msgs_per_s(&cost_per_msg(&p.compressing_thread_cores, &p.msgs_per_s))
+    msgs_per_core(&p.compressing_thread_cores, &p.msgs_per_s)
         .median()
         .map_or_else(|| "-".into(), units::msgs_per_s)
 }

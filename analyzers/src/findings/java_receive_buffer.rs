@@ -13,7 +13,7 @@ use super::finding::{direct, indirect, Finding, Reproduce, Side, Source, Strengt
 use super::java_send_buffer::throughput_change;
 use super::reps::{check_at_least, check_every_rep, Reps, MORE_REPS_HINT};
 use super::thread_limit::{
-    caps_first, ceiling_msgs_per_s, cost_per_msg, decided_by_cost, CapsFirst, BY_COST, COST_MARGIN,
+    caps_first, decided_by_cost, msgs_per_core, CapsFirst, BY_COST, COST_MARGIN,
 };
 use super::verdict::{Check, CheckState, Verdict};
 use crate::vocab::svg::bytes_label;
@@ -112,7 +112,7 @@ fn check_poll_thread(p: &ReadPair) -> Check {
             .map(|(jvm, poll)| (jvm - poll).max(0.0)),
     );
     if p.fixed_process_cores.n() == r.n() && caps_first(r, &rest) == CapsFirst::Named {
-        let ceiling = ceiling_msgs_per_s(&cost_per_msg(r, &p.fixed_msgs_per_s));
+        let ceiling = msgs_per_core(r, &p.fixed_msgs_per_s);
         return Check::passed(
             condition,
             format!(
@@ -164,11 +164,8 @@ fn check_throughput(p: &ReadPair, size: &str, by_cost: bool) -> Check {
             units::msgs_per_s,
         );
     }
-    let fixed = ceiling_msgs_per_s(&cost_per_msg(
-        &p.fixed_poll_thread_cores,
-        &p.fixed_msgs_per_s,
-    ));
-    let os = ceiling_msgs_per_s(&cost_per_msg(&p.os_poll_thread_cores, &p.os_msgs_per_s));
+    let fixed = msgs_per_core(&p.fixed_poll_thread_cores, &p.fixed_msgs_per_s);
+    let os = msgs_per_core(&p.os_poll_thread_cores, &p.os_msgs_per_s);
     let c = check_at_least(
         condition,
         &os,

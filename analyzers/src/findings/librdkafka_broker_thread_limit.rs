@@ -16,9 +16,7 @@
 use super::finding::{direct, indirect, Finding, Reproduce, Side};
 use super::reps::{check_at_least, check_every_rep, Reps, MIN_REPS};
 use super::saturation::SATURATED_CORES;
-use super::thread_limit::{
-    ceiling_msgs_per_s, check_thread_limit, cost_per_msg, ThreadLimit, BY_COST,
-};
+use super::thread_limit::{check_thread_limit, msgs_per_core, ThreadLimit, BY_COST};
 use super::verdict::{Check, CheckState, Verdict};
 use crate::vocab::units;
 use serde::{Deserialize, Serialize};
@@ -126,9 +124,8 @@ pub fn decide(e: &Evidence) -> Verdict {
         .values()
         .iter()
         .any(|&x| x >= SATURATED_CORES);
-    let rdk_ceiling =
-        ceiling_msgs_per_s(&cost_per_msg(&e.broker_thread_cores, &e.batch_msgs_per_s));
-    let java_ceiling = ceiling_msgs_per_s(&cost_per_msg(&e.java_poll_cores, &e.java_msgs_per_s));
+    let rdk_ceiling = msgs_per_core(&e.broker_thread_cores, &e.batch_msgs_per_s);
+    let java_ceiling = msgs_per_core(&e.java_poll_cores, &e.java_msgs_per_s);
     let java = if broker_saturated || e.java_msgs_per_s.is_empty() {
         java
     } else if rdk_ceiling.n() >= MIN_REPS && java_ceiling.n() >= MIN_REPS {

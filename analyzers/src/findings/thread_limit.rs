@@ -63,6 +63,11 @@ pub fn ceiling_msgs_per_s(cost: &Reps) -> Reps {
     cost.values().iter().map(|c| 1.0 / c).collect()
 }
 
+/// The msg/s a thread would handle on a core of its own, per rep: its cost's ceiling.
+pub fn msgs_per_core(cores: &Reps, msgs_per_s: &Reps) -> Reps {
+    ceiling_msgs_per_s(&cost_per_msg(cores, msgs_per_s))
+}
+
 /// A cost per message in microseconds: `0.389 µs/msg`.
 pub fn us_per_msg(core_s: f64) -> String {
     format!("{:.3} µs/msg", core_s * 1e6)

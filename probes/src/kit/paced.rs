@@ -288,20 +288,21 @@ pub fn produce_paced_with(
     let warm_end = Instant::now() + opts.warmup;
     let mut i = 0u64;
     let mut send = |i: u64, pacer: &mut Pacer, d: &mut Deliveries<'_>| -> Result<()> {
-        loop {
-            match pacer.next(Instant::now()) {
-                Pace::Go => break,
+        // The clock read that released the message also gives how far behind its slot it went.
+        let behind = loop {
+            let now = Instant::now();
+            match pacer.next(now) {
+                Pace::Go => break now.saturating_duration_since(pacer.last_due()),
                 Pace::Spin => {
                     d.serve_ready();
                     std::hint::spin_loop();
                 }
                 Pace::Park(wait) => d.wait(wait),
             }
-        }
+        };
         scratch.copy_from_slice(pool.get(i));
         let now = wall_ns();
         payload::stamp_e2e(&mut scratch, now);
-        let behind = Instant::now().saturating_duration_since(pacer.last_due());
         payload::stamp_e2e_intended(&mut scratch, now - behind.as_nanos() as i64);
         let sent = ack.now_ns() as usize;
         loop {
