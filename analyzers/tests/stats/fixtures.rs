@@ -281,3 +281,42 @@ fn a_consumers_join_and_leave_are_not_rebalances_but_two_more_are() {
     let r = analyze(&to_bytes(&churn));
     assert!(rebalancing(&r), "{:?}", ids(&r));
 }
+
+/// An episode shorter than half the capture is named, not dropped. The default window's real
+/// capture (requests queueing in flight in most intervals), with every connection's
+/// waitresp_cnt set to 0 here from its fourth emit on, as if the queue had drained:
+/// inflight-queueing no longer holds in half the intervals, and short-episode names the
+/// intervals where it did, with their figures; it files no finding.
+#[test]
+fn an_episode_shorter_than_half_the_capture_is_named() {
+    let name = "kafka431-producer-linger0-window-default.jsonl";
+    let whole = analyze_file(name, &["linger.ms=0"]);
+    assert!(
+        ids(&whole).contains(&"inflight-queueing"),
+        "{:?}",
+        ids(&whole)
+    );
+    assert!(!ids(&whole).contains(&"short-episode"), "{:?}", ids(&whole));
+    let mut emits = raw(name);
+    assert!(emits.len() >= 8, "{}", emits.len());
+    for e in emits.iter_mut().skip(3) {
+        for b in e["brokers"].as_object_mut().unwrap().values_mut() {
+            b["waitresp_cnt"] = Value::from(0);
+        }
+    }
+    let bytes: Vec<u8> = emits
+        .iter()
+        .flat_map(|e| format!("{e}\n").into_bytes())
+        .collect();
+    let r = kgap_analyzers::stats::analyze_stats(&bytes[..], &options(&["linger.ms=0"])).unwrap();
+    assert!(!ids(&r).contains(&"inflight-queueing"), "{:?}", ids(&r));
+    let d = r
+        .diagnoses
+        .iter()
+        .find(|d| d.id == "short-episode")
+        .unwrap_or_else(|| panic!("no short-episode: {:?}", ids(&r)));
+    assert_eq!(d.evidence["rule"], "inflight-queueing");
+    assert!(d.intervals_held >= 1 && 2 * d.intervals_held < d.intervals_considered);
+    assert!(d.title.contains("requests waiting"), "{}", d.title);
+    assert!(d.finding.is_none());
+}

@@ -253,6 +253,10 @@ impl Probe for JavaSocketBuffers {
                         ("mode", "consume".into()),
                         ("topic", topic.name.clone()),
                         ("messages", messages.to_string()),
+                        (
+                            "warmup-fraction",
+                            options::CONSUME_WARMUP_FRACTION.to_string(),
+                        ),
                         ("size", p.size_bytes.to_string()),
                         ("seconds", "120".into()),
                     ],

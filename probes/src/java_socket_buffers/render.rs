@@ -1,7 +1,7 @@
 //! The text report's table, and what the probe says about its settings and its limits.
 
 use super::figures::Figures;
-use super::options::JavaSocketBuffers;
+use super::options::{JavaSocketBuffers, CONSUME_WARMUP_FRACTION};
 use super::point::{Buffer, Side};
 use crate::kit::{Sweep, Table};
 use kgap_analyzers::findings::Reps;
@@ -102,10 +102,12 @@ pub fn table(sweep: &Sweep<JavaSocketBuffers>) -> String {
 pub fn java_note(p: &JavaSocketBuffers, version: &str) -> String {
     format!(
         "Java companion: {version}, kafka-clients 4.3.1, -Xms=-Xmx={}; the window (producer {} \
-         after 50,000 messages flushed; consumer: first records to the last) is recorded with \
-         JFR, every jdk.SocketWrite and jdk.SocketRead (window.jfr in each run's folder)",
+         after 50,000 messages flushed; consumer: from {:.0}% of the prefilled messages, read \
+         to warm the JVM up, to the last) is recorded with JFR, every jdk.SocketWrite and \
+         jdk.SocketRead (window.jfr in each run's folder)",
         p.opts.heap,
-        units::seconds(p.opts.duration.as_secs_f64())
+        units::seconds(p.opts.duration.as_secs_f64()),
+        CONSUME_WARMUP_FRACTION * 100.0
     )
 }
 

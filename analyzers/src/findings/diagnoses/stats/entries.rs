@@ -394,9 +394,20 @@ pub const FATAL_ERROR: DiagnosisRule = DiagnosisRule {
     thresholds: &[],
 };
 
+pub const SHORT_EPISODE: DiagnosisRule = DiagnosisRule {
+    id: "short-episode",
+    analyzer: ANALYZER,
+    level: Level::Note,
+    scope: Scope::KafkaClient,
+    rule: "per-request-ceiling or inflight-queueing held on a connection in ≥ 1 interval but \
+           in fewer than half: the intervals are named with their figures, no finding is filed",
+    thresholds: &[SHARE],
+};
+
 pub const RULES: &[DiagnosisRule] = &[
     PER_REQUEST_CEILING,
     INFLIGHT_QUEUEING,
+    SHORT_EPISODE,
     PRODUCER_BACKLOG,
     LINGER_BOUND_LATENCY,
     BROKER_THROTTLE,

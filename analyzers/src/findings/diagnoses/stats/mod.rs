@@ -12,6 +12,7 @@ mod broker;
 mod consumer;
 mod context;
 pub mod entries;
+mod episode;
 mod fatal;
 mod held;
 mod observe;
@@ -30,6 +31,7 @@ impl Diagnoser {
         let mut out = Vec::new();
         self.per_request_ceiling(cx, &mut out);
         self.inflight_queueing(cx, &mut out);
+        self.short_episodes(cx, &mut out);
         self.producer_backlog(cx, &mut out);
         self.linger_bound_latency(cx, &mut out);
         self.broker_throttle(cx, &mut out);
