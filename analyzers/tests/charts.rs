@@ -33,6 +33,7 @@ fn series(label: &str, points: &[(f64, f64)]) -> Series {
     Series {
         label: label.into(),
         points: points.to_vec(),
+        ranges: Vec::new(),
     }
 }
 
