@@ -128,8 +128,12 @@ impl Browser {
         .stderr(log);
         unsafe {
             c.pre_exec(move || {
-                // The protocol's fds: 3 is what the browser reads, 4 what it writes.
-                if libc::dup2(cmd_r, 3) < 0 || libc::dup2(ev_w, 4) < 0 {
+                // The protocol's fds: 3 is what the browser reads, 4 what it writes. Both
+                // are first copied above 10, so neither dup2 below can close the other's
+                // source, or be a no-op that keeps close-on-exec.
+                let a = libc::fcntl(cmd_r, libc::F_DUPFD_CLOEXEC, 10);
+                let b = libc::fcntl(ev_w, libc::F_DUPFD_CLOEXEC, 10);
+                if a < 0 || b < 0 || libc::dup2(a, 3) < 0 || libc::dup2(b, 4) < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())
