@@ -51,7 +51,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f5f6f8;padding:.5rem
 .scroll{overflow-x:auto;max-width:100%;margin:.4rem 0}
 table{border-collapse:collapse;font-size:.92rem}
 th,td{border:1px solid #d0d4d9;padding:.25rem .5rem;text-align:left;vertical-align:top}
-th{background:#f2f4f7}
+th{background:#f2f4f7;overflow-wrap:normal}
 td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 figure{margin:.8rem 0;max-width:100%}
 figure svg{display:block;max-width:100%;height:auto}
@@ -157,10 +157,17 @@ pub(crate) fn verdict(v: &Verdict) -> Markup {
     }
 }
 
-/// This run's side of the comparison: a HOLDS states its mechanism with the numbers; any
-/// other outcome is its deciding check.
+/// This run's side of the comparison: what each check measured, its numbers (the reason
+/// alone when the rule had no checks).
 fn here(v: &Verdict) -> String {
-    format!("{} — {}", v.outcome.label(), v.reason)
+    if v.checks.is_empty() {
+        return v.reason.clone();
+    }
+    v.checks
+        .iter()
+        .map(|c| c.detail.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// A chart, inline, titled by the file it is also written as (or the run it is of).
