@@ -177,7 +177,7 @@ impl LineChart {
             .series
             .iter()
             .map(|s| text_width(&s.label, FONT))
-            .chain(whiskers.then(|| text_width(WHISKER_NOTE, FONT) - LEGEND_LEAD))
+            .chain(whiskers.then(|| text_width(WHISKER_NOTE, FONT)))
             .fold(0.0, f64::max);
         let right = if self.series.is_empty() {
             30.0
