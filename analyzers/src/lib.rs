@@ -21,6 +21,7 @@ pub mod fetch_log;
 pub mod findings;
 pub mod gap_report;
 pub mod gc;
+pub mod html;
 pub mod jfr;
 pub mod librdkafka;
 pub mod protocol_log;

@@ -33,6 +33,7 @@ fn series(label: &str, points: &[(f64, f64)]) -> Series {
     Series {
         label: label.into(),
         points: points.to_vec(),
+        ranges: Vec::new(),
     }
 }
 
@@ -111,6 +112,28 @@ fn many_series_a_long_title_and_one_point_still_fit() {
         ..chart
     };
     assert_fine("one-point", &one.render());
+}
+
+#[test]
+fn a_sweeps_whiskers_and_their_legend_entry_fit() {
+    // A short series label: the min–max entry is the widest of the legend, and the highest
+    // max (not the median) sets the y axis.
+    let chart = LineChart {
+        title: "msg/s against batch.size".into(),
+        x_label: "batch.size (bytes, log scale)".into(),
+        y_label: "msg/s (median, min–max)".into(),
+        x_scale: Scale::Log(2.0),
+        x_format: svg::bytes_label,
+        y_format: svg::si_label,
+        series: vec![Series {
+            label: "a".into(),
+            points: vec![(16384.0, 200e3), (1048576.0, 900e3)],
+            ranges: vec![(16384.0, 150e3, 260e3), (1048576.0, 880e3, 1_900e3)],
+        }],
+    };
+    let svg = chart.render();
+    assert_eq!(svg.matches("(min to max over reps)").count(), 2);
+    assert_fine("whiskers", &svg);
 }
 
 /// Runs a tool that writes its charts into `dir`, then checks every SVG there.

@@ -64,6 +64,8 @@ fn a_secret_passed_with_x_is_in_no_output_and_no_file() {
         let mut files = Vec::new();
         files_under(&dir, &mut files);
         assert!(files.len() >= 4, "{files:?}");
+        // The HTML page too: its command line and notes carry the -X values.
+        assert!(dir.join("report.html").is_file(), "{files:?}");
         for f in files {
             assert_nowhere(&f.display().to_string(), &std::fs::read(&f).unwrap());
         }

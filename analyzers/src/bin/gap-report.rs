@@ -17,6 +17,7 @@ examples:
   gap-report ./captures                 # whatever a service left behind: logs, gc.log, app.jfr
   gap-report --json captures | jq '.gaps[].finding'   # the JSON contract
   gap-report --md report.md --svg-dir charts captures # Markdown for GitHub, SVG charts beside it
+  gap-report --html report.html captures # one self-contained page: verdicts, evidence, charts
   gap-report fixtures                   # kgap's own captured fixtures";
 
 /// Read every file under DIR (recursively, names in byte order), tell by content what
@@ -43,6 +44,10 @@ struct Args {
     /// Also write the report as Markdown to FILE.
     #[arg(long, value_name = "FILE")]
     md: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page to FILE: the gaps first, their
+    /// evidence a click away, the charts inline beside them (no script, nothing fetched).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Write SVG charts (GC heap, rates, thread CPU) of the files that show a gap into
     /// DIR (created), linked from --md.
     #[arg(long, value_name = "DIR")]
@@ -70,7 +75,7 @@ fn main() -> ExitCode {
 fn run(args: &Args) -> i32 {
     args.common.apply();
     let opts = Options {
-        charts: args.svg_dir.is_some(),
+        charts: args.svg_dir.is_some() || args.html.is_some(),
         workers: args.threads,
         jvm_role: args.jvm_role,
     };
@@ -107,6 +112,12 @@ fn run(args: &Args) -> i32 {
         });
         if let Err(e) = std::fs::write(md, report.render_markdown(prefix.as_deref())) {
             eprintln!("{TOOL}: {}: {e}", md.display());
+            return EXIT_UNUSABLE;
+        }
+    }
+    if let Some(html) = &args.html {
+        if let Err(e) = std::fs::write(html, kgap_analyzers::html::gap_report(&report)) {
+            eprintln!("{TOOL}: {}: {e}", html.display());
             return EXIT_UNUSABLE;
         }
     }

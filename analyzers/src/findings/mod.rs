@@ -49,6 +49,7 @@ pub mod librdkafka_broker_thread_limit;
 pub mod per_partition_linger;
 pub mod probe_result;
 pub mod queued_min_messages;
+pub mod reproduce;
 pub mod reps;
 pub mod request_ceiling;
 pub mod saturation;

@@ -97,6 +97,7 @@ fn collected_series(c: Option<&Collected>, window: Option<&Window>) -> Vec<Serie
         .map(|name| Series {
             label: name.replace('_', " "),
             points: Vec::new(),
+            ranges: Vec::new(),
         })
         .collect();
     let (first, last) = match (c.rows.first(), c.rows.last()) {

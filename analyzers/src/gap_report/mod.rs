@@ -37,6 +37,7 @@ use crate::librdkafka::RecordFinder;
 pub use options::Options;
 pub use probe::read_probe_result;
 pub use render::relative_path;
+pub(crate) use render::window_text;
 pub use report::{Chart, Confidence, FileEntry, Gap, GapReport, NotFound, Signal, SignalWindow};
 
 /// Why the folder itself could not be read.

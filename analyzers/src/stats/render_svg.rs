@@ -17,6 +17,7 @@ fn series(
     (!points.is_empty()).then(|| Series {
         label: label.to_string(),
         points,
+        ranges: Vec::new(),
     })
 }
 

@@ -237,6 +237,7 @@ impl ThreadCpuReport {
                         )
                     })
                     .collect(),
+                ranges: Vec::new(),
             })
             .collect();
         LineChart {

@@ -15,10 +15,15 @@ pub enum Scale {
     Log(f64),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Series {
     pub label: String,
+    /// The line: (x, y), a sweep's median at each x.
     pub points: Vec<(f64, f64)>,
+    /// The spread behind each point, as `(x, min, max)` over its reps: drawn as a whisker
+    /// through the point, since a verdict reads a difference against these ranges. Empty
+    /// when the line is not a summary of reps (a CDF, a timeline).
+    pub ranges: Vec<(f64, f64, f64)>,
 }
 
 #[derive(Debug, Clone)]
@@ -47,6 +52,8 @@ const INSET: f64 = 12.0;
 const LEGEND_ROW: f64 = 20.0;
 const LEGEND_LEAD: f64 = 25.0;
 const FONT: f64 = 12.0;
+/// The legend's last entry when a series carries ranges.
+const WHISKER_NOTE: &str = "min–max over reps";
 const TITLE_FONT: f64 = 14.0;
 /// Colour-blind-safe palette (Okabe–Ito).
 const COLOURS: [&str; 8] = [
@@ -152,16 +159,25 @@ impl LineChart {
             .collect();
         // The canvas around the plot: wide enough for the y tick labels, the legend's
         // longest label and the title; tall enough for every legend entry.
-        let yticks = nice_ticks(pts.iter().map(|p| p.1).fold(0.0, f64::max), 5);
+        let range_top = self
+            .series
+            .iter()
+            .flat_map(|s| s.ranges.iter())
+            .filter(|r| self.x_ok(r.0) && r.2.is_finite())
+            .map(|r| r.2)
+            .fold(0.0, f64::max);
+        let yticks = nice_ticks(pts.iter().map(|p| p.1).fold(range_top, f64::max), 5);
         let widest_tick = yticks
             .iter()
             .map(|t| text_width(&(self.y_format)(*t), FONT))
             .fold(0.0, f64::max);
         let left = MIN_LEFT.max(widest_tick + 40.0);
+        let whiskers = self.series.iter().any(|s| !s.ranges.is_empty());
         let widest_label = self
             .series
             .iter()
             .map(|s| text_width(&s.label, FONT))
+            .chain(whiskers.then(|| text_width(WHISKER_NOTE, FONT)))
             .fold(0.0, f64::max);
         let right = if self.series.is_empty() {
             30.0
@@ -172,7 +188,7 @@ impl LineChart {
             .max(20.0 + text_width(&self.title, TITLE_FONT) * 1.1)
             .max(left + PLOT_W / 2.0 + text_width(&self.x_label, FONT) / 2.0 + 10.0)
             .ceil();
-        let legend_h = 10.0 + self.series.len() as f64 * LEGEND_ROW;
+        let legend_h = 10.0 + (self.series.len() + whiskers as usize) as f64 * LEGEND_ROW;
         let h = (TOP + PLOT_H.max(legend_h) + BOTTOM).ceil();
         let right = w - left - PLOT_W;
         let mut svg = String::new();
@@ -277,6 +293,25 @@ impl LineChart {
                 .filter(|&(x, y)| self.x_ok(x) && y.is_finite() && in_range(x))
                 .collect();
             p.sort_by(|a, b| a.0.total_cmp(&b.0));
+            for &(x, lo, hi) in s
+                .ranges
+                .iter()
+                .filter(|r| self.x_ok(r.0) && r.1.is_finite() && r.2.is_finite() && in_range(r.0))
+            {
+                let (cx, y0, y1) = (px(x), py(lo), py(hi));
+                let _ = write!(
+                    svg,
+                    r#"<path d="M{cx:.1},{y0:.1}V{y1:.1}M{:.1},{y0:.1}H{:.1}M{:.1},{y1:.1}H{:.1}" fill="none" stroke="{colour}" stroke-width="1.5" opacity="0.7"><title>{}: {} → {} to {} (min to max over reps)</title></path>"#,
+                    cx - 4.0,
+                    cx + 4.0,
+                    cx - 4.0,
+                    cx + 4.0,
+                    escape(&s.label),
+                    escape(&(self.x_format)(x)),
+                    escape(&(self.y_format)(lo)),
+                    escape(&(self.y_format)(hi))
+                );
+            }
             let path: Vec<String> = p
                 .iter()
                 .map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
@@ -306,6 +341,24 @@ impl LineChart {
                 w - right + 15.0 + LEGEND_LEAD,
                 ly + 4.0,
                 escape(&s.label)
+            );
+        }
+        if whiskers {
+            let ly = TOP + 10.0 + self.series.len() as f64 * LEGEND_ROW;
+            let x0 = w - right + 25.0;
+            let _ = write!(
+                svg,
+                r##"<path d="M{x0:.1},{:.1}V{:.1}M{:.1},{:.1}H{:.1}M{:.1},{:.1}H{:.1}" fill="none" stroke="#555" stroke-width="1.5"/><text x="{:.1}" y="{:.1}">{WHISKER_NOTE}</text>"##,
+                ly - 7.0,
+                ly + 7.0,
+                x0 - 4.0,
+                ly - 7.0,
+                x0 + 4.0,
+                x0 - 4.0,
+                ly + 7.0,
+                x0 + 4.0,
+                w - right + 15.0 + LEGEND_LEAD,
+                ly + 4.0
             );
         }
         svg.push_str("</svg>\n");
@@ -373,10 +426,12 @@ mod tests {
             Series {
                 label: "1 partition".into(),
                 points: vec![(16384.0, 233e3), (65536.0, 577e3), (1048576.0, 991e3)],
+                ranges: vec![],
             },
             Series {
                 label: "6 <partitions>".into(),
                 points: vec![(16384.0, 240e3), (1048576.0, 995e3)],
+                ranges: vec![],
             },
         ])
         .render();
@@ -395,10 +450,33 @@ mod tests {
         let svg = chart(vec![Series {
             label: "x".into(),
             points: vec![(0.0, 1.0), (f64::NAN, 2.0), (1024.0, 5.0)],
+            ranges: vec![],
         }])
         .render();
         assert_eq!(svg.matches("<circle").count(), 1);
         assert!(!svg.contains("NaN"));
+    }
+
+    #[test]
+    fn a_sweep_draws_each_points_min_max_beside_its_median() {
+        let c = chart(vec![Series {
+            label: "librdkafka".into(),
+            points: vec![(16384.0, 200e3), (1048576.0, 900e3)],
+            ranges: vec![(16384.0, 150e3, 260e3), (1048576.0, 880e3, 1_300e3)],
+        }]);
+        let svg = c.render();
+        // One whisker per point, and the y axis reaches the highest max, not the median.
+        assert_eq!(svg.matches("(min to max over reps)").count(), 2);
+        assert!(svg.contains(">1.5M<"), "{svg}");
+        assert!(svg.contains(WHISKER_NOTE));
+        // Without ranges, no whisker and no legend entry for them.
+        let plain = chart(vec![Series {
+            label: "x".into(),
+            points: vec![(1024.0, 5.0)],
+            ranges: vec![],
+        }])
+        .render();
+        assert!(!plain.contains(WHISKER_NOTE));
     }
 
     #[test]

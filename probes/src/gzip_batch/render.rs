@@ -206,13 +206,19 @@ fn series_by_level(sweep: &Sweep<GzipBatch>, figure: fn(&Figures) -> Option<f64>
     lines
         .iter()
         .map(|&(client, level)| {
-            let mut points: Vec<(f64, f64)> = sweep
-                .of(client)
-                .filter(|m| m.point.level == level)
+            let at = || sweep.of(client).filter(|m| m.point.level == level);
+            let mut points: Vec<(f64, f64)> = at()
                 .filter_map(|m| Some((m.point.batch_size as f64, m.reps_of(figure).median()?)))
                 .collect();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let ranges: Vec<(f64, f64, f64)> = at()
+                .filter_map(|m| {
+                    let r = m.reps_of(figure);
+                    Some((m.point.batch_size as f64, r.min()?, r.max()?))
+                })
+                .collect();
             Series {
+                ranges,
                 label: format!(
                     "{}level {}",
                     if client == Client::Java { "Java " } else { "" },
@@ -250,7 +256,7 @@ pub fn charts(probe: &GzipBatch, sweep: &Sweep<GzipBatch>) -> Vec<(String, LineC
             LineChart {
                 title: chart_title(probe, sweep, "msg/s"),
                 x_label: "batch.size (bytes, log scale)".into(),
-                y_label: "acknowledged msg/s (median)".into(),
+                y_label: "acknowledged msg/s (median, min–max)".into(),
                 x_scale: Scale::Log(2.0),
                 x_format: svg::bytes_label,
                 y_format: svg::si_label,
@@ -262,7 +268,7 @@ pub fn charts(probe: &GzipBatch, sweep: &Sweep<GzipBatch>) -> Vec<(String, LineC
             LineChart {
                 title: chart_title(probe, sweep, "compression ratio"),
                 x_label: "batch.size (bytes, log scale)".into(),
-                y_label: "payload bytes / wire bytes (median)".into(),
+                y_label: "payload bytes / wire bytes (median, min–max)".into(),
                 x_scale: Scale::Log(2.0),
                 x_format: svg::bytes_label,
                 y_format: svg::plain_label,

@@ -271,6 +271,7 @@ pub fn charts(sweep: &Sweep<InflightLatency>) -> Vec<(String, LineChart)> {
                             window_label(m.point.max_in_flight)
                         ),
                         points: cdf(first).iter().map(|p| (p[0], p[1])).collect(),
+                        ranges: Vec::new(),
                     })
                 })
                 .filter(|s| !s.points.is_empty())

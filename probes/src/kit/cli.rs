@@ -32,6 +32,12 @@ pub struct CommonArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
+    /// Also write the report as one self-contained HTML page to FILE: the verdicts first,
+    /// the charts beside the points' numbers, nothing fetched (the --out folder always has
+    /// it as report.html).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
     /// No progress lines on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,

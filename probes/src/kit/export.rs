@@ -1,5 +1,6 @@
 //! The exports of a sweep's one typed result: JSON (`result.json`, `--json`), CSV (one row
-//! per run), text (`report.txt`, the default stdout) and SVG charts. Each is an [`Export`]
+//! per run), text (`report.txt`, the default stdout), SVG charts and the HTML page
+//! (`report.html`, `--html`: the analyzers' [`kgap_analyzers::html`] over the same result). Each is an [`Export`]
 //! over the same [`Report`]; the text layout around a probe's own tables (header, verdicts,
 //! warnings, what was not measured) is written here once.
 
@@ -17,6 +18,8 @@ pub struct Report {
     /// What one run is (`2000000 × 100 B messages per run`).
     pub headline: String,
     pub charts: Vec<(String, LineChart)>,
+    /// The command line that ran it, secrets redacted.
+    pub command: Option<String>,
 }
 
 impl Report {
@@ -26,6 +29,7 @@ impl Report {
             body: probe.render(sweep),
             headline: probe.headline(sweep),
             charts: probe.charts(sweep),
+            command: Some(super::redact::command_line(std::env::args())),
         }
     }
 
@@ -36,6 +40,7 @@ impl Report {
             body: String::new(),
             headline: String::new(),
             charts: Vec::new(),
+            command: None,
         }
     }
 }
@@ -54,6 +59,7 @@ pub struct Json;
 pub struct Csv;
 pub struct Text;
 pub struct Svg;
+pub struct Html;
 
 impl Export for Json {
     fn files(&self, r: &Report) -> Vec<(String, Vec<u8>)> {
@@ -83,6 +89,33 @@ impl Export for Svg {
             .map(|(name, chart)| (name.clone(), chart.render().into_bytes()))
             .collect()
     }
+}
+
+impl Export for Html {
+    fn files(&self, r: &Report) -> Vec<(String, Vec<u8>)> {
+        vec![("report.html".into(), html(r).into_bytes())]
+    }
+}
+
+/// The HTML page: the typed result, the probe's charts and tables, what the kit measured
+/// around the runs.
+pub fn html(rep: &Report) -> String {
+    let r = &rep.result;
+    let mut environment = Vec::new();
+    if let Some(p) = &r.preflight {
+        environment.push(("preflight", super::preflight::line(p)));
+    }
+    if let Some(n) = super::noise::summary(&r.noise) {
+        environment.push(("beside the runs", n));
+    }
+    kgap_analyzers::html::probe(&kgap_analyzers::html::ProbePage {
+        result: r,
+        headline: &rep.headline,
+        charts: &rep.charts,
+        tables: &rep.body,
+        command: rep.command.as_deref(),
+        environment,
+    })
 }
 
 /// One CSV row per run: probe, broker, client, point, rep, the point's params, then every

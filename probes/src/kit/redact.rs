@@ -49,9 +49,78 @@ pub fn scrub(text: &str, properties: &[(String, String)]) -> String {
     out
 }
 
+/// A command line as it may be shown: the program's file name, every `-X`/`-J` value of a
+/// secret replaced (`-X k=v` and `-Xk=v` alike), each word quoted for a POSIX shell where
+/// it needs it.
+pub fn command_line(args: impl IntoIterator<Item = String>) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut after_flag = false;
+    for (i, a) in args.into_iter().enumerate() {
+        let shown = if i == 0 {
+            std::path::Path::new(&a)
+                .file_name()
+                .map_or(a.clone(), |n| n.to_string_lossy().into_owned())
+        } else if after_flag {
+            property(&a)
+        } else if let Some(rest) = a.strip_prefix("-X").or_else(|| a.strip_prefix("-J")) {
+            if rest.is_empty() {
+                a.clone()
+            } else {
+                format!("{}{}", &a[..2], property(rest))
+            }
+        } else {
+            a.clone()
+        };
+        after_flag = a == "-X" || a == "-J";
+        out.push(quote(&shown));
+    }
+    out.join(" ")
+}
+
+fn property(kv: &str) -> String {
+    match kv.split_once('=') {
+        Some((k, v)) => pair(k, v),
+        None => kv.to_string(),
+    }
+}
+
+fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,@%+[]".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_line_shows_no_secret() {
+        let args = [
+            "/x/target/release/probe-fetch-backoff",
+            "-X",
+            "sasl.password=hunter2",
+            "-Xsasl.jaas.config=a b",
+            "-J",
+            "linger.ms=5",
+            "--out",
+            "my dir",
+        ]
+        .map(String::from);
+        let line = command_line(args);
+        assert!(!line.contains("hunter2"), "{line}");
+        assert_eq!(
+            line,
+            "probe-fetch-backoff -X sasl.password=[redacted] -Xsasl.jaas.config=[redacted] \
+             -J linger.ms=5 --out 'my dir'"
+        );
+    }
 
     #[test]
     fn secret_names_are_recognised_whatever_their_case() {

@@ -114,11 +114,22 @@ pub fn run<P: Probe>(probe: &P, progress: Box<dyn Fn(&str)>) -> Result<Sweep<P>>
     }
     drop(setup);
     decide(probe, &cx, &mut sweep);
+    let report = Report::of(probe, &sweep);
     write(
         &cx.out,
-        &Report::of(probe, &sweep),
-        &[&export::Json, &export::Csv, &export::Text, &export::Svg],
+        &report,
+        &[
+            &export::Json,
+            &export::Csv,
+            &export::Text,
+            &export::Svg,
+            &export::Html,
+        ],
     )?;
+    if let Some(path) = &cx.common.html {
+        std::fs::write(path, export::html(&report))
+            .map_err(|e| ProbeError::io(format!("writing {}", path.display()), e))?;
+    }
     Ok(sweep)
 }
 
@@ -127,6 +138,14 @@ fn check_options<P: Probe>(probe: &P, common: &CommonArgs) -> Result<()> {
     probe.check()?;
     if common.reps == 0 {
         return Err(ProbeError::Usage("--reps must be at least 1".into()));
+    }
+    // A page that cannot be written fails now, not after the sweep.
+    if let Some(path) = &common.html {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(|e| ProbeError::Usage(format!("--html: {}: {e}", path.display())))?;
     }
     Ok(())
 }

@@ -428,6 +428,13 @@ pub fn chart(sweep: &Sweep<RequestCeiling>) -> LineChart {
                 })
                 .collect();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let ranges: Vec<(f64, f64, f64)> = plain()
+                .filter(|m| m.point.partitions == p)
+                .filter_map(|m| {
+                    let r: Reps = m.reps(Figures::msgs_per_s);
+                    Some((m.point.batch_size as f64, r.min()?, r.max()?))
+                })
+                .collect();
             let who = match client {
                 Client::Librdkafka => "librdkafka",
                 Client::Java => "Java",
@@ -435,6 +442,7 @@ pub fn chart(sweep: &Sweep<RequestCeiling>) -> LineChart {
             series.push(Series {
                 label: format!("{who}, {p} partition{}", if p == 1 { "" } else { "s" }),
                 points,
+                ranges,
             });
         }
     }
@@ -449,7 +457,7 @@ pub fn chart(sweep: &Sweep<RequestCeiling>) -> LineChart {
             }
         ),
         x_label: "batch.size (bytes, log scale)".into(),
-        y_label: "acknowledged msg/s (median)".into(),
+        y_label: "acknowledged msg/s (median, min–max)".into(),
         x_scale: Scale::Log(2.0),
         x_format: svg::bytes_label,
         y_format: svg::si_label,

@@ -1,0 +1,233 @@
+//! The HTML reports in a real browser (headless Chromium, scripts/setup installs it): each
+//! kind — gap-report's page of a folder, a probe's page, scripts/reproduce's summary —
+//! opened at a desktop's and a phone's width, with no console error, no request leaving the
+//! file, no script, the verdict in the DOM, nothing wider than the window, and a screenshot
+//! written (target/tmp/html-screenshots/) for a person to look at.
+//!
+//! Injection: the inputs are real captures (fixtures/) with a client name (a log's) or a
+//! topic name (a probe result's) changed, in this file, to `<script>…</script>`: the page
+//! must show it as text, and run nothing.
+
+#[path = "common/chromium.rs"]
+mod chromium;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use kgap_analyzers::findings::probe_result::ProbeResult;
+use kgap_analyzers::findings::reproduce::Reproduction;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures");
+/// The deliberate test input: what an attacker would name a topic.
+const EVIL: &str = "<script>alert('kgap')</script>";
+
+fn scratch(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("html-{name}"));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Opens the page at a desktop's width and at a phone's, and checks what every page owes
+/// its reader. Returns the desktop view.
+fn check(page: &Path, name: &str) -> chromium::Seen {
+    let tmp = env!("CARGO_TARGET_TMPDIR");
+    let desk = chromium::open(page, 1000, false, &chromium::screenshot_path(tmp, name));
+    let phone = chromium::open(
+        page,
+        390,
+        true,
+        &chromium::screenshot_path(tmp, &format!("{name}-phone")),
+    );
+    for (seen, width) in [(&desk, 1000), (&phone, 390)] {
+        assert!(
+            seen.errors.is_empty(),
+            "{name} at {width} px: {:?}",
+            seen.errors
+        );
+        assert!(
+            seen.requests.is_empty(),
+            "{name} at {width} px fetched: {:?}",
+            seen.requests
+        );
+        assert_eq!(seen.scripts, 0, "{name}: a <script> element in the DOM");
+        assert!(
+            !seen.overflows_x,
+            "{name} at {width} px is wider than the window: something neither wraps nor \
+             scrolls in its box"
+        );
+        let png = std::fs::read(&seen.screenshot).unwrap();
+        assert!(
+            png.starts_with(b"\x89PNG") && png.len() > 10_000,
+            "{name}: screenshot"
+        );
+    }
+    eprintln!("{name}: screenshot {}", desk.screenshot.display());
+    desk
+}
+
+#[test]
+fn gap_reports_page_of_a_folder_shows_the_gap_and_a_hostile_client_name_as_text() {
+    let src = Path::new(FIXTURES).join("librdkafka/consumer-kafka431-backoff-1000ms");
+    let dir = scratch("gap-folder");
+    // A real capture whose client was named with a <script> (client.id is free text; a
+    // topic name cannot hold '<', and the log analyzer rightly reads no topic from one):
+    // every line and the statistics carry the name.
+    let client = "rdkafka#consumer-6";
+    for f in ["debug.log", "stats.jsonl"] {
+        let text = std::fs::read_to_string(src.join(f)).unwrap();
+        assert!(text.contains(client), "{f}");
+        std::fs::write(
+            dir.join(f),
+            text.replace(client, &format!("{EVIL}#consumer-6")),
+        )
+        .unwrap();
+    }
+    let page = scratch("gap-page").join("gap-report.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_gap-report"))
+        .arg(&dir)
+        .arg("--html")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains(EVIL),
+        "the topic went into the page as markup"
+    );
+    let seen = check(&page, "gap-report");
+    assert!(
+        seen.visible.contains("FOUND · confidence"),
+        "{}",
+        seen.visible
+    );
+    assert!(seen.visible.contains("Fetch"), "{}", seen.visible);
+    // The example lines (folded evidence) hold the name, as text.
+    assert!(
+        seen.text.contains(EVIL),
+        "the hostile topic is not shown as text"
+    );
+    assert!(seen.svgs >= 1, "the evidence file's charts are inline");
+}
+
+#[test]
+fn gap_reports_page_of_every_fixture_opens_clean() {
+    let page = scratch("gap-all").join("gap-report.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_gap-report"))
+        .arg(FIXTURES)
+        .arg("--html")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = check(&page, "gap-report-fixtures");
+    let r: serde_json::Value = serde_json::from_slice(
+        &Command::new(env!("CARGO_BIN_EXE_gap-report"))
+            .args([FIXTURES, "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    // Every gap the typed report found is on the page, in its order.
+    let titles: Vec<&str> = r["gaps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["title"].as_str().unwrap())
+        .collect();
+    assert!(!titles.is_empty());
+    let mut at = 0;
+    for t in titles {
+        let i = seen.visible[at..]
+            .find(t)
+            .unwrap_or_else(|| panic!("{t} not on the page after byte {at}"));
+        at += i + t.len();
+    }
+}
+
+#[test]
+fn a_probes_page_shows_its_verdict_checks_and_a_hostile_topic_as_text() {
+    let text = std::fs::read_to_string(
+        Path::new(FIXTURES).join("librdkafka/consumer-kafka431-result.json"),
+    )
+    .unwrap();
+    let mut r: ProbeResult = serde_json::from_str(&text).unwrap();
+    // The deliberate injection: a real result with its topic and a note renamed here.
+    r.topics = vec![EVIL.to_string()];
+    r.notes.push(format!(
+        "-X client.id={EVIL} (applied last to every client)"
+    ));
+    let page = scratch("probe").join("report.html");
+    let html = kgap_analyzers::html::probe(&kgap_analyzers::html::ProbePage {
+        result: &r,
+        headline: "2000000 × 100 B messages per run",
+        charts: &[],
+        tables: "",
+        command: Some("probe-fetch-backoff --brokers 127.0.0.1:9092 --seed 42"),
+        environment: vec![],
+    });
+    std::fs::write(&page, &html).unwrap();
+    let seen = check(&page, "probe-result");
+    let v = &r.verdicts[0];
+    let shown = format!("{}", v.outcome.label());
+    assert!(seen.visible.contains(&shown), "{}", seen.visible);
+    for c in &v.checks {
+        assert!(
+            seen.visible.contains(&c.condition),
+            "check {:?} missing",
+            c.condition
+        );
+    }
+    assert!(seen.visible.contains(&v.post), "the post's figure");
+    assert!(seen.visible.contains("Not measured") || r.not_measured.is_empty());
+    assert!(
+        seen.text.matches(EVIL).count() >= 2,
+        "the hostile topic as text"
+    );
+    assert!(!html.contains(EVIL));
+}
+
+#[test]
+fn a_reproduce_summary_page_puts_each_findings_verdict_first() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/reproduce-embedded-mock");
+    let rep = Reproduction::read(&base).unwrap();
+    let out = scratch("summary");
+    let page = out.join("summary.html");
+    let status = Command::new(env!("CARGO_BIN_EXE_reproduce-summary"))
+        .arg(&base)
+        .arg("--html")
+        .arg(&page)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let seen = check(&page, "reproduce-summary");
+    assert!(!rep.summary.findings.is_empty());
+    for row in &rep.summary.findings {
+        let v = rep
+            .verdict(row)
+            .expect("the fixture's runs decided their findings");
+        let first = seen.visible.find(v.outcome.label()).unwrap();
+        assert!(
+            first < seen.visible.find("Each finding").unwrap(),
+            "verdicts first"
+        );
+        assert!(seen.visible.contains(&row.finding));
+    }
+    // A folder without a summary is a clear error, exit 2.
+    let bad = Command::new(env!("CARGO_BIN_EXE_reproduce-summary"))
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("summary.json"));
+}
