@@ -83,18 +83,7 @@ fn gap_reports_page_of_a_folder_shows_the_gap_and_a_hostile_client_name_as_text(
         )
         .unwrap();
     }
-    let page = scratch("gap-page").join("gap-report.html");
-    let out = Command::new(env!("CARGO_BIN_EXE_gap-report"))
-        .arg(&dir)
-        .arg("--html")
-        .arg(&page)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let page = gap_report_page(dir.as_ref(), "gap-page");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(
         !html.contains(EVIL),
@@ -117,18 +106,7 @@ fn gap_reports_page_of_a_folder_shows_the_gap_and_a_hostile_client_name_as_text(
 
 #[test]
 fn gap_reports_page_of_every_fixture_opens_clean() {
-    let page = scratch("gap-all").join("gap-report.html");
-    let out = Command::new(env!("CARGO_BIN_EXE_gap-report"))
-        .arg(FIXTURES)
-        .arg("--html")
-        .arg(&page)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let page = gap_report_page(FIXTURES.as_ref(), "gap-all");
     let seen = check(&page, "gap-report-fixtures");
     let r: serde_json::Value = serde_json::from_slice(
         &Command::new(env!("CARGO_BIN_EXE_gap-report"))
@@ -230,4 +208,21 @@ fn a_reproduce_summary_page_puts_each_findings_verdict_first() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("summary.json"));
+}
+
+/// gap-report on `dir` with `--html` into a scratch folder of its own; the page's path.
+fn gap_report_page(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let page = scratch(name).join("gap-report.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_gap-report"))
+        .arg(dir)
+        .arg("--html")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    page
 }

@@ -40,10 +40,7 @@ impl Diagnoser {
                 format!("the broker throttles this client: up to {worst:.0} ms per response"),
                 &held,
             );
-            d.brokers = hits
-                .iter()
-                .map(|(i, _)| cx.broker(*i).to_string())
-                .collect();
+            d.brokers = cx.brokers(&hits);
             d.evidence = json!({"throttle_max_ms": worst, "per_broker": per_broker});
             d.cause = "The broker delays its responses to keep the client within a quota \
                        (producer_byte_rate, consumer_byte_rate or request_percentage for its \
@@ -96,10 +93,7 @@ impl Diagnoser {
                 format!("round trips took seconds: rtt up to {rtt_max:.0} ms (no timeouts yet)")
             };
             let mut d = cx.base(&REQUEST_TIMEOUTS, title, &held);
-            d.brokers = hits
-                .iter()
-                .map(|(i, _)| cx.broker(*i).to_string())
-                .collect();
+            d.brokers = cx.brokers(&hits);
             d.evidence = json!({
                 "timeouts": timeouts,
                 "retries": retries,
@@ -188,10 +182,7 @@ impl Diagnoser {
                 ),
                 &held,
             );
-            d.brokers = hits
-                .iter()
-                .map(|(i, _)| cx.broker(*i).to_string())
-                .collect();
+            d.brokers = cx.brokers(&hits);
             d.evidence = json!({"per_broker": per_broker, "answered": answered});
             d.cause = "Requests were sent on the connection and awaited a response \
                        (waitresp_cnt > 0), the connection stayed UP, and not one response \
@@ -259,10 +250,7 @@ impl Diagnoser {
                 },
                 &held,
             );
-            d.brokers = hits
-                .iter()
-                .map(|(i, _)| cx.broker(*i).to_string())
-                .collect();
+            d.brokers = cx.brokers(&hits);
             d.evidence = json!({"flapping": flapping, "per_broker": per_broker});
             d.cause = if rule.id == BROKER_FLAPPING.id {
                 "The connection to the broker was lost again and again (disconnects, state \

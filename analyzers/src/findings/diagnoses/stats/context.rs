@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::entries::{ANALYZER, RULES};
-use super::held::Held;
+use super::held::{BrokerHeld, Held};
 use super::thresholds::Thresholds;
 use crate::findings::diagnoses::rule::DiagnosisRule;
 use crate::stats::config::{Resolved, Setting};
@@ -65,6 +65,13 @@ impl Context<'_> {
 
     pub(super) fn broker(&self, i: usize) -> &str {
         self.track.brokers.get(i).map_or("?", |b| b.name.as_str())
+    }
+
+    /// The names of the connections a per-broker rule fired on.
+    pub(super) fn brokers(&self, hits: &[(usize, &BrokerHeld)]) -> Vec<String> {
+        hits.iter()
+            .map(|(i, _)| self.broker(*i).to_string())
+            .collect()
     }
 
     pub(super) fn setting(&self, v: Setting) -> Value {

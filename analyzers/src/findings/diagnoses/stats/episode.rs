@@ -63,10 +63,7 @@ impl Diagnoser {
                 ),
                 &held,
             );
-            d.brokers = hits
-                .iter()
-                .map(|(i, _)| cx.broker(*i).to_string())
-                .collect();
+            d.brokers = cx.brokers(&hits);
             d.evidence = json!({
                 "rule": rule.id,
                 "rule_in_words": rule.rule,

@@ -72,10 +72,7 @@ impl Diagnoser {
                 ),
                 &held,
             );
-            d.brokers = hits
-                .iter()
-                .map(|(i, _)| cx.broker(*i).to_string())
-                .collect();
+            d.brokers = cx.brokers(&hits);
             let batch = acc.batch_bytes_p50();
             d.evidence = json!({
                 "produce_requests_per_s_p50": round_sig(rate),
@@ -176,10 +173,7 @@ impl Diagnoser {
                 ),
                 &held,
             );
-            d.brokers = hits
-                .iter()
-                .map(|(i, _)| cx.broker(*i).to_string())
-                .collect();
+            d.brokers = cx.brokers(&hits);
             d.evidence = json!({
                 "waitresp_cnt_p50": med(&h.a),
                 "rtt_p50_ms_p50": med(&h.b),
