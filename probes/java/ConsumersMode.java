@@ -91,6 +91,7 @@ final class ConsumersMode {
         final AtomicLong[] got = new AtomicLong[k];
         final AtomicLong[] bytes = new AtomicLong[k];
         final Throwable[] failed = new Throwable[k];
+        final long[][] warmedUp = new long[k][];
         final CountDownLatch ready = new CountDownLatch(k);
         final CountDownLatch go = new CountDownLatch(1);
         final java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
@@ -117,6 +118,8 @@ final class ConsumersMode {
                     }
                     c.assign(tps);
                     c.seekToBeginning(tps);
+                    warmedUp[me] = ConsumeMode.warmupPasses(kgap, c, tps, messages,
+                            System.nanoTime() + (long) ((seconds + 300) * 1e9));
                     ready.countDown();
                     go.await();
                     long n = 0;
@@ -226,6 +229,11 @@ final class ConsumersMode {
         r.put("per_consumer", per);
         r.put("threads", ts);
         r.put("expected_messages", messages);
+        // Consumer 0's passes: the K run theirs side by side under one JIT.
+        if (warmedUp[0] != null) {
+            r.put("warmup_passes", warmedUp[0][0]);
+            r.put("warmup_jit_share", warmedUp[0][1] / 1000.0);
+        }
         r.put("complete", doneReading.get() > 0);
         return r;
     }

@@ -15,21 +15,35 @@ final class Window {
     long endNanos;
     final long cpu0 = cpuNanos();
     final Map<String, long[]> gc0 = gcNow();
+    final long[] native0 = nativeTicks();
     Map<String, long[]> gc1;
+    long[] native1;
     long cpu1;
     Object recording; // jdk.jfr.Recording, loaded only when asked for
     Path jfr;
 
+    /** A started recording with kgap.jfc's settings when kgap.jfr is set, else null. */
+    static Object startRecording(Map<String, String> kgap) throws Exception {
+        if (kgap.get("kgap.jfr") == null) {
+            return null;
+        }
+        String jfc = Companion.need(kgap, "kgap.jfc");
+        jdk.jfr.Configuration conf = jdk.jfr.Configuration.create(Paths.get(jfc));
+        jdk.jfr.Recording r = new jdk.jfr.Recording(conf);
+        r.start();
+        return r;
+    }
+
+    /** Stops a recording of startRecording's and throws its events away. */
+    static void discard(Object recording) {
+        if (recording != null) {
+            ((jdk.jfr.Recording) recording).close();
+        }
+    }
+
     static Window open(Map<String, String> kgap) throws Exception {
         String jfrPath = kgap.get("kgap.jfr");
-        Object rec = null;
-        if (jfrPath != null) {
-            String jfc = Companion.need(kgap, "kgap.jfc");
-            jdk.jfr.Configuration conf = jdk.jfr.Configuration.create(Paths.get(jfc));
-            jdk.jfr.Recording r = new jdk.jfr.Recording(conf);
-            r.start();
-            rec = r;
-        }
+        Object rec = startRecording(kgap);
         Window w = new Window();
         w.recording = rec;
         w.jfr = jfrPath == null ? null : Paths.get(jfrPath);
@@ -40,6 +54,7 @@ final class Window {
         endNanos = System.nanoTime();
         cpu1 = cpuNanos();
         gc1 = gcNow();
+        native1 = nativeTicks();
         if (recording != null) {
             jdk.jfr.Recording r = (jdk.jfr.Recording) recording;
             r.stop();
@@ -79,6 +94,11 @@ final class Window {
         r.put("gc_time_ms", ms);
         r.put("gc_fraction", Companion.round(ms / 1000.0 / secs));
         r.put("gc_collectors", collectors);
+        // The JVM's own threads, which the ThreadMXBean does not list: what of the process's
+        // CPU went to compiling (a fresh JVM's JIT shares the pinned core with poll()) and to
+        // collecting. -1: not Linux.
+        r.put("jit_cpu_s", native0[0] < 0 ? -1 : Companion.round((native1[0] - native0[0]) / TICKS));
+        r.put("gc_cpu_s", native0[0] < 0 ? -1 : Companion.round((native1[1] - native0[1]) / TICKS));
         r.put("rss_bytes", procStatus("VmRSS:"));
         r.put("rss_peak_bytes", procStatus("VmHWM:"));
         r.put("heap_max_bytes", Runtime.getRuntime().maxMemory());
@@ -96,6 +116,45 @@ final class Window {
             return ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime();
         }
         return -1;
+    }
+
+    /** /proc's clock ticks a second (USER_HZ, 100 on Linux). */
+    static final double TICKS = 100.0;
+
+    /**
+     * CPU ticks (user + system) of the JIT's compiler threads and of the GC's threads, from
+     * /proc/self/task/TID/stat; {-1, -1} where there is no /proc.
+     */
+    static long[] nativeTicks() {
+        long jit = 0;
+        long gc = 0;
+        try (java.nio.file.DirectoryStream<Path> tasks = Files.newDirectoryStream(Paths.get("/proc/self/task"))) {
+            for (Path t : tasks) {
+                String stat;
+                try {
+                    stat = new String(Files.readAllBytes(t.resolve("stat")));
+                } catch (IOException gone) {
+                    continue; // the thread exited between the listing and the read
+                }
+                int open = stat.indexOf('(');
+                int close = stat.lastIndexOf(')');
+                if (open < 0 || close < open) {
+                    continue;
+                }
+                String comm = stat.substring(open + 1, close);
+                // Fields after the comm: state is field 3, utime 14 and stime 15.
+                String[] f = stat.substring(close + 2).split(" ");
+                long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                if (comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler")) {
+                    jit += ticks;
+                } else if (comm.startsWith("GC Thread") || comm.startsWith("G1 ") || comm.equals("VM Thread")) {
+                    gc += ticks;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return new long[] {-1, -1};
+        }
+        return new long[] {jit, gc};
     }
 
     static Map<String, long[]> gcNow() {

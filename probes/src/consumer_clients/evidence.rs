@@ -61,7 +61,7 @@ pub fn java_evidence(sweep: &Sweep<ConsumerClients>) -> Option<java_rule::Eviden
         ) else {
             continue;
         };
-        let (other, other_cores) = busiest_other(&j, &["poll", "jvm"]);
+        let (other, other_cores) = busiest_other(&j, &["poll", "jvm", "jit", "gc"]);
         out.push(java_rule::SizeEvidence {
             size_bytes: size,
             java_msgs_per_s: msgs(&j),

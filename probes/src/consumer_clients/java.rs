@@ -32,6 +32,11 @@ pub struct ConsumersResult {
     pub per_consumer: Vec<InstanceFigures>,
     pub threads: Vec<JavaThread>,
     pub kafka_clients_version: String,
+    /// CPU seconds of the JVM's compiler threads and of its GC threads over the window (from
+    /// /proc; the ThreadMXBean lists neither); None from a companion without them, or off
+    /// Linux (-1).
+    pub jit_cpu_s: Option<f64>,
+    pub gc_cpu_s: Option<f64>,
 }
 
 /// One JVM thread's CPU over the window.
@@ -70,6 +75,17 @@ pub fn figures(r: &ConsumersResult) -> Figures {
     }
     for x in &mut roles {
         x.cores.sort_by(|a, b| b.total_cmp(a));
+    }
+    // The compiler's and the collector's threads by name, so a JIT still compiling in the
+    // window shows as itself rather than as an unexplained share of the JVM.
+    for (role, cpu_s) in [("jit", r.jit_cpu_s), ("gc", r.gc_cpu_s)] {
+        if let Some(s) = cpu_s.filter(|&s| s >= 0.0) {
+            threads_s += s;
+            roles.push(RoleCores {
+                role: role.into(),
+                cores: vec![measure::round3(s / secs)],
+            });
+        }
     }
     let rest = (r.process_cpu_s - threads_s).max(0.0);
     roles.push(RoleCores {
@@ -124,6 +140,8 @@ pub fn run(
         ("consumers", p.instances.to_string()),
         ("size", p.size_bytes.to_string()),
         ("seconds", format!("{:.3}", duration.as_secs_f64())),
+        // Whole reads first, until the JIT has settled (ConsumeMode.warmupPasses).
+        ("warmup-passes", java::WARMUP_PASSES.to_string()),
     ];
     let machine0 = crate::kit::instances::MachineCpu::now();
     let run = java::run(
@@ -170,6 +188,15 @@ mod tests {
         assert_eq!(f.busiest("poll"), 0.37);
         assert_eq!(f.busiest("background"), 0.66);
         assert_eq!(f.busiest("jvm"), 0.27);
+        assert_eq!(f.busiest("jit"), 0.0);
+        let with_native = line.replace(
+            r#""group_protocol""#,
+            r#""jit_cpu_s":0.3,"gc_cpu_s":0.04,"group_protocol""#,
+        );
+        let f = figures(&parse(&with_native.replace('\n', " ")).unwrap());
+        assert_eq!(f.busiest("jit"), 0.15);
+        assert_eq!(f.busiest("gc"), 0.02);
+        assert_eq!(f.busiest("jvm"), 0.1);
         assert_eq!(f.process_cores, 1.3);
         assert_eq!(f.cpu_s_per_million, 2.6);
         assert_eq!(f.per_instance[0].msgs_per_s, 500000.0);

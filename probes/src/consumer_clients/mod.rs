@@ -283,7 +283,10 @@ impl Probe for ConsumerClients {
             "a consumer group's joins and commits: every consumer assign()s every partition \
              from the start, and commits nothing"
                 .to_string(),
-            "Java's GC and compiler threads per thread (they are in the JVM's cores, role jvm)"
+            "Java's GC and compiler threads one by one (their sums are roles gc and jit; the \
+             rest of the JVM's CPU is role jvm); the heap's first touch (pre-touched at the \
+             JVM's start) and the JIT's first compiles (a whole read of the topic before \
+             the run)"
                 .to_string(),
             "CPU of threads that exited inside the window".to_string(),
         ];

@@ -223,7 +223,9 @@ impl Probe for JavaSocketBuffers {
                         ("mode", "produce".into()),
                         ("size", PRODUCE_RECORD_BYTES.to_string()),
                         ("producers", "1".into()),
+                        // Then rounds of a second until the JIT has settled.
                         ("warmup", "50000".into()),
+                        ("warmup-passes", java::WARMUP_PASSES.to_string()),
                         (
                             "seconds",
                             format!("{:.3}", self.opts.duration.as_secs_f64()),
@@ -257,6 +259,8 @@ impl Probe for JavaSocketBuffers {
                             "warmup-fraction",
                             options::CONSUME_WARMUP_FRACTION.to_string(),
                         ),
+                        // Whole reads first, until the JIT has settled (ConsumeMode.warmupPasses).
+                        ("warmup-passes", java::WARMUP_PASSES.to_string()),
                         ("size", p.size_bytes.to_string()),
                         ("seconds", "120".into()),
                     ],

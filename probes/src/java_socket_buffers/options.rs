@@ -61,8 +61,10 @@ pub struct Options {
     pub consume_size: Vec<u64>,
 
     /// Bytes prefilled per consumer topic (librdkafka, not measured). Each consumer run reads
-    /// all of it: the first 30% warm its JVM up, the window is the rest.
-    #[arg(long, value_name = "BYTES", default_value_t = 300_000_000,
+    /// up to 400 MB of it again and again until its JIT has settled, then all of it: the
+    /// first 10% open the window, the window is the rest (2 GB: about 3 s at this
+    /// machine's rate with the default buffer).
+    #[arg(long, value_name = "BYTES", default_value_t = 2_000_000_000,
           value_parser = clap::value_parser!(u64).range(1_000_000..))]
     pub consume_bytes: u64,
 
@@ -97,11 +99,10 @@ pub struct Options {
     pub common: CommonArgs,
 }
 
-/// Share of a consumer run's prefilled messages read before its window opens: a fresh JVM
-/// compiles the consumer's hot paths on the same pinned core during its first seconds, and a
-/// window from the first records measured the JIT beside poll() (the poll thread at 0.38 of
-/// the JVM's 0.97 cores in a 3 s window).
-pub const CONSUME_WARMUP_FRACTION: f64 = 0.3;
+/// Share of a consumer run's prefilled messages read before its window opens, after the
+/// warmup reads that let the JIT settle (kit::java::WARMUP_PASSES): the connection and the
+/// first fetches of the run's own read.
+pub const CONSUME_WARMUP_FRACTION: f64 = 0.1;
 
 /// The probe.
 pub struct JavaSocketBuffers {

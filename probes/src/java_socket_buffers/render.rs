@@ -101,11 +101,14 @@ pub fn table(sweep: &Sweep<JavaSocketBuffers>) -> String {
 
 pub fn java_note(p: &JavaSocketBuffers, version: &str) -> String {
     format!(
-        "Java companion: {version}, kafka-clients 4.3.1, -Xms=-Xmx={}; the window (producer {} \
-         after 50,000 messages flushed; consumer: from {:.0}% of the prefilled messages, read \
-         to warm the JVM up, to the last) is recorded with JFR, every jdk.SocketWrite and \
+        "Java companion: {version}, kafka-clients 4.3.1, -Xms=-Xmx={}, heap pre-touched; \
+         before each window, rounds of a second ({} at most) until the JIT's compiler \
+         threads take under a tenth of one (the producer's first round at least 50,000 \
+         messages, flushed); the window (producer {}; consumer from {:.0}% of the prefilled \
+         messages to the last) is recorded with JFR, every jdk.SocketWrite and \
          jdk.SocketRead (window.jfr in each run's folder)",
         p.opts.heap,
+        crate::kit::java::WARMUP_PASSES,
         units::seconds(p.opts.duration.as_secs_f64()),
         CONSUME_WARMUP_FRACTION * 100.0
     )

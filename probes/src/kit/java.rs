@@ -193,6 +193,12 @@ pub fn run_point(
     Ok(Some((run, name)))
 }
 
+/// Warmup rounds of a second at most before a run that asks for them (the companion's
+/// `kgap.warmup-passes`), until the JIT's compiler threads take under a tenth of one: on a
+/// pinned core a fresh JVM's C2 took half the core through a 2 s consumer window after one
+/// read of the topic at 100 B, and a third of a producer's 3 s window.
+pub const WARMUP_PASSES: u32 = 8;
+
 /// How to start the JVM of one run.
 #[derive(Debug, Clone)]
 pub struct Jvm {
@@ -366,6 +372,11 @@ pub fn run(
         format!("-Xms{}", jvm.heap),
         format!("-Xmx{}", jvm.heap),
         "-XX:+UseG1GC".into(),
+        // Every heap page faulted in before the run, not inside the window: a fresh JVM's
+        // first touch of its heap otherwise costs its allocating thread half a core on
+        // a short window (page clearing in the kernel, docs/perf.md), a cost a service
+        // that has run a while no longer pays.
+        "-XX:+AlwaysPreTouch".into(),
         format!("-Xlog:gc*:file={}:time,uptime,level,tags", gc_log.display()),
         "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn".into(),
     ];
