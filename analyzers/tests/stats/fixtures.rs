@@ -241,6 +241,25 @@ fn an_application_that_stops_polling_is_named_and_a_polling_one_never() {
         let got = ids(&analyze_file(file, &settings));
         assert!(!got.contains(&"app-not-polling"), "{file}: {got:?}");
     }
+    // librdkafka's own witness: the group rebalanced for "max.poll.interval.ms exceeded"
+    // (rdkafka_cgrp.c's reason) in the 1.9.2 capture's group, whose reason was otherwise
+    // "Metadata for subscribed topic(s) has changed".
+    let text = std::fs::read_to_string(fixture("librdkafka-1.9.2-consumer.jsonl")).unwrap();
+    let reason = "\"rebalance_reason\": \"Metadata for subscribed topic(s) has changed\"";
+    assert!(text.contains(reason));
+    let r = analyze(
+        text.replace(
+            reason,
+            "\"rebalance_reason\": \"max.poll.interval.ms exceeded\"",
+        )
+        .as_bytes(),
+    );
+    let d = r.diagnoses.iter().find(|d| d.id == "app-not-polling");
+    assert!(
+        d.is_some_and(|d| d.title.contains("max.poll.interval.ms")),
+        "{:?}",
+        ids(&r)
+    );
     // One emit of the stall alone: the application had taken 4793 of the 9623 messages
     // fetched, half; one emit cannot tell an application that stopped from a slow one.
     let text = std::fs::read_to_string(fixture(name)).unwrap();

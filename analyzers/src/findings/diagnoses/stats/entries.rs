@@ -379,7 +379,8 @@ pub const APP_NOT_POLLING: DiagnosisRule = DiagnosisRule {
     rule: "≥ 1000 fetched messages wait for the application (next_offset - app_offset) in the \
            fetch queue and it takes none of them (app_offset still) for ≥ 1 s of intervals \
            with that many waiting at both ends; or, in a capture of one emit, it has taken \
-           ≤ 25% of what was fetched (rxmsgs) with ≥ 1000 waiting in the queue",
+           ≤ 25% of what was fetched (rxmsgs) with ≥ 1000 waiting in the queue; or the \
+           group's rebalance_reason is librdkafka's 'max.poll.interval.ms exceeded'",
     thresholds: &[
         t(
             "APP_WAITING_MIN",

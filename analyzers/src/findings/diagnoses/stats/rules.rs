@@ -201,6 +201,16 @@ pub(crate) fn app_behind(iv: &Interval) -> Option<bool> {
     )
 }
 
+/// The reason librdkafka gives a rebalance when the application did not poll within
+/// max.poll.interval.ms (classic protocol; rdkafka_cgrp.c's max-poll timer), kept in the
+/// group's `rebalance_reason` until the next rebalance.
+pub const MAX_POLL_EXCEEDED: &str = "max.poll.interval.ms exceeded";
+
+/// The group's last rebalance was the application exceeding max.poll.interval.ms.
+pub(crate) fn max_poll_exceeded(rebalance_reason: Option<&str>) -> bool {
+    rebalance_reason.is_some_and(|r| r.contains(MAX_POLL_EXCEEDED))
+}
+
 /// Lag growth over a run (first and last value, least-squares trend per second).
 pub(crate) fn lag_growing(first: f64, last: f64, trend_per_s: Option<f64>, t: &Thresholds) -> bool {
     let growth = last - first;
@@ -487,6 +497,15 @@ mod tests {
         // Nothing in the queue: the messages are not waiting for the application.
         assert_eq!(app_behind(&iv(28_641.0, 34_784.0, 0.0)), Some(false));
         assert_eq!(app_behind(&iv(500.0, 600.0, 500.0)), Some(false));
+    }
+
+    #[test]
+    fn a_rebalance_for_max_poll_interval_is_the_application_not_polling() {
+        assert!(max_poll_exceeded(Some("max.poll.interval.ms exceeded")));
+        assert!(!max_poll_exceeded(Some(
+            "Metadata for subscribed topic(s) has changed"
+        )));
+        assert!(!max_poll_exceeded(None));
     }
 
     #[test]
