@@ -1047,6 +1047,26 @@ fn ps_rows_under_their_command_are_read_by_the_columns_it_asked_for() {
         .any(|t| t["tid"] == 10885 && t["cores_mean"] == 0.22));
 }
 
+/// One ps thread row with neither header nor command (`PID LWP NLWP USER %CPU START TIME
+/// CMD`): PID, LWP, %CPU and TIME read by their values, the rest of the line the command.
+#[test]
+fn a_ps_row_without_header_or_command_is_read_by_its_values() {
+    let (ids, v) = paste("028-logstash4078-ps-lwp-long-cmdline.txt").unwrap();
+    assert_eq!(ids, ["saturated-thread"]);
+    let t = &v["threads"][0];
+    assert_eq!(
+        (t["tid"].as_i64(), t["cores_mean"].as_f64()),
+        (Some(1733), Some(0.999)),
+        "{t}"
+    );
+    assert!(v["warnings"].to_string().contains("without its header"));
+    // A row whose second number is below the first is not a thread of that process.
+    let d = tmp("ps-guess").join("rows.txt");
+    std::fs::write(&d, "1733  1701   29 logstash 99.9 Nov18    16:10:48 java\n").unwrap();
+    let (code, _, _) = run(bin().arg("--from").arg(&d));
+    assert_eq!(code, 2);
+}
+
 /// pidstat in a zh locale (`14时05分26秒`), and `pidstat -h`'s `# Time` header: one report
 /// of it is CPU time since boot, not a share now.
 #[test]

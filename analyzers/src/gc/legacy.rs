@@ -352,7 +352,9 @@ fn parse_record(t: &str, stamp: LegacyStamp) -> Option<Pending> {
             _ => {}
         }
     }
-    if t.contains("promotion failed") {
+    // -XX:+PrintGC without details marks a failed evacuation with `--` after the groups:
+    // `[GC pause (G1 Humongous Allocation) (young)-- 492M->492M(504M), …`.
+    if t.contains("promotion failed") || groups_text.contains(")--") {
         evacuation_failure = true;
     }
     Some(Pending {

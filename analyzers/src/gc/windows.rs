@@ -442,25 +442,25 @@ impl<'w> Windows<'w> {
             heap_after_gc: any,
             heap_considered: considered,
         };
-        // A log shorter than half a window has no window to measure.
+        // A log shorter than half a window has no window to measure (no worst window, no
+        // "no window spent 20% in GC"); its pauses still show a collapse when they alone fill
+        // that share of half a window (the floor above: an underestimate of the share).
         let candidate = span >= MIN_COVERAGE * self.width_s;
-        if candidate {
-            if self.worst.map_or(true, |w| fraction > w.gc_fraction) {
-                self.worst = Some(summary);
-            }
-            if fraction >= self.collapse_gc_share {
-                self.busy_windows += 1;
-                if considered.is_some_and(|h| h >= self.collapse_heap_share) {
-                    self.collapse_windows += 1;
-                    if self.first_collapse.is_none() {
-                        self.first_collapse = Some(summary);
-                    }
-                    if self
-                        .worst_collapse
-                        .map_or(true, |w| fraction > w.gc_fraction)
-                    {
-                        self.worst_collapse = Some(summary);
-                    }
+        if candidate && self.worst.map_or(true, |w| fraction > w.gc_fraction) {
+            self.worst = Some(summary);
+        }
+        if fraction >= self.collapse_gc_share {
+            self.busy_windows += candidate as u64;
+            if considered.is_some_and(|h| h >= self.collapse_heap_share) {
+                self.collapse_windows += 1;
+                if self.first_collapse.is_none() {
+                    self.first_collapse = Some(summary);
+                }
+                if self
+                    .worst_collapse
+                    .map_or(true, |w| fraction > w.gc_fraction)
+                {
+                    self.worst_collapse = Some(summary);
                 }
             }
         }

@@ -35,6 +35,10 @@ pub(crate) struct Interval {
     /// Rebalances within the interval.
     pub rebalances: Option<f64>,
     pub assignment_size: Option<f64>,
+    /// The partitions' fetch queues are forwarded to the consumer's one queue (a group
+    /// consumer, no legacy consume_start): each partition's fetchq_cnt is that queue's length
+    /// (librdkafka's rd_kafka_q_len follows the forward), not its own share.
+    pub shared_fetchq: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -100,6 +104,14 @@ pub(crate) struct PartFig {
     pub hi_per_s: Option<f64>,
     /// Messages on the broker the fetcher has not fetched yet (hi_offset - next_offset).
     pub unfetched: Option<f64>,
+    /// Messages fetched and not yet handed to the application (next_offset - app_offset; all
+    /// of rxmsgs while the application has taken none of the partition's).
+    pub waiting: Option<f64>,
+    /// Messages fetched since the client started (cumulative rxmsgs).
+    pub fetched: Option<f64>,
+    /// Messages the application took in the interval (app_offset's advance; None where it
+    /// is unknown at either end or went back, a seek or a reassignment).
+    pub taken: Option<f64>,
 }
 
 /// Sum of two optional figures (absent only when both are).
@@ -251,15 +263,23 @@ impl Interval {
             .fold(None, |acc, t| merge_windows(acc, t.batchcnt))
     }
 
-    /// Messages in all partitions' fetch queues.
-    pub fn fetchq_total(&self) -> Option<f64> {
+    /// One figure summed over the partitions (absent when no partition has it).
+    fn partitions_sum(&self, figure: impl Fn(&PartFig) -> Option<f64>) -> Option<f64> {
         self.partitions
             .iter()
-            .fold(None, |acc, p| add(acc, p.fetchq_cnt))
+            .fold(None, |acc, p| add(acc, figure(p)))
     }
 
-    /// The fullest partition's fetch queue (since 1.x each partition reports the consumer
-    /// queue they all forward to, so a sum counts it once per partition).
+    /// Messages in the client's fetch queues: the one queue the partitions forward to, once
+    /// (its length is what each of them reports), or the sum of their own queues.
+    pub fn fetchq_total(&self) -> Option<f64> {
+        if self.shared_fetchq {
+            return self.fetchq_max();
+        }
+        self.partitions_sum(|p| p.fetchq_cnt)
+    }
+
+    /// The fullest partition's fetch queue (the shared queue's length where they share one).
     pub fn fetchq_max(&self) -> Option<f64> {
         self.partitions
             .iter()
@@ -268,13 +288,21 @@ impl Interval {
     }
 
     pub fn unfetched_total(&self) -> Option<f64> {
-        self.partitions
-            .iter()
-            .fold(None, |acc, p| add(acc, p.unfetched))
+        self.partitions_sum(|p| p.unfetched)
     }
 
     pub fn lag_total(&self) -> Option<f64> {
-        self.partitions.iter().fold(None, |acc, p| add(acc, p.lag))
+        self.partitions_sum(|p| p.lag)
+    }
+
+    /// Messages fetched and not yet handed to the application, all partitions.
+    pub fn waiting_total(&self) -> Option<f64> {
+        self.partitions_sum(|p| p.waiting)
+    }
+
+    /// Messages fetched since the client started, all partitions.
+    pub fn fetched_total(&self) -> Option<f64> {
+        self.partitions_sum(|p| p.fetched)
     }
 }
 
@@ -296,6 +324,25 @@ mod tests {
             avg: Some(p50),
             ..Window::default()
         }
+    }
+
+    #[test]
+    fn a_shared_fetch_queue_is_counted_once() {
+        // kafka431-consumer-slow-app-lag's emit at 2626599892: three partitions of a group
+        // consumer, each reporting the consumer queue's 8941 messages (replyq 8941 too).
+        let part = |q: f64| PartFig {
+            fetchq_cnt: Some(q),
+            ..PartFig::default()
+        };
+        let mut iv = Interval {
+            partitions: vec![part(8941.0), part(8941.0), part(8941.0)],
+            shared_fetchq: true,
+            ..Interval::default()
+        };
+        assert_eq!(iv.fetchq_total(), Some(8941.0));
+        // Queues of their own (the legacy consumer): each counts.
+        iv.shared_fetchq = false;
+        assert_eq!(iv.fetchq_total(), Some(3.0 * 8941.0));
     }
 
     #[test]

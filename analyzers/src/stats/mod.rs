@@ -74,6 +74,9 @@ pub const MAX_SERIES: usize = 256;
 const MAX_CUT_KEPT: usize = 16;
 /// Problems listed by line in the report (all are counted).
 const MAX_PROBLEMS: usize = 20;
+/// Why a cut emit is not read (salvage::repair_cut).
+const CUT_BEFORE_A_BROKER: &str = "statistics cut before their first whole broker: the \
+     client's figures without a connection's are too little to judge";
 
 /// Options of one analysis.
 #[derive(Debug, Clone)]
@@ -264,7 +267,14 @@ impl<'o, 'w> Analysis<'o, 'w> {
                 self.emit(&e, line);
                 true
             }
-            _ => self.cut(line, &inner, None),
+            _ if self.cut(line, &inner, None) => true,
+            // Statistics, cut too early to read: a refusal says so, not "no statistics".
+            _ if looks_like_statistics(&inner) => {
+                self.input.truncated_objects += 1;
+                self.problem(line, CUT_BEFORE_A_BROKER.into());
+                true
+            }
+            _ => false,
         }
     }
 

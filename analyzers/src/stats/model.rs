@@ -48,6 +48,10 @@ pub struct Emit<'a> {
     /// queue.buffering.max.kbytes, in bytes.
     #[serde(deserialize_with = "num")]
     pub msg_size_max: Option<i64>,
+    /// Partitions consumed with the legacy API (consume_start): above 0, each has a fetch
+    /// queue of its own; the high-level consumer forwards them all to one.
+    #[serde(deserialize_with = "num")]
+    pub simple_cnt: Option<i64>,
     #[serde(deserialize_with = "num")]
     pub tx: Option<i64>,
     #[serde(deserialize_with = "num")]

@@ -174,7 +174,8 @@ pub struct ConsumerReport {
     pub idle_intervals: u64,
     /// Coefficient of variation of the receive rate over intervals.
     pub receive_rate_cv: Option<f64>,
-    /// Messages in all partitions' fetch queues.
+    /// Messages in the client's fetch queues (the one queue a group consumer's partitions
+    /// share counted once).
     pub fetch_queue_messages: Option<TrendSummary>,
     /// All partitions' lag (consumer_lag_stored, else consumer_lag).
     pub lag_messages: Option<TrendSummary>,

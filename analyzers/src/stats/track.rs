@@ -102,6 +102,7 @@ struct PartPrev {
     rxbytes: Option<i64>,
     hi: Option<i64>,
     lag: Option<i64>,
+    app: Option<i64>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -320,6 +321,9 @@ impl Track {
             iv.rebalances = delta(p.rebalance_cnt, top.rebalance_cnt);
         }
         iv.assignment_size = e.cgrp.as_ref().and_then(|c| f(c.assignment_size));
+        // A group consumer forwards every partition's fetch queue to its own queue; the
+        // legacy API (simple_cnt > 0) keeps one queue a partition.
+        iv.shared_fetchq = e.cgrp.is_some() && e.simple_cnt.unwrap_or(0) <= 0;
         self.observe_brokers(e, &mut iv, line, first);
         self.observe_topics(e, &mut iv);
         self.prev = Some(top);
@@ -539,6 +543,7 @@ impl Track {
                     rxbytes: p.rxbytes,
                     hi: p.hi_offset,
                     lag,
+                    app: p.app_offset,
                 };
                 let prev = pt.prev.replace(cur.clone());
                 let mut fig = PartFig {
@@ -552,6 +557,8 @@ impl Track {
                         (Some(hi), Some(next)) if hi >= next => Some(hi - next),
                         _ => None,
                     }),
+                    waiting: f(waiting(p)),
+                    fetched: f(p.rxmsgs),
                     ..PartFig::default()
                 };
                 if let Some(pp) = prev {
@@ -563,10 +570,27 @@ impl Track {
                         (Some(a), Some(b)) => Some((b - a) as f64),
                         _ => None,
                     };
+                    fig.taken = match (pp.app, cur.app) {
+                        (Some(a), Some(b)) if b >= a => Some((b - a) as f64),
+                        // Still unset: the application took none of this partition's.
+                        (None, None) if p.rxmsgs.is_some() => Some(0.0),
+                        _ => None,
+                    };
                 }
                 iv.partitions.push(fig);
             }
         }
+    }
+}
+
+/// Messages of a partition fetched and not yet handed to the application: from the
+/// application's position to the fetcher's, or every message fetched while the application
+/// has taken none (app_offset unset).
+fn waiting(p: &super::model::Partition<'_>) -> Option<i64> {
+    match (p.app_offset, p.next_offset, p.rxmsgs) {
+        (Some(app), Some(next), _) if next >= app => Some(next - app),
+        (None, Some(_), Some(rx)) => Some(rx),
+        _ => None,
     }
 }
 

@@ -134,12 +134,7 @@ fn lag_and_fetch_queues_agree_with_a_recomputation() {
     let emits = raw(name);
     let consumer: Vec<&Value> = emits.iter().filter(|e| e["type"] == "consumer").collect();
     let lag = |e: &Value| -> f64 {
-        e["topics"]
-            .as_object()
-            .unwrap()
-            .values()
-            .flat_map(|t| t["partitions"].as_object().unwrap().values())
-            .filter(|p| p["partition"].as_i64().unwrap() >= 0)
+        partitions(e)
             .filter_map(|p| p["consumer_lag_stored"].as_i64().filter(|&l| l >= 0))
             .sum::<i64>() as f64
     };
@@ -161,6 +156,115 @@ fn lag_and_fetch_queues_agree_with_a_recomputation() {
         .find(|d| d.id == "consumer-lag-growing")
         .unwrap();
     assert!(!d.partitions.is_empty());
+    // Every partition of a group consumer reports the one queue they all forward to
+    // (librdkafka's rd_kafka_q_len follows the forward; replyq is that queue too): the
+    // client's fetch queue is that queue once, not once a partition (3 × 16094 at the end).
+    let queue = |e: &Value| -> f64 {
+        partitions(e)
+            .filter_map(|p| p["fetchq_cnt"].as_f64())
+            .fold(0.0, f64::max)
+    };
+    let q = k.fetch_queue_messages.unwrap();
+    assert_eq!(q.summary.last, queue(consumer.last().unwrap()));
+    assert_eq!(q.summary.last, 16094.0);
+    assert_eq!(
+        q.summary.max,
+        consumer.iter().map(|e| queue(e)).fold(0.0, f64::max)
+    );
+}
+
+/// A consumer emit's partitions (not the internal -1).
+fn partitions(e: &Value) -> impl Iterator<Item = &Value> {
+    e["topics"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|t| t["partitions"].as_object().unwrap().values())
+        .filter(|p| p["partition"].as_i64().unwrap() >= 0)
+}
+
+#[test]
+fn an_application_that_stops_polling_is_named_and_a_polling_one_never() {
+    // The throttled capture's consumer was not polled while the producer flushed at the end
+    // (capture.py flushes before it closes the consumer): fetched messages sat in the queue
+    // and app_offset stood still. The intervals recomputed from the raw JSON: ≥ 1000
+    // messages between app_offset and next_offset at both ends, app_offset unchanged.
+    let name = "kafka431-consumer-throttled-lag.jsonl";
+    let emits = raw(name);
+    let consumer: Vec<&Value> = emits.iter().filter(|e| e["type"] == "consumer").collect();
+    let offsets = |e: &Value| -> (i64, Vec<i64>) {
+        let (mut waiting, mut apps) = (0, vec![]);
+        for p in partitions(e) {
+            let (app, next) = (
+                p["app_offset"].as_i64().unwrap(),
+                p["next_offset"].as_i64().unwrap(),
+            );
+            if app >= 0 {
+                waiting += next - app;
+            }
+            apps.push(app);
+        }
+        (waiting, apps)
+    };
+    let stalled = consumer
+        .windows(2)
+        .filter(|w| {
+            let ((a, apps_a), (b, apps_b)) = (offsets(w[0]), offsets(w[1]));
+            a >= 1000 && b >= 1000 && apps_a == apps_b
+        })
+        .count();
+    assert_eq!(stalled, 6);
+    let r = analyze_file(name, &[]);
+    let d = r
+        .diagnoses
+        .iter()
+        .find(|d| d.id == "app-not-polling")
+        .expect("app-not-polling");
+    assert_eq!(d.intervals_held as usize, stalled, "{}", d.title);
+    assert_eq!(d.evidence["messages_waiting"]["max"], 4830.0);
+    // Consumers that poll, fast or slowly (the slow application takes 0.5 ms a message).
+    for (file, settings) in [
+        ("kafka431-consumer-backoff-1000ms.jsonl", vec![]),
+        (
+            "kafka431-consumer-backoff-10ms.jsonl",
+            vec!["fetch.queue.backoff.ms=10"],
+        ),
+        (
+            "librdkafka-1.9.2-consumer.jsonl",
+            vec!["queued.min.messages=1000000"],
+        ),
+        (
+            "kafka431-consumer-slow-app-lag.jsonl",
+            vec!["queued.min.messages=2000"],
+        ),
+    ] {
+        let got = ids(&analyze_file(file, &settings));
+        assert!(!got.contains(&"app-not-polling"), "{file}: {got:?}");
+    }
+    // librdkafka's own witness: the group rebalanced for "max.poll.interval.ms exceeded"
+    // (rdkafka_cgrp.c's reason) in the 1.9.2 capture's group, whose reason was otherwise
+    // "Metadata for subscribed topic(s) has changed".
+    let text = std::fs::read_to_string(fixture("librdkafka-1.9.2-consumer.jsonl")).unwrap();
+    let reason = "\"rebalance_reason\": \"Metadata for subscribed topic(s) has changed\"";
+    assert!(text.contains(reason));
+    let r = analyze(
+        text.replace(
+            reason,
+            "\"rebalance_reason\": \"max.poll.interval.ms exceeded\"",
+        )
+        .as_bytes(),
+    );
+    let d = r.diagnoses.iter().find(|d| d.id == "app-not-polling");
+    assert!(
+        d.is_some_and(|d| d.title.contains("max.poll.interval.ms")),
+        "{:?}",
+        ids(&r)
+    );
+    // One emit of the stall alone: the application had taken 4793 of the 9623 messages
+    // fetched, half; one emit cannot tell an application that stopped from a slow one.
+    let text = std::fs::read_to_string(fixture(name)).unwrap();
+    let line = text.lines().nth(96).unwrap();
+    assert!(!ids(&analyze(line.as_bytes())).contains(&"app-not-polling"));
 }
 
 #[test]

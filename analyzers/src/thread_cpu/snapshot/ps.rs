@@ -158,6 +158,31 @@ impl Layout {
         Some(l)
     }
 
+    /// The layout of one ps thread row pasted without its header or its command: PID and
+    /// LWP (two leading integers, the thread's id not below its process's, as Linux gives
+    /// them), %CPU (the first number with a decimal point), TIME after it (`[[dd-]hh:]mm:ss`)
+    /// and the command line after that; the other columns are skipped. None for any other row.
+    fn guess(line: &str) -> Option<Layout> {
+        let t = tokens(line);
+        let (pid, lwp) = (tid(t.first()?.1)?, tid(t.get(1)?.1)?);
+        if lwp < pid {
+            return None;
+        }
+        let is_cpu = |w: &str| w.contains(['.', ',']) && decimal(w).is_some_and(|v| v >= 0.0);
+        let cpu = 2 + t[2..].iter().position(|(_, w)| is_cpu(w))?;
+        let is_time = |w: &str| w.contains(':') && duration(w).is_some();
+        let time = cpu + 1 + t[cpu + 1..].iter().position(|(_, w)| is_time(w))?;
+        if time + 1 >= t.len() {
+            return None;
+        }
+        let mut labels = vec!["F"; time + 2];
+        (labels[0], labels[1], labels[cpu]) = ("PID", "TID", "%CPU");
+        (labels[time], labels[time + 1]) = ("TIME", "CMD");
+        let mut l = Layout::from_asked(&labels)?;
+        l.full = true;
+        Some(l)
+    }
+
     /// The row's fields: the name column may hold spaces (`GC Thread#0`), so fields left of
     /// it are taken from the left and fields right of it from the right.
     fn row(&self, no: u64, line: &str) -> Option<Row> {
@@ -267,7 +292,7 @@ impl PsReader {
             }
             None => {
                 let Some((layout, asked_at)) = &self.asked else {
-                    return false;
+                    return self.guessed(no, line, c);
                 };
                 let Some(r) = layout.row(no, line) else {
                     return false;
@@ -284,6 +309,26 @@ impl PsReader {
                 true
             }
         }
+    }
+
+    /// A row with neither header nor command above it, read by [`Layout::guess`].
+    fn guessed(&mut self, no: u64, line: &str, c: &mut Collector) -> bool {
+        let Some(layout) = Layout::guess(line) else {
+            return false;
+        };
+        let Some(r) = layout.row(no, line) else {
+            return false;
+        };
+        c.warn(format!(
+            "line {no}: a ps row without its header: read as PID, LWP, %CPU ({}), TIME and \
+             the command by their values; its other columns are not read",
+            tokens(line)[layout.cpu.map_or(0, |(i, _)| i)].1
+        ));
+        let mut table = Table::new(Format::Ps, no, Figure::Lifetime);
+        table.rows.push(r);
+        table.last_line = no;
+        self.table = Some((layout, table));
+        true
     }
 
     pub fn end(&mut self, c: &mut Collector) {

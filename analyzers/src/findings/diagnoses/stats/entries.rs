@@ -371,6 +371,38 @@ pub const CONSUMER_LAG_GROWING: DiagnosisRule = DiagnosisRule {
     ],
 };
 
+pub const APP_NOT_POLLING: DiagnosisRule = DiagnosisRule {
+    id: "app-not-polling",
+    analyzer: ANALYZER,
+    level: Level::Problem,
+    scope: Scope::KafkaClient,
+    rule: "≥ 1000 fetched messages wait for the application (next_offset - app_offset) in the \
+           fetch queue and it takes none of them (app_offset still) for ≥ 1 s of intervals \
+           with that many waiting at both ends; or, in a capture of one emit, it has taken \
+           ≤ 25% of what was fetched (rxmsgs) with ≥ 1000 waiting in the queue; or the \
+           group's rebalance_reason is librdkafka's 'max.poll.interval.ms exceeded'",
+    thresholds: &[
+        t(
+            "APP_WAITING_MIN",
+            APP_WAITING_MIN,
+            "messages",
+            "fewer are one fetch response being worked through",
+        ),
+        t(
+            "APP_STALL_MIN_S",
+            APP_STALL_MIN_S,
+            "s",
+            "one short moment is a pause",
+        ),
+        t(
+            "APP_TAKEN_SHARE_MAX",
+            APP_TAKEN_SHARE_MAX,
+            "share of the messages fetched",
+            "a polling application took 55% at its fullest queue, the issue's paste 18%",
+        ),
+    ],
+};
+
 pub const CONSUMER_REBALANCES: DiagnosisRule = DiagnosisRule {
     id: "consumer-rebalances",
     analyzer: ANALYZER,
@@ -419,6 +451,7 @@ pub const RULES: &[DiagnosisRule] = &[
     FETCH_QUEUE_EMPTY_LAG_GROWING,
     FETCH_QUEUE_FULL_LAG_GROWING,
     CONSUMER_LAG_GROWING,
+    APP_NOT_POLLING,
     CONSUMER_REBALANCES,
     FATAL_ERROR,
 ];

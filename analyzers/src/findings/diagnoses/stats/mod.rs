@@ -6,8 +6,9 @@
 //!
 //! [`observe`] gathers each interval's answers ([`held`]: where a rule held); `finish`
 //! decides the diagnoses in a fixed order, one phase a kind of diagnosis ([`producer`],
-//! [`broker`], [`consumer`], [`fatal`]), each made the same way ([`context`]).
+//! [`broker`], [`consumer`], [`app`], [`fatal`]), each made the same way ([`context`]).
 
+mod app;
 mod broker;
 mod consumer;
 mod context;
@@ -43,6 +44,7 @@ impl Diagnoser {
         self.fetch_queue_empty_lag_growing(cx, &signs, &mut out);
         self.fetch_queue_full_lag_growing(cx, &signs, &mut out);
         self.consumer_lag_growing(cx, &signs, &mut out);
+        self.app_not_polling(cx, &mut out);
         self.consumer_rebalances(cx, &mut out);
         self.fatal_error(cx, &mut out);
         out

@@ -30,6 +30,17 @@ pub(crate) struct Diagnoser {
     pub(super) fetcher_busy: Stat,
     /// Until when (interval clock, s) a throttle the broker asked for holds the fetcher.
     pub(super) throttled_until_s: f64,
+    /// Intervals where the application took nothing with messages waiting for it, their
+    /// seconds, the messages waiting and those fetched meanwhile.
+    pub(super) app_stalled: Held,
+    pub(super) app_stalled_s: f64,
+    pub(super) app_waiting: Stat,
+    pub(super) app_fetched_meanwhile: f64,
+    /// The messages waiting for the application at the previous emit.
+    pub(super) app_waiting_prev: Option<f64>,
+    /// The first emit, where the application had taken a small share of what was fetched:
+    /// (waiting, fetched, in the fetch queue).
+    pub(super) app_behind_first: Option<(f64, f64, f64)>,
 }
 
 fn slot(v: &mut Vec<BrokerHeld>, i: usize) -> &mut BrokerHeld {
@@ -136,6 +147,7 @@ impl Diagnoser {
             if r == Some(true) {
                 opt(&mut self.starved_rx, ts, iv.rx_msgs_per_s);
             }
+            self.observe_app(iv);
         }
         for b in &iv.brokers {
             let r = rules::throttled(b, t);
@@ -174,6 +186,29 @@ impl Diagnoser {
                 h.b.add(ts, if b.up == Some(false) { 1.0 } else { 0.0 });
             }
         }
+    }
+}
+
+impl Diagnoser {
+    /// Whether the application takes what was fetched (app-not-polling).
+    fn observe_app(&mut self, iv: &Interval) {
+        let waiting = iv.waiting_total();
+        if iv.dt_s <= 0.0 {
+            if rules::app_behind(iv) == Some(true) {
+                let queued = iv.fetchq_total().unwrap_or(0.0);
+                self.app_behind_first =
+                    waiting.zip(iv.fetched_total()).map(|(w, f)| (w, f, queued));
+            }
+        } else {
+            let r = rules::app_stalled(iv, self.app_waiting_prev);
+            self.app_stalled.observe(r, iv);
+            if r == Some(true) {
+                self.app_stalled_s += iv.dt_s;
+                opt(&mut self.app_waiting, iv.t_s, waiting);
+                self.app_fetched_meanwhile += iv.rx_msgs_per_s.unwrap_or(0.0) * iv.dt_s;
+            }
+        }
+        self.app_waiting_prev = waiting;
     }
 }
 

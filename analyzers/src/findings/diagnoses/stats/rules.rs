@@ -2,7 +2,10 @@
 //! the named [`Thresholds`]. Each answers `None` when it does not apply to the interval (a
 //! consumer for a producer rule, an idle interval), else whether it held.
 
-use super::thresholds::{Thresholds, FETCHER_BUSY_MAX, FETCHQ_FULL_SHARE, NAP_MIN_UNFETCHED};
+use super::thresholds::{
+    Thresholds, APP_TAKEN_SHARE_MAX, APP_WAITING_MIN, FETCHER_BUSY_MAX, FETCHQ_FULL_SHARE,
+    NAP_MIN_UNFETCHED,
+};
 use crate::stats::config::Resolved;
 use crate::stats::interval::{batches_per_request, ms, BrokerFig, Interval, PartFig};
 
@@ -162,6 +165,50 @@ pub(crate) fn fetcher_napping(iv: &Interval, c: &Resolved, throttled: bool) -> O
     Some(
         unfetched >= NAP_MIN_UNFETCHED && room && !throttled && fetches * rtt_s <= FETCHER_BUSY_MAX,
     )
+}
+
+/// The application took not one message in the interval while at least APP_WAITING_MIN
+/// fetched messages waited for it, at its start (`waiting_before`) and its end, in the fetch
+/// queue. None where what it took is unknown for a partition with messages waiting.
+pub(crate) fn app_stalled(iv: &Interval, waiting_before: Option<f64>) -> Option<bool> {
+    if iv.producer || iv.dt_s <= 0.0 {
+        return None;
+    }
+    let (waiting, before, queued) = (iv.waiting_total()?, waiting_before?, iv.fetchq_total()?);
+    for p in &iv.partitions {
+        match p.taken {
+            Some(n) if n > 0.0 => return Some(false),
+            None if p.waiting.unwrap_or(0.0) > 0.0 => return None,
+            _ => {}
+        }
+    }
+    Some(waiting >= APP_WAITING_MIN && before >= APP_WAITING_MIN && queued > 0.0)
+}
+
+/// One emit: the application has taken at most APP_TAKEN_SHARE_MAX of the messages fetched
+/// and at least APP_WAITING_MIN wait for it in the fetch queue.
+pub(crate) fn app_behind(iv: &Interval) -> Option<bool> {
+    if iv.producer {
+        return None;
+    }
+    let (waiting, fetched, queued) = (iv.waiting_total()?, iv.fetched_total()?, iv.fetchq_total()?);
+    let taken = (fetched - waiting).max(0.0);
+    Some(
+        fetched > 0.0
+            && waiting >= APP_WAITING_MIN
+            && queued > 0.0
+            && taken <= APP_TAKEN_SHARE_MAX * fetched,
+    )
+}
+
+/// The reason librdkafka gives a rebalance when the application did not poll within
+/// max.poll.interval.ms (classic protocol; rdkafka_cgrp.c's max-poll timer), kept in the
+/// group's `rebalance_reason` until the next rebalance.
+pub const MAX_POLL_EXCEEDED: &str = "max.poll.interval.ms exceeded";
+
+/// The group's last rebalance was the application exceeding max.poll.interval.ms.
+pub(crate) fn max_poll_exceeded(rebalance_reason: Option<&str>) -> bool {
+    rebalance_reason.is_some_and(|r| r.contains(MAX_POLL_EXCEEDED))
 }
 
 /// Lag growth over a run (first and last value, least-squares trend per second).
@@ -393,6 +440,72 @@ mod tests {
         assert_eq!(fetcher_napping(&iv, &c, false), Some(false));
         iv.producer = true;
         assert_eq!(fetcher_napping(&iv, &c, false), None);
+    }
+
+    #[test]
+    fn an_application_that_takes_nothing_with_messages_waiting_is_not_polling() {
+        // kafka431-consumer-throttled-lag at 2611170719: 4830 fetched messages waiting (4043
+        // on partition 1, 787 on 2), the shared queue at 4844, app_offset still.
+        let part = |waiting: f64, taken: Option<f64>| PartFig {
+            fetchq_cnt: Some(4844.0),
+            waiting: Some(waiting),
+            fetched: Some(waiting),
+            taken,
+            ..PartFig::default()
+        };
+        let mut iv = Interval {
+            dt_s: 0.5,
+            shared_fetchq: true,
+            partitions: vec![
+                part(0.0, Some(0.0)),
+                part(4043.0, Some(0.0)),
+                part(787.0, Some(0.0)),
+            ],
+            ..Interval::default()
+        };
+        assert_eq!(app_stalled(&iv, Some(4830.0)), Some(true));
+        // The messages arrived within the interval: nothing waited at its start.
+        assert_eq!(app_stalled(&iv, Some(0.0)), Some(false));
+        // One message taken: the application polls, however slowly.
+        iv.partitions[2].taken = Some(1.0);
+        assert_eq!(app_stalled(&iv, Some(4830.0)), Some(false));
+        // A partition with messages waiting whose position went back: cannot tell.
+        iv.partitions[2].taken = None;
+        assert_eq!(app_stalled(&iv, Some(4830.0)), None);
+        // The first emit has no interval.
+        iv.dt_s = 0.0;
+        assert_eq!(app_stalled(&iv, Some(4830.0)), None);
+    }
+
+    #[test]
+    fn one_emit_is_behind_when_the_application_took_a_small_share_of_what_was_fetched() {
+        // The emit: 6,143 taken of 34,784 fetched.
+        let iv = |waiting: f64, fetched: f64, queued: f64| Interval {
+            shared_fetchq: true,
+            partitions: vec![PartFig {
+                fetchq_cnt: Some(queued),
+                waiting: Some(waiting),
+                fetched: Some(fetched),
+                ..PartFig::default()
+            }],
+            ..Interval::default()
+        };
+        assert_eq!(app_behind(&iv(28_641.0, 34_784.0, 28_641.0)), Some(true));
+        // The slow application of kafka431-consumer-slow-app-lag at its fullest queue: it
+        // took 10,860 of 19,801 (55%), polling.
+        assert_eq!(app_behind(&iv(8_941.0, 19_801.0, 8_941.0)), Some(false));
+        // Nothing in the queue: the messages are not waiting for the application.
+        assert_eq!(app_behind(&iv(28_641.0, 34_784.0, 0.0)), Some(false));
+        assert_eq!(app_behind(&iv(500.0, 600.0, 500.0)), Some(false));
+    }
+
+    #[test]
+    fn a_rebalance_for_max_poll_interval_is_the_application_not_polling() {
+        assert!(max_poll_exceeded(Some("max.poll.interval.ms exceeded")));
+        assert!(!max_poll_exceeded(Some(
+            "Metadata for subscribed topic(s) has changed"
+        )));
+        assert!(!max_poll_exceeded(None));
     }
 
     #[test]

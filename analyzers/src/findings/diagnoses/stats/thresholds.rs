@@ -197,3 +197,15 @@ pub const NAP_MIN_UNFETCHED: f64 = 1000.0;
 /// Seconds (summed over its silent intervals) a connection must be silent: one slow
 /// interval on a loaded machine is a long round trip, not a stopped broker (a margin).
 pub const SILENT_MIN_S: f64 = 2.0;
+/// Fetched messages waiting for the application for app-not-polling to judge: fewer are a
+/// fetch response being worked through (a margin, as NAP_MIN_UNFETCHED).
+pub const APP_WAITING_MIN: f64 = 1000.0;
+/// One emit: the application took at most this share of what was fetched. The fetcher stops
+/// at the queue's limit, so over a client's life a polling application takes most of what
+/// arrives: the slow-app capture (polling, 0.5 ms a message) took 55% at its fullest queue;
+/// the paste took 6,143 of 34,784 (18%); a quarter is the margin between.
+pub const APP_TAKEN_SHARE_MAX: f64 = 0.25;
+/// Seconds (summed over its intervals) the application took nothing with messages waiting:
+/// one short moment is a pause, not an application that stopped polling (a margin; the
+/// throttled capture's consumer, not polled during the producer's flush, stalled 3.5 s).
+pub const APP_STALL_MIN_S: f64 = 1.0;
