@@ -16,6 +16,7 @@
 //!
 //! Everything here is pure: no Kafka client, no network.
 
+pub mod capture;
 pub mod engine;
 pub mod fetch_log;
 pub mod findings;
