@@ -193,13 +193,14 @@ impl JvmSession {
     /// logging and recordings again and says whether they are as before. A JVM that is gone
     /// has nothing to undo.
     pub fn finish(&mut self, target_alive: bool) -> Restored {
-        self.undo();
         if !target_alive {
+            self.finished = true;
             return Restored {
                 as_before: true,
                 differences: vec!["the JVM exited: nothing of the capture's is left in it".into()],
             };
         }
+        self.undo();
         let mut differences = Vec::new();
         match self.jcmd.call(&["VM.log", "list"]) {
             Ok(list) => differences.extend(vm_log::differences(

@@ -21,6 +21,7 @@ mod jvm;
 mod memory;
 mod native;
 mod options;
+mod outcome;
 mod render;
 mod session;
 mod sockets;
@@ -34,7 +35,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::findings::scope::JvmRole;
-use crate::gap_report::{self, GapReport};
+use crate::gap_report;
 use crate::thread_cpu::roles::{self, Role};
 use crate::thread_cpu::snapshot::{read_paste, PasteOptions};
 
@@ -42,19 +43,8 @@ pub use bundle::{BundleFile, Manifest, SeenThread};
 pub use error::CaptureError;
 pub use jvm::Restored;
 pub use options::{parse_seconds, Options};
+pub use outcome::Capture;
 pub use target::{ClientKind, Target};
-
-/// A capture's outcome: the bundle, gap-report's reading, what it could not see.
-#[derive(Debug, serde::Serialize)]
-pub struct Capture {
-    pub dir: PathBuf,
-    pub manifest: Manifest,
-    pub report: GapReport,
-    pub cannot_see: Vec<String>,
-    /// The exit status (see [`error`]).
-    #[serde(skip)]
-    pub exit_code: i32,
-}
 
 static STOP: AtomicBool = AtomicBool::new(false);
 

@@ -3,7 +3,8 @@
 
 use crate::vocab::report::wrap_into;
 
-use super::Capture;
+use super::outcome::Capture;
+use super::target::ClientKind;
 
 fn mb(bytes: u64) -> String {
     format!("{:.1} MB", bytes as f64 / 1e6)
@@ -19,8 +20,8 @@ pub(crate) fn text(c: &Capture) -> String {
     let t = &m.target;
     let mut o = String::new();
     let kind = match t.kind {
-        super::ClientKind::Librdkafka => "a librdkafka client",
-        super::ClientKind::Jvm => "a JVM",
+        ClientKind::Librdkafka => "a librdkafka client",
+        ClientKind::Jvm => "a JVM",
     };
     wrap_into(
         &mut o,

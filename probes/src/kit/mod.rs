@@ -42,8 +42,6 @@ pub mod placement;
 pub mod preflight;
 pub mod probe;
 pub mod produce;
-/// Redaction lives with the analyzers (capture redacts a target's command line the same way).
-pub use kgap_analyzers::vocab::redact;
 pub mod self_diagnosis;
 pub mod sweep;
 pub mod table;
