@@ -69,6 +69,26 @@ public class Alloc {
 }
 "#;
 
+const SECRET: &str = "hunter2-not-for-bundles";
+
+/// Every file under `dir` that holds `needle`.
+fn files_holding(dir: &std::path::Path, needle: &[u8]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            found.extend(files_holding(&p, needle));
+        } else if std::fs::read(&p)
+            .unwrap()
+            .windows(needle.len())
+            .any(|w| w == needle)
+        {
+            found.push(p);
+        }
+    }
+    found
+}
+
 /// Compiles the target program once per test binary (javac is slow on 2 cores).
 fn alloc_classes() -> PathBuf {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
@@ -88,12 +108,20 @@ fn alloc_classes() -> PathBuf {
 
 fn start_jvm(exit_after_s: Option<u32>) -> Target {
     let mut c = Command::new("nice");
-    c.args(["-n", "19", "java", "-Xmx64m", "-cp"])
-        .arg(alloc_classes())
-        .arg("Alloc")
-        .args(exit_after_s.map(|s| s.to_string()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+    // A secret on its command line, as a service's -D settings carry them: never copied.
+    c.args([
+        "-n",
+        "19",
+        "java",
+        "-Xmx64m",
+        &format!("-Dsasl.password={SECRET}"),
+        "-cp",
+    ])
+    .arg(alloc_classes())
+    .arg("Alloc")
+    .args(exit_after_s.map(|s| s.to_string()))
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
     let mut t = Target(c.spawn().expect("java runs"));
     // Attachable once the JVM is up: its attach listener answers jcmd.
     let t0 = Instant::now();
@@ -225,6 +253,17 @@ fn a_jvm_that_is_no_kafka_client_gets_no_finding_and_is_left_as_it_was() {
     );
     let after = jvm_state(jvm.pid());
     assert_eq!(before, after);
+    // Its secret is in no file of the bundle (the recording included) and not in the report.
+    assert!(
+        files_holding(&dir, SECRET.as_bytes()).is_empty(),
+        "{:?}",
+        files_holding(&dir, SECRET.as_bytes())
+    );
+    assert!(!stdout.contains(SECRET));
+    assert!(v["manifest"]["target"]["command"]
+        .as_str()
+        .unwrap()
+        .contains("-Dsasl.password=[redacted]"));
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }
 

@@ -34,7 +34,8 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-/// The first run folder's file `name` under `out`, once it exists and has a line.
+/// The first run folder's file `name` under `out`, once it exists: the run has started (its
+/// lines come later: the probe writes them through a buffer).
 fn run_file(out: &Path, name: &str) -> Option<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(out)
         .ok()?
@@ -129,9 +130,19 @@ fn assert_librdkafka_seen(c: &Capture) {
         .map(|f| f.path.as_str())
         .collect();
     assert!(
-        files.contains(&"threads.jsonl") && files.contains(&"included/stats.jsonl"),
-        "{files:?}"
+        files.contains(&"included/stats.jsonl"),
+        "{files:?}\n{}",
+        c.render_text()
     );
+    // A probe's run may end inside the capture (the bundle is then partial): its per-thread
+    // CPU is read once it holds an interval.
+    if c.manifest.captured_s >= 1.0 {
+        assert!(
+            files.contains(&"threads.jsonl"),
+            "{files:?}\n{}",
+            c.render_text()
+        );
+    }
 }
 
 #[test]
@@ -143,13 +154,13 @@ fn a_consumer_napping_on_the_fetch_backoff_is_named() {
             "--backoff-ms",
             "1000",
             "--messages",
-            "4000000",
+            "6000000",
             "--reps",
             "1",
             "--duration",
             "30s",
         ],
-        5,
+        4,
         "fetch-backoff",
     );
     assert_librdkafka_seen(&c);

@@ -143,13 +143,20 @@ impl JvmSession {
             ));
             return;
         }
-        // dumponexit: a JVM that exits mid-capture still leaves what it recorded.
+        // dumponexit: a JVM that exits mid-capture still leaves what it recorded. The events
+        // that copy the JVM's arguments, system properties and environment, and every
+        // process's command line (jdk.SystemProcess), are off: they carry secrets
+        // (-Dsasl.password=…) that no kgap output may hold.
         let r = self.jcmd.call(&[
             "JFR.start",
             &format!("name={name}"),
             "settings=default",
             "jdk.SocketRead#threshold=0ms",
             "jdk.SocketWrite#threshold=0ms",
+            "jdk.JVMInformation#enabled=false",
+            "jdk.InitialSystemProperty#enabled=false",
+            "jdk.InitialEnvironmentVariable#enabled=false",
+            "jdk.SystemProcess#enabled=false",
             "dumponexit=true",
             &format!("filename={shown}"),
         ]);
@@ -159,7 +166,8 @@ impl JvmSession {
                 self.files.push((
                     "jvm/recording.jfr".into(),
                     "JFR for the capture: the default settings (GC, CPU, threads) and every \
-                     socket read and write"
+                     socket read and write; without the JVM's arguments, properties and \
+                     environment, nor the host's processes (secrets)"
                         .into(),
                 ));
             }

@@ -43,10 +43,10 @@ pub fn write_row(w: &mut dyn Write, s: &MemorySample) -> io::Result<()> {
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct MemorySummary {
     pub samples: u64,
-    pub rss_first: u64,
-    pub rss_last: u64,
-    pub rss_min: u64,
-    pub rss_max: u64,
+    pub rss_first_bytes: u64,
+    pub rss_last_bytes: u64,
+    pub rss_min_bytes: u64,
+    pub rss_max_bytes: u64,
     /// Seconds the resident set fell from one sample to the next by at least a tenth of
     /// its peak: the sawtooth of a heap or arena that grows and is given back.
     pub rss_drops: u64,
@@ -66,20 +66,20 @@ impl Memory {
     pub fn add(&mut self, s: &MemorySample) {
         let m = &mut self.summary;
         if let Some(prev) = self.last {
-            let peak = m.rss_max.max(s.rss_bytes);
+            let peak = m.rss_max_bytes.max(s.rss_bytes);
             if prev.rss_bytes > s.rss_bytes && prev.rss_bytes - s.rss_bytes >= peak / 10 {
                 m.rss_drops += 1;
             }
         }
         if self.first.is_none() {
             self.first = Some(*s);
-            m.rss_min = s.rss_bytes;
-            m.rss_first = s.rss_bytes;
+            m.rss_min_bytes = s.rss_bytes;
+            m.rss_first_bytes = s.rss_bytes;
         }
         m.samples += 1;
-        m.rss_last = s.rss_bytes;
-        m.rss_min = m.rss_min.min(s.rss_bytes);
-        m.rss_max = m.rss_max.max(s.rss_bytes);
+        m.rss_last_bytes = s.rss_bytes;
+        m.rss_min_bytes = m.rss_min_bytes.min(s.rss_bytes);
+        m.rss_max_bytes = m.rss_max_bytes.max(s.rss_bytes);
         self.last = Some(*s);
     }
 
@@ -118,7 +118,10 @@ mod tests {
         m.add(&b);
         drop(v);
         let s = m.finish();
-        assert_eq!((s.rss_min, s.rss_max), (a.rss_bytes, b.rss_bytes));
+        assert_eq!(
+            (s.rss_min_bytes, s.rss_max_bytes),
+            (a.rss_bytes, b.rss_bytes)
+        );
         assert!(s.minor_faults_per_s >= 8000.0, "{s:?}");
     }
 

@@ -67,10 +67,10 @@ pub(crate) fn text(c: &Capture) -> String {
             &format!(
                 "RSS {} -> {} (min {}, max {}; {} drop(s) of a tenth of the peak), {:.0} \
                  minor faults/s, {} major",
-                mb(mem.rss_first),
-                mb(mem.rss_last),
-                mb(mem.rss_min),
-                mb(mem.rss_max),
+                mb(mem.rss_first_bytes),
+                mb(mem.rss_last_bytes),
+                mb(mem.rss_min_bytes),
+                mb(mem.rss_max_bytes),
                 mem.rss_drops,
                 mem.minor_faults_per_s,
                 mem.major_faults
@@ -89,8 +89,8 @@ pub(crate) fn text(c: &Capture) -> String {
                 conn.peer,
                 rtt(conn.rtt_ms_last),
                 rtt(conn.rtt_ms_max),
-                conn.send_q_max,
-                conn.notsent_max,
+                conn.send_q_max_bytes,
+                conn.notsent_max_bytes,
                 conn.retransmits,
                 mb(conn.bytes_sent),
                 mb(conn.bytes_received)

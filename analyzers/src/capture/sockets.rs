@@ -159,9 +159,9 @@ pub struct Connection {
     pub samples: u64,
     pub rtt_ms_max: Option<f64>,
     pub rtt_ms_last: Option<f64>,
-    pub send_q_max: u64,
-    pub recv_q_max: u64,
-    pub notsent_max: u64,
+    pub send_q_max_bytes: u64,
+    pub recv_q_max_bytes: u64,
+    pub notsent_max_bytes: u64,
     pub retransmits: u64,
     pub bytes_sent: u64,
     pub bytes_received: u64,
@@ -189,9 +189,9 @@ impl Connections {
                     samples: 0,
                     rtt_ms_max: None,
                     rtt_ms_last: None,
-                    send_q_max: 0,
-                    recv_q_max: 0,
-                    notsent_max: 0,
+                    send_q_max_bytes: 0,
+                    recv_q_max_bytes: 0,
+                    notsent_max_bytes: 0,
                     retransmits: 0,
                     bytes_sent: 0,
                     bytes_received: 0,
@@ -207,9 +207,9 @@ impl Connections {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
-        c.send_q_max = c.send_q_max.max(s.send_q);
-        c.recv_q_max = c.recv_q_max.max(s.recv_q);
-        c.notsent_max = c.notsent_max.max(s.notsent);
+        c.send_q_max_bytes = c.send_q_max_bytes.max(s.send_q);
+        c.recv_q_max_bytes = c.recv_q_max_bytes.max(s.recv_q);
+        c.notsent_max_bytes = c.notsent_max_bytes.max(s.notsent);
         // Counters over the capture: the last sample less the first.
         c.retransmits = s.retrans_total.saturating_sub(c.first.0);
         c.bytes_sent = s.bytes_sent.saturating_sub(c.first.1);
@@ -262,7 +262,10 @@ mod tests {
         s.rtt_ms = Some(2.0);
         c.add(&s);
         let k = &c.list[0];
-        assert_eq!((k.retransmits, k.bytes_sent, k.send_q_max), (2, 1000, 40));
+        assert_eq!(
+            (k.retransmits, k.bytes_sent, k.send_q_max_bytes),
+            (2, 1000, 40)
+        );
         assert_eq!(k.rtt_ms_max, Some(2.0));
     }
 }
