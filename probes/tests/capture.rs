@@ -215,7 +215,7 @@ fn java_producers_collapsing_in_gc_in_one_jvm_are_named() {
             "--reps",
             "1",
             "--duration",
-            "20s",
+            "30s",
         ],
         &dir.join("probe"),
     );

@@ -225,6 +225,16 @@ impl JvmSession {
             }
             Err(e) => differences.push(format!("recordings not read again: {e}")),
         }
+        // A JVM that ended its run while being checked keeps nothing of the capture's.
+        if !differences.is_empty() && gone(self.jcmd.pid) {
+            return Restored {
+                as_before: true,
+                differences: vec![
+                    "the JVM exited as it was checked: nothing of the capture's is left in it"
+                        .into(),
+                ],
+            };
+        }
         Restored {
             as_before: differences.is_empty(),
             differences,
@@ -280,6 +290,16 @@ impl JvmSession {
             Ok(()) => self.files.push((format!("jvm/{name}"), what.to_string())),
             Err(e) => self.problems.push(format!("jvm/{name}: {e}")),
         }
+    }
+}
+
+/// The process is gone, or a zombie its parent has not reaped yet.
+fn gone(pid: i32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
+        Err(_) => true,
     }
 }
 
