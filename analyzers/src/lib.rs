@@ -12,10 +12,14 @@
 //!   (`analyze-fetch-log`), [`stats`] (`analyze-stats`), [`gc`] (`analyze-gc-log`), [`jfr`]
 //!   (`analyze-jfr`), [`thread_cpu`] (`analyze-thread-cpu`, per-thread CPU and snapshots),
 //!   and [`gap_report`] (`gap-report`, a folder of captures into one report) — and the
-//!   [`findings`] catalogue that decides every verdict (with the probes' result document).
+//!   [`findings`] catalogue that decides every verdict (with the probes' result document);
+//!   and [`capture`], which collects those artifacts from a running client and hands them to
+//!   gap-report.
 //!
-//! Everything here is pure: no Kafka client, no network.
+//! Everything here is pure, no Kafka client and no network, but for [`capture`]: it reads a
+//! live process's /proc and runs `ss`, `jcmd` and `eu-stack`/`gdb` against it.
 
+pub mod capture;
 pub mod engine;
 pub mod fetch_log;
 pub mod findings;

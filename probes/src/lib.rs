@@ -10,7 +10,7 @@
 //! - [`kit`]: what every probe shares, written once — the sweep driver, reps, run order,
 //!   Ctrl-C, the out dir and exports, the broker and topics, clients with captured logs and
 //!   statistics, the measured window, payloads, producing and consuming loops, the Java
-//!   companion, redaction.
+//!   companion (redaction is the analyzers' `vocab::redact`, shared with capture).
 //! - one folder per probe, each its points, one run at a point and its typed figures; no
 //!   probe imports another:
 //!   [`fetch_backoff`] (`probe-fetch-backoff`, Gap 2 of the post), [`request_ceiling`]

@@ -7,6 +7,7 @@ pub mod cli;
 pub(crate) mod downsample;
 pub mod error;
 pub mod json_doc;
+pub mod redact;
 pub mod report;
 pub mod svg;
 pub(crate) mod timeline;

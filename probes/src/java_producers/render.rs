@@ -108,7 +108,7 @@ pub fn notes(p: &JavaProducers) -> Vec<String> {
     for (k, val) in &o.java_property {
         v.push(format!(
             "-J {} (applied last to every producer)",
-            crate::kit::redact::pair(k, val)
+            kgap_analyzers::vocab::redact::pair(k, val)
         ));
     }
     v

@@ -129,7 +129,7 @@ pub fn notes(p: &JavaSocketBuffers) -> Vec<String> {
     for (k, val) in &o.java_property {
         v.push(format!(
             "-J {} (applied last to every client)",
-            crate::kit::redact::pair(k, val)
+            kgap_analyzers::vocab::redact::pair(k, val)
         ));
     }
     v

@@ -63,10 +63,11 @@ pub fn from_kafka(context: &str, e: rdkafka::error::KafkaError) -> ProbeError {
     match e {
         rdkafka::error::KafkaError::ClientConfig(_, desc, key, value) => {
             // librdkafka's description may quote the value too.
-            let scrubbed = crate::kit::redact::scrub(&desc, &[(key.clone(), value.clone())]);
+            let scrubbed =
+                kgap_analyzers::vocab::redact::scrub(&desc, &[(key.clone(), value.clone())]);
             ProbeError::Config(format!(
                 "{scrubbed} ({})",
-                crate::kit::redact::pair(&key, &value)
+                kgap_analyzers::vocab::redact::pair(&key, &value)
             ))
         }
         rdkafka::error::KafkaError::ClientCreation(msg) => ProbeError::Config(msg),

@@ -29,7 +29,7 @@ impl Report {
             body: probe.render(sweep),
             headline: probe.headline(sweep),
             charts: probe.charts(sweep),
-            command: Some(super::redact::command_line(std::env::args())),
+            command: Some(kgap_analyzers::vocab::redact::command_line(std::env::args())),
         }
     }
 

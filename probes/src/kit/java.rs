@@ -397,7 +397,7 @@ pub fn run(
     // Secret properties go on the JVM's stdin, not its command line (which ps shows).
     let (secret, plain): (Vec<_>, Vec<_>) = client
         .iter()
-        .partition(|(k, _)| crate::kit::redact::is_secret(k));
+        .partition(|(k, _)| kgap_analyzers::vocab::redact::is_secret(k));
     args.extend(plain.iter().map(|(k, v)| format!("{k}={v}")));
     if !secret.is_empty() {
         args.push("kgap.secrets=stdin".into());
@@ -559,7 +559,7 @@ fn shell_line(java: &Path, args: &[String]) -> String {
         line.push(' ');
         // Client properties go as key=value: a secret's value stays out of the file.
         let a = match a.split_once('=') {
-            Some((k, v)) => crate::kit::redact::pair(k, v),
+            Some((k, v)) => kgap_analyzers::vocab::redact::pair(k, v),
             None => a.clone(),
         };
         line.push_str(&q(&a));

@@ -42,7 +42,6 @@ pub mod placement;
 pub mod preflight;
 pub mod probe;
 pub mod produce;
-pub mod redact;
 pub mod self_diagnosis;
 pub mod sweep;
 pub mod table;

@@ -289,7 +289,7 @@ fn new_result<P: Probe>(
             .chain(broker.overrides().iter().map(|(k, v)| {
                 format!(
                     "-X {} (applied last to every client)",
-                    crate::kit::redact::pair(k, v)
+                    kgap_analyzers::vocab::redact::pair(k, v)
                 )
             }))
             .collect(),

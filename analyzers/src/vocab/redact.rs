@@ -1,7 +1,9 @@
 //! Secrets never leave the process: every client property whose name marks it as a secret
 //! (a password, a key, a token, a JAAS line) is shown as `[redacted]` wherever kgap writes
 //! it — text, JSON, CSV, error messages, a run's command file — for librdkafka's `-X` and
-//! kafka-clients' `-J` alike.
+//! kafka-clients' `-J` alike. [`foreign_command_line`] and [`scrub_properties`] do the same
+//! for what another program holds (capture's target: its argv, its JVM's `-D` properties, a
+//! log it wrote).
 
 /// What a secret's value is replaced with.
 pub const REDACTED: &str = "[redacted]";
@@ -77,6 +79,46 @@ pub fn command_line(args: impl IntoIterator<Item = String>) -> String {
     out.join(" ")
 }
 
+/// Another program's command line as it may be shown (capture's target, whose flags kgap
+/// does not know): every `key=value` word whose key names a secret (`-Dsasl.password=…`,
+/// `--ssl.key.password=…`, `sasl.jaas.config=…`) and the word after a flag whose name does
+/// (`--password hunter2`) are replaced; each word quoted for a POSIX shell.
+pub fn foreign_command_line(args: impl IntoIterator<Item = String>) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut secret_next = false;
+    for a in args {
+        let shown = if secret_next {
+            REDACTED.to_string()
+        } else if let Some((k, v)) = a.split_once('=') {
+            pair(k, v)
+        } else {
+            a.clone()
+        };
+        secret_next = a.starts_with('-') && !a.contains('=') && is_secret(&a);
+        out.push(quote(&shown));
+    }
+    out.join(" ")
+}
+
+/// `text` (a line another program wrote: a librdkafka configuration dump, a JVM's system
+/// properties) with the value of every `key=value`, `key = value` or `"key": "value"` whose
+/// key names a secret replaced, up to the end of the line or the closing quote.
+pub fn scrub_properties(text: &str) -> String {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r#"(?P<key>[A-Za-z0-9_.\-]+)(?P<sep>"?\s*[=:]\s*"?)(?P<value>[^"\s,;]+)"#)
+            .expect("redaction pattern")
+    });
+    re.replace_all(text, |c: &regex::Captures| {
+        if is_secret(&c["key"]) {
+            format!("{}{}{REDACTED}", &c["key"], &c["sep"])
+        } else {
+            c[0].to_string()
+        }
+    })
+    .into_owned()
+}
+
 fn property(kv: &str) -> String {
     match kv.split_once('=') {
         Some((k, v)) => pair(k, v),
@@ -147,6 +189,46 @@ mod tests {
         }
         assert_eq!(pair("sasl.password", "hunter2"), "sasl.password=[redacted]");
         assert_eq!(pair("sasl.username", "alice"), "sasl.username=alice");
+    }
+
+    #[test]
+    fn a_foreign_command_line_shows_no_secret() {
+        let args = [
+            "java",
+            "-Dssl.keystore.password=hunter2",
+            "-Xmx1g",
+            "--password",
+            "hunter3",
+            "sasl.jaas.config=a",
+            "-cp",
+            "/x.jar",
+        ]
+        .map(String::from);
+        let line = foreign_command_line(args);
+        assert!(!line.contains("hunter"), "{line}");
+        assert!(
+            line.contains(" -Xmx1g ") && line.ends_with("-cp /x.jar"),
+            "{line}"
+        );
+        assert!(line.contains("--password [redacted]"), "{line}");
+    }
+
+    #[test]
+    fn properties_are_scrubbed_in_any_notation() {
+        for (text, keep) in [
+            ("sasl.password = hunter2", "sasl.password = [redacted]"),
+            (
+                "\"sasl.password\": \"hunter2\"",
+                "\"sasl.password\": \"[redacted]\"",
+            ),
+            (
+                "a=1 ssl.key.password=hunter2 b=2",
+                "a=1 ssl.key.password=[redacted] b=2",
+            ),
+        ] {
+            assert_eq!(scrub_properties(text), keep);
+        }
+        assert_eq!(scrub_properties("linger.ms=5"), "linger.ms=5");
     }
 
     #[test]

@@ -1,0 +1,256 @@
+//! capture (kgap-analyzers' library) against live librdkafka clients: the probes, on the
+//! local Apache Kafka of `scripts/kafka up` (KGAP_TEST_BROKERS points elsewhere). Each probe
+//! runs as it would for a user; once its run is under way (its statistics file exists) it
+//! is captured for a few seconds with that file (and its debug log) included, and the
+//! bundle's report must name the probe's finding; the probe must then finish as usual
+//! (captured, not disturbed). The JVM cases and the refusals are analyzers/tests/capture.rs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use kgap_analyzers::capture::{self, Capture, Options};
+
+mod common;
+use common::brokers;
+
+/// Two cores: one probe and one capture at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+struct Probe(Child);
+
+impl Drop for Probe {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kgap-capture-live-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The first run folder's file `name` under `out`, once it exists: the run has started (its
+/// lines come later: the probe writes them through a buffer).
+fn run_file(out: &Path, name: &str) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(out)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    dirs.into_iter().map(|d| d.join(name)).find(|f| {
+        std::fs::read(f)
+            .map(|b| b.contains(&b'\n'))
+            .unwrap_or(false)
+    })
+}
+
+/// `exe --brokers … args --out OUT`, at the lowest priority, as a user would run it.
+fn spawn(exe: &str, args: &[&str], out: &Path) -> Probe {
+    Probe(
+        Command::new("nice")
+            .args(["-n", "19", exe, "--brokers", &brokers()])
+            .args(args)
+            .arg("--out")
+            .arg(out)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the probe runs"),
+    )
+}
+
+/// Runs `exe args --out DIR`, captures it for `secs` once its statistics flow, and waits
+/// for it to finish.
+fn capture_probe(exe: &str, args: &[&str], secs: u64, name: &str) -> Capture {
+    let dir = tmp(name);
+    let out = dir.join("probe");
+    let mut probe = spawn(exe, args, &out);
+    let t0 = Instant::now();
+    let stats = loop {
+        if let Some(s) = run_file(&out, "stats.jsonl") {
+            break s;
+        }
+        assert!(
+            probe.0.try_wait().unwrap().is_none(),
+            "the probe ended before its run started (is the broker at {} up?)",
+            brokers()
+        );
+        assert!(
+            t0.elapsed() < Duration::from_secs(240),
+            "no statistics in 240 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut opts = Options::new(probe.0.id() as i32, Duration::from_secs(secs));
+    opts.log = Some(stats.with_file_name("debug.log")).filter(|l| l.exists());
+    opts.stats = Some(stats);
+    opts.out = Some(dir.join("bundle"));
+    let c = capture::run(&opts).expect("the probe is captured");
+    // The probe finishes as it would have: captured, not disturbed.
+    let status = probe.0.wait().unwrap();
+    assert!(status.success(), "the probe after its capture: {status:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+    c
+}
+
+fn gaps(c: &Capture) -> Vec<&'static str> {
+    c.report.gaps.iter().map(|g| g.finding).collect()
+}
+
+fn assert_librdkafka_seen(c: &Capture) {
+    assert_eq!(c.manifest.target.kind, capture::ClientKind::Librdkafka);
+    assert!(
+        c.manifest
+            .client_threads
+            .iter()
+            .any(|t| t.role == "rdk-broker"),
+        "{:?}",
+        c.manifest.client_threads
+    );
+    assert!(
+        c.manifest
+            .connections
+            .iter()
+            .any(|k| k.peer.ends_with(brokers().split(':').next_back().unwrap())),
+        "a connection to the broker: {:?}",
+        c.manifest.connections
+    );
+    let files: Vec<&str> = c
+        .report
+        .files
+        .iter()
+        .filter(|f| f.used)
+        .map(|f| f.path.as_str())
+        .collect();
+    assert!(
+        files.contains(&"included/stats.jsonl"),
+        "{files:?}\n{}",
+        c.render_text()
+    );
+    // A probe's run may end inside the capture (the bundle is then partial): its per-thread
+    // CPU is read once it holds an interval.
+    if c.manifest.captured_s >= 1.0 {
+        assert!(
+            files.contains(&"threads.jsonl"),
+            "{files:?}\n{}",
+            c.render_text()
+        );
+    }
+}
+
+#[test]
+fn a_consumer_napping_on_the_fetch_backoff_is_named() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let c = capture_probe(
+        env!("CARGO_BIN_EXE_probe-fetch-backoff"),
+        &[
+            "--backoff-ms",
+            "1000",
+            "--messages",
+            "6000000",
+            "--reps",
+            "1",
+            "--duration",
+            "30s",
+        ],
+        4,
+        "fetch-backoff",
+    );
+    assert_librdkafka_seen(&c);
+    assert!(gaps(&c).contains(&"fetch-backoff"), "{}", c.render_text());
+}
+
+#[test]
+fn a_producer_at_the_per_request_ceiling_is_named() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let c = capture_probe(
+        env!("CARGO_BIN_EXE_probe-request-ceiling"),
+        &[
+            "--batch-size",
+            "16384",
+            "--reps",
+            "1",
+            "--duration",
+            "15s",
+            "--no-diagnose",
+        ],
+        6,
+        "request-ceiling",
+    );
+    assert_librdkafka_seen(&c);
+    assert!(gaps(&c).contains(&"request-ceiling"), "{}", c.render_text());
+}
+
+/// The first child of `pid` named `java`.
+fn java_child(pid: u32) -> Option<i32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+        // pid (comm) state ppid …: comm may hold spaces, so split after its ')'.
+        let (head, rest) = stat.rsplit_once(") ")?;
+        let ppid: u32 = rest.split_whitespace().nth(1)?.parse().ok()?;
+        (ppid == pid && head.ends_with("(java")).then(|| e.file_name().to_str()?.parse().ok())?
+    })
+}
+
+#[test]
+fn java_producers_collapsing_in_gc_in_one_jvm_are_named() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tmp("java-gc");
+    // The post's collapse on this machine's cores: K producers at the default buffer.memory
+    // in the heap the probe scales to the cores (256m on 2).
+    let mut probe = spawn(
+        env!("CARGO_BIN_EXE_probe-java-producers"),
+        &[
+            "--producers",
+            "2",
+            "--buffer-memory",
+            "32m",
+            "--reps",
+            "1",
+            "--duration",
+            "30s",
+        ],
+        &dir.join("probe"),
+    );
+    let t0 = Instant::now();
+    let jvm = loop {
+        if let Some(p) = java_child(probe.0.id()) {
+            break p;
+        }
+        assert!(
+            probe.0.try_wait().unwrap().is_none(),
+            "the probe ended before its JVM ran"
+        );
+        assert!(t0.elapsed() < Duration::from_secs(240), "no JVM in 240 s");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    // Past the JVM's start and the producers' warmup: into the measured window.
+    std::thread::sleep(Duration::from_secs(8));
+    let mut opts = Options::new(jvm, Duration::from_secs(8));
+    opts.out = Some(dir.join("bundle"));
+    let c = capture::run(&opts).expect("the JVM is captured");
+    let status = probe.0.wait().unwrap();
+    assert!(status.success(), "the probe after its capture: {status:?}");
+    assert_eq!(c.manifest.target.kind, capture::ClientKind::Jvm);
+    assert_eq!(
+        c.manifest.kafka_client.as_deref(),
+        Some("java-producer"),
+        "{}",
+        c.render_text()
+    );
+    let restored = c.manifest.jvm_restored.as_ref().unwrap();
+    assert!(restored.as_before, "{restored:?}");
+    assert!(
+        gaps(&c).contains(&"java-gc-collapse"),
+        "{}",
+        c.render_text()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
