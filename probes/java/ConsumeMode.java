@@ -32,20 +32,10 @@ final class ConsumeMode {
         return tps;
     }
 
-    /** The JIT's share of a warmup round's wall time under which it has settled. */
-    static final double JIT_SETTLED_SHARE = 0.1;
-    /** A warmup round's length: long enough for /proc's 10 ms ticks to tell a tenth. */
-    static final long WARMUP_ROUND_NANOS = 1_000_000_000L;
-
-    /** The JIT's share of the wall time since t0 (ticks jit0 then), 0 where /proc is not. */
-    static double jitShare(long jit0, long t0) {
-        return jit0 < 0 ? 0 : (Window.nativeTicks()[0] - jit0) / Window.TICKS / ((System.nanoTime() - t0) / 1e9);
-    }
-
     /**
      * kgap.warmup-passes=N (default 0): before the run, read the topic in rounds of a second
      * (from its start again whenever its kgap.messages records are read) until the JIT's
-     * compiler threads took under JIT_SETTLED_SHARE of a round, N rounds at most, then seek
+     * compiler threads took under Window.JIT_SETTLED_SHARE of a round, N rounds at most, then seek
      * back to the start. A fresh JVM spends its first seconds compiling the read path on the
      * poll() thread's pinned core (C2 took half of it over a 2 s window after one read of
      * the topic at 100 B); the run is measured once that has settled, as in a service that
@@ -61,10 +51,10 @@ final class ConsumeMode {
         // away (the JIT took 0.6 of a 1 s window that started one); one over the rounds
         // moves that before the run, and its events are not kept.
         Object instrument = max > 0 ? Window.startRecording(kgap) : null;
-        while (rounds < max && (share < 0 || share >= JIT_SETTLED_SHARE)) {
+        while (rounds < max && (share < 0 || share >= Window.JIT_SETTLED_SHARE)) {
             long jit0 = Window.nativeTicks()[0];
             long t0 = System.nanoTime();
-            while (System.nanoTime() - t0 < WARMUP_ROUND_NANOS) {
+            while (System.nanoTime() - t0 < Window.WARMUP_ROUND_NANOS) {
                 if (System.nanoTime() > deadlineNanos) {
                     throw new RuntimeException("warmup round " + (rounds + 1) + " read no more than "
                             + sinceStart + " of " + messages + " messages before its deadline");
@@ -76,7 +66,7 @@ final class ConsumeMode {
                 }
             }
             rounds++;
-            share = jitShare(jit0, t0);
+            share = Window.jitShare(jit0, t0);
         }
         Window.discard(instrument);
         if (rounds > 0) {

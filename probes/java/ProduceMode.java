@@ -70,15 +70,15 @@ final class ProduceMode {
                     long jit0 = Window.nativeTicks()[0];
                     long t0 = System.nanoTime();
                     long least = i + (rounds == 0 ? warmup : 0);
-                    while (i < least || (warmupRounds > 1 && System.nanoTime() - t0 < ConsumeMode.WARMUP_ROUND_NANOS)) {
+                    while (i < least || (warmupRounds > 1 && System.nanoTime() - t0 < Window.WARMUP_ROUND_NANOS)) {
                         producer.send(new ProducerRecord<>(topic, (int) (i % partitions), null,
                                 pool[(int) (i % count)]), acks);
                         i++;
                     }
                     producer.flush();
                     rounds++;
-                    share = ConsumeMode.jitShare(jit0, t0);
-                } while (rounds < warmupRounds && share >= ConsumeMode.JIT_SETTLED_SHARE);
+                    share = Window.jitShare(jit0, t0);
+                } while (rounds < warmupRounds && share >= Window.JIT_SETTLED_SHARE);
                 final long warmed = i;
                 warmedMessages = warmed;
                 warmedUp.countDown();

@@ -118,6 +118,16 @@ final class Window {
         return -1;
     }
 
+    /** The JIT's share of a warmup round's wall time under which it has settled. */
+    static final double JIT_SETTLED_SHARE = 0.1;
+    /** A warmup round's length: long enough for /proc's 10 ms ticks to tell a tenth. */
+    static final long WARMUP_ROUND_NANOS = 1_000_000_000L;
+
+    /** The JIT's share of the wall time since t0 (ticks jit0 then), 0 where /proc is not. */
+    static double jitShare(long jit0, long t0) {
+        return jit0 < 0 ? 0 : (nativeTicks()[0] - jit0) / TICKS / ((System.nanoTime() - t0) / 1e9);
+    }
+
     /** /proc's clock ticks a second (USER_HZ, 100 on Linux). */
     static final double TICKS = 100.0;
 
