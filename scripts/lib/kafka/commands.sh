@@ -7,9 +7,10 @@
 # ---------------------------------------------------------------- commands
 
 cmd_up() {
-    local cpus=${KGAP_KAFKA_CPUS:-}
+    local cpus=${KGAP_KAFKA_CPUS:-} warm=0
     while (($#)); do
         case $1 in
+            --warm) warm=1; shift ;;
             --nodes) (($# >= 2)) || bad "--nodes needs a number (1-$MAX_NODES)"; NODES=$2; shift 2 ;;
             --nodes=*) NODES=${1#--nodes=}; shift ;;
             --cpus) (($# >= 2)) || bad "--cpus needs a list (e.g. 0 or 0-1)"; cpus=$2; shift 2 ;;
@@ -34,6 +35,41 @@ cmd_up() {
     fi
     CPUS=$cpus
     if ((NODES > 1)); then cluster_up; else single_up; fi
+    if ((warm)); then cmd_warm; fi
+}
+
+# warm [--rounds N]: load the running broker (or cluster) until its JIT has settled
+# (BrokerWarmup.java says why). Each round uses a topic of its own, deleted at its end.
+cmd_warm() {
+    local rounds=${KGAP_KAFKA_WARM_ROUNDS:-15} pids=() i pid bootstrap t0 args=()
+    while (($#)); do
+        case $1 in
+            --rounds) (($# >= 2)) || bad "--rounds needs a number"; rounds=$2; shift 2 ;;
+            --rounds=*) rounds=${1#--rounds=}; shift ;;
+            *) bad "warm: unknown option '$1' (see scripts/kafka help)" ;;
+        esac
+    done
+    [[ $rounds =~ ^[1-9][0-9]{0,2}$ ]] || bad "--rounds $rounds: give a number of rounds, 1 to 999"
+    check_env
+    if (($(cluster_nodes) > 1)); then
+        for i in $(running_nodes); do pids+=("$(running_node_pid "$i")"); done
+        ((${#pids[@]})) || die "not running ($(cluster_bootstrap "$(cluster_nodes)"))"
+        bootstrap=$(cluster_bootstrap "$(cluster_nodes)")
+    else
+        pid=$(running_pid) || die "not running ($HOST:$PORT)"
+        pids=("$pid")
+        bootstrap=$HOST:$PORT
+    fi
+    SECURITY=$(info_get security || echo plaintext)
+    # client_args --java prints "-J key=value" pairs: the program takes the key=values.
+    while IFS= read -r i; do [[ $i == -J ]] || args+=("$i"); done < <(client_args 1)
+    t0=$(now)
+    say "warming $bootstrap: rounds of 16 KB and 1 MB batches and a fetch, until its compiler threads settle"
+    (IFS=,; "$JAVA" -Xmx256m -cp "$LIBS/*" "$KAFKA_LIB/BrokerWarmup.java" \
+        "$bootstrap" "${pids[*]}" "$rounds" "$(getconf CLK_TCK)" "${args[@]}") |
+        while IFS= read -r i; do say "warm: $i"; done
+    ((PIPESTATUS[0] == 0)) || die "warm-up failed (see above)"
+    say "warm-up took $(since "$t0") s"
 }
 
 cmd_down() {

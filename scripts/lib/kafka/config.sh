@@ -63,6 +63,7 @@ num.partitions=1
 default.replication.factor=1
 auto.create.topics.enable=false
 delete.topic.enable=true
+log.segment.delete.delay.ms=0
 offsets.topic.replication.factor=$rf
 transaction.state.log.replication.factor=$rf
 transaction.state.log.min.isr=1
