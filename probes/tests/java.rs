@@ -243,7 +243,10 @@ fn captured_companion_runs_read_as_the_probe_reads_them() {
     let k2 = read("k2-default-256m");
     assert_eq!(k2.collapsed, Some(true), "{k2:?}");
     assert!(k2.gc.heap_after_young_share.unwrap() >= 0.8, "{k2:?}");
-    assert!(k2.full_gcs >= 1 && k2.evacuation_failures >= 1, "{k2:?}");
+    assert!(
+        k2.gc.full_gcs >= 1 && k2.gc.evacuation_failures >= 1,
+        "{k2:?}"
+    );
     let k2b = read("k2-bounded-2m-256m");
     assert_eq!(k2b.collapsed, Some(false), "{k2b:?}");
     assert!(
@@ -260,7 +263,7 @@ fn captured_companion_runs_read_as_the_probe_reads_them() {
         (oom.collapsed, oom.gc.out_of_memory, oom.msgs_per_s),
         (Some(true), true, 0.0)
     );
-    assert_eq!(oom.full_gcs, gc.full_gcs);
+    assert_eq!(oom.gc.full_gcs, gc.full_gcs);
     assert!(
         oom.gc.gc_share_window > 0.05 && oom.gc.gc_share_window < 1.0,
         "{oom:?}"
@@ -268,7 +271,7 @@ fn captured_companion_runs_read_as_the_probe_reads_them() {
     let k16 = read("k16-default");
     assert_eq!(k16.collapsed, Some(true), "{k16:?}");
     assert!(
-        k16.gc.gc_share_window >= 0.2 && k16.full_gcs >= 1,
+        k16.gc.gc_share_window >= 0.2 && k16.gc.full_gcs >= 1,
         "{k16:?}"
     );
     assert!(k16.gc_log_diagnoses.iter().any(|d| d == "gc-collapse"));

@@ -42,6 +42,18 @@ pub struct Rep {
     pub heap_after_young_share: Option<f64>,
     /// The JVM threw OutOfMemoryError before the window ended: the collapse run to its end.
     pub out_of_memory: bool,
+    /// Heap after young GC over the whole run (its gc.log's mean), a share of the maximum:
+    /// the post's "the heap stays almost full after every young collection". A collapse can
+    /// fill it with no single second both GC-heavy and full (the second with most GC is the
+    /// one whose full GC emptied the heap).
+    #[serde(default)]
+    pub heap_after_young_mean_share: Option<f64>,
+    /// Evacuation failures and full collections in the run's gc.log (the post: evacuations
+    /// fail, a full GC about once a second).
+    #[serde(default)]
+    pub evacuation_failures: u64,
+    #[serde(default)]
+    pub full_gcs: u64,
 }
 
 impl Rep {
@@ -55,6 +67,25 @@ impl Rep {
             gc_share_worst_second: gc.gc_fraction_max_window,
             heap_after_young_share: second.and_then(|w| w.heap_considered),
             out_of_memory,
+            heap_after_young_mean_share: gc
+                .heap_after_young
+                .as_ref()
+                .map(|h| (h.mean_pct / 100.0 * 1000.0).round() / 1000.0),
+            evacuation_failures: gc.evacuation_failures,
+            full_gcs: gc.full_gcs,
+        }
+    }
+
+    /// The heap after young GC the rule reads: the collapse (or GC-heaviest) second's, or
+    /// the run's mean when that is fuller and the run shows the post's signature beside it
+    /// (evacuation failures or full GCs).
+    pub fn heap_full_share(&self) -> Option<f64> {
+        let run = self
+            .heap_after_young_mean_share
+            .filter(|_| self.evacuation_failures + self.full_gcs > 0);
+        match (self.heap_after_young_share, run) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
         }
     }
 
@@ -73,7 +104,7 @@ impl Rep {
         if self.gc_share() < MIN_GC_SHARE {
             return Some(false);
         }
-        self.heap_after_young_share.map(|h| h >= MIN_HEAP_SHARE)
+        self.heap_full_share().map(|h| h >= MIN_HEAP_SHARE)
     }
 }
 
@@ -136,7 +167,7 @@ fn label(bm: Option<u64>) -> String {
 fn shown(p: &PointEvidence) -> String {
     let t = tally(&p.reps);
     let gc = Reps::new(p.reps.iter().map(Rep::gc_share));
-    let heap = Reps::of_some(p.reps.iter().map(|r| r.heap_after_young_share));
+    let heap = Reps::of_some(p.reps.iter().map(Rep::heap_full_share));
     let mut s = format!(
         "{} of {} reps collapsed (GC {} of the window or its worst second; heap after young GC \
          {} of the maximum",
@@ -145,6 +176,15 @@ fn shown(p: &PointEvidence) -> String {
         gc.show(units::percent),
         heap.show(units::percent)
     );
+    let evac = Reps::new(p.reps.iter().map(|r| r.evacuation_failures as f64));
+    let full = Reps::new(p.reps.iter().map(|r| r.full_gcs as f64));
+    if evac.values().iter().chain(full.values()).any(|&x| x > 0.0) {
+        s.push_str(&format!(
+            "; {} evacuation failures and {} full GCs a run",
+            evac.show(units::count),
+            full.show(units::count)
+        ));
+    }
     if t.oom > 0 {
         s.push_str(&format!("; {} ran out of memory", t.oom));
     }
@@ -301,9 +341,7 @@ pub fn decide(e: &Evidence) -> Verdict {
             tc.collapsed,
             tc.n,
             units::percent(m(&Reps::new(at.reps.iter().map(Rep::gc_share)))),
-            units::percent(m(&Reps::of_some(
-                at.reps.iter().map(|r| r.heap_after_young_share)
-            ))),
+            units::percent(m(&Reps::of_some(at.reps.iter().map(Rep::heap_full_share)))),
             if tc.oom > 0 {
                 format!(", {} ran out of memory", tc.oom)
             } else {
@@ -311,9 +349,7 @@ pub fn decide(e: &Evidence) -> Verdict {
             },
             label(b.buffer_memory_bytes),
             units::percent(m(&Reps::new(b.reps.iter().map(Rep::gc_share)))),
-            units::percent(m(&Reps::of_some(
-                b.reps.iter().map(|r| r.heap_after_young_share)
-            ))),
+            units::percent(m(&Reps::of_some(b.reps.iter().map(Rep::heap_full_share)))),
             b.msgs_per_s.show(units::msgs_per_s),
             at.msgs_per_s.show(units::msgs_per_s),
             if b.send_to_ack_ms_p99.is_empty() || at.send_to_ack_ms_p99.is_empty() {
@@ -391,7 +427,7 @@ mod tests {
             gc_share_window: gc,
             gc_share_worst_second: Some(gc),
             heap_after_young_share: Some(heap),
-            out_of_memory: false,
+            ..Rep::default()
         }
     }
 
@@ -471,9 +507,47 @@ mod tests {
             gc_share_window: 0.196,
             gc_share_worst_second: Some(0.375),
             heap_after_young_share: Some(0.88),
-            out_of_memory: false,
+            ..Rep::default()
         };
         assert_eq!(episode.collapsed(), Some(true));
+    }
+
+    #[test]
+    fn a_heap_full_over_the_run_with_full_gcs_is_a_collapse() {
+        // 20261206T090411Z's K=2 default (256m heap, 1 core): GC 47% of the window, the
+        // GC-heaviest second's heap 70% after young GC (its full GC had emptied it), 85% over
+        // the run, 15 evacuation failures and 8 full GCs in 10 s; the 2 MB bound: 8%, none.
+        let collapsed = Rep {
+            gc_share_window: 0.475,
+            gc_share_worst_second: Some(0.602),
+            heap_after_young_share: Some(0.699),
+            heap_after_young_mean_share: Some(0.847),
+            evacuation_failures: 15,
+            full_gcs: 8,
+            ..Rep::default()
+        };
+        assert_eq!(collapsed.collapsed(), Some(true));
+        assert_eq!(collapsed.heap_full_share(), Some(0.847));
+        // The run's mean alone, without evacuation failures or full GCs, is not the post's
+        // signature: the rule keeps the second's reading.
+        let quiet_old_gen = Rep {
+            evacuation_failures: 0,
+            full_gcs: 0,
+            ..collapsed
+        };
+        assert_eq!(quiet_old_gen.collapsed(), Some(false));
+        // Light GC stays clean whatever the heap.
+        let light = Rep {
+            gc_share_window: 0.06,
+            gc_share_worst_second: Some(0.08),
+            ..collapsed
+        };
+        assert_eq!(light.collapsed(), Some(false));
+        let mut e = post();
+        e.points[1].reps = vec![collapsed; 3];
+        let v = decide(&e);
+        assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
+        assert!(v.reason.contains("85%"), "{}", v.reason);
     }
 
     #[test]
@@ -497,7 +571,7 @@ mod tests {
             gc_share_window: w,
             gc_share_worst_second: Some(s),
             heap_after_young_share: Some(h),
-            out_of_memory: false,
+            ..Rep::default()
         };
         let e = Evidence {
             cores: 2,

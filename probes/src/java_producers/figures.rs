@@ -40,11 +40,8 @@ pub struct Figures {
     /// old-generation collector's, or the gc.log's when more).
     pub gc_count: u64,
     pub gc_time_ms: u64,
-    pub full_gcs: u64,
-    /// From the run's whole gc.log (JVM start to exit): evacuation failures, mean heap after
-    /// young GC as a share of the maximum, analyze-gc-log's diagnoses.
-    pub evacuation_failures: u64,
-    pub heap_after_young_mean_share: Option<f64>,
+    /// analyze-gc-log's diagnoses of the run's whole gc.log (JVM start to exit); its full
+    /// GCs, evacuation failures and mean heap after young GC are in `gc`.
     pub gc_log_diagnoses: Vec<String>,
     pub process_cpu_s: f64,
     pub cpu_s_per_million: f64,
@@ -82,7 +79,9 @@ pub fn read_gc_log(path: &Path) -> Result<GcReport> {
 
 /// A run's figures from the companion's result and its GC log.
 pub fn figures(r: &CompanionResult, gc: &GcReport, topic: Option<String>) -> Figures {
-    let rep = rule::Rep::of(r.gc_fraction, gc, false);
+    let mut rep = rule::Rep::of(r.gc_fraction, gc, false);
+    // The old-generation collector's count from the MXBeans when the gc.log saw fewer.
+    rep.full_gcs = r.full_gcs().max(gc.full_gcs);
     Figures {
         topic,
         messages: r.messages,
@@ -97,12 +96,6 @@ pub fn figures(r: &CompanionResult, gc: &GcReport, topic: Option<String>) -> Fig
         collapsed: rep.collapsed(),
         gc_count: r.gc_count,
         gc_time_ms: r.gc_time_ms,
-        full_gcs: r.full_gcs().max(gc.full_gcs),
-        evacuation_failures: gc.evacuation_failures,
-        heap_after_young_mean_share: gc
-            .heap_after_young
-            .as_ref()
-            .map(|h| round3(h.mean_pct / 100.0)),
         gc_log_diagnoses: gc.diagnoses.iter().map(|d| d.id.to_string()).collect(),
         process_cpu_s: r.process_cpu_s,
         cpu_s_per_million: if r.messages > 0 {
@@ -132,7 +125,6 @@ pub fn figures_out_of_memory(gc: &GcReport) -> Figures {
     f.collapsed = f.gc.collapsed();
     f.gc_count = gc.pauses.count;
     f.gc_time_ms = gc.pauses.total_ms.round() as u64;
-    f.full_gcs = gc.full_gcs;
     f
 }
 

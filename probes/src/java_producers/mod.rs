@@ -199,8 +199,7 @@ impl Probe for JavaProducers {
             units::percent(f.gc.gc_share_window),
             f.gc.gc_share_worst_second
                 .map_or("?".into(), units::percent),
-            f.gc.heap_after_young_share
-                .map_or("?".into(), units::percent),
+            f.gc.heap_full_share().map_or("?".into(), units::percent),
             match f.collapsed {
                 Some(true) => "collapsed",
                 Some(false) => "clean",

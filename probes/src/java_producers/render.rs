@@ -39,8 +39,8 @@ pub fn table(sweep: &Sweep<JavaProducers>) -> String {
             num(med(&|f| f.send_to_ack_ms_p99), 0),
             pct(med(&|f| Some(f.gc.gc_share_window))),
             pct(med(&|f| f.gc.gc_share_worst_second)),
-            pct(med(&|f| f.gc.heap_after_young_share)),
-            num(med(&|f| Some(f.full_gcs as f64)), 0),
+            pct(med(&|f| f.gc.heap_full_share())),
+            num(med(&|f| Some(f.gc.full_gcs as f64)), 0),
             num(med(&|f| f.buffer_used_mb_end), 0),
             format!(
                 "{collapsed}/{}{}",
@@ -62,8 +62,9 @@ pub fn table(sweep: &Sweep<JavaProducers>) -> String {
          messages in the window, all producers. p99 ms: send-to-ack of sampled messages. GC %: \
          pause time over the window (the JVM's GC MXBeans); worst 1 s: GC's share of the worst \
          second in the run's gc.log; heap: heap after young GC as a share of the maximum in the \
-         second that collapsed, else in the GC-heaviest second (analyze-gc-log). full GCs: in \
-         the window or the gc.log. backlog MB: the accumulators' bytes in use at the window's \
+         second that collapsed, else in the GC-heaviest second (analyze-gc-log), or over the \
+         whole run when that is fuller and the run had evacuation failures or full GCs. full \
+         GCs: in the window or the gc.log. backlog MB: the accumulators' bytes in use at the window's \
          end (what buffer.memory bounds). collapsed: reps in which GC took ≥ 20% of the window \
          or of its worst second while young GCs left the heap ≥ 80% full; OOM: reps whose JVM \
          threw OutOfMemoryError (collapsed, at 0 msg/s). Medians over the reps.",
