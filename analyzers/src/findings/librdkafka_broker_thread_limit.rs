@@ -128,6 +128,18 @@ pub fn decide(e: &Evidence) -> Verdict {
     let java_ceiling = msgs_per_core(&e.java_poll_cores, &e.java_msgs_per_s);
     let java = if broker_saturated || e.java_msgs_per_s.is_empty() {
         java
+    } else if e.client_cores == 1 {
+        // One core held both of librdkafka's threads: each message went from rdk:broker to
+        // the application thread inside that core's caches. The post's threads each had a
+        // core and paid that handoff; Java's one poll thread pays none either way. Measured
+        // here (docs/findings.md): rdk:broker 0.131 µs/msg on one core, 0.195 on two.
+        Check::undecided(
+            java.condition,
+            format!(
+                "{}: not compared by cost per message, since the consumer ran on 1 core:                  librdkafka's broker thread handed every message to the application thread                  within one core, a handoff the post's consumer (a core per thread) paid across                  cores and Java's single poll thread never makes; it needs a client with ≥ 2                  cores of its own, beside the broker's (a machine of ≥ 3 cores)",
+                java.detail
+            ),
+        )
     } else if rdk_ceiling.n() >= MIN_REPS && java_ceiling.n() >= MIN_REPS {
         let c = check_at_least(
             format!(
@@ -246,8 +258,9 @@ pub const FINDING: Finding = Finding {
            the same topic ≥ 1.5x librdkafka's msg/s with ranges apart; where no consumer \
            thread reached a core, decided by cost per message: rdk:broker's CPU per message \
            ≥ 1.1x the busiest other thread's in every rep, and Java's poll thread's messages \
-           per core ≥ 1.5x rdk:broker's (ranges apart); costs within 1.1x: CANNOT TELL; Java \
-           not measured: CANNOT TELL; the application thread saturated or costlier instead, \
+           per core ≥ 1.5x rdk:broker's (ranges apart), unless the consumer ran on one \
+           core (the broker-to-application handoff then costs what it never does across \
+           cores): CANNOT TELL; costs within 1.1x: CANNOT TELL; Java not measured: CANNOT TELL; the application thread saturated or costlier instead, \
            or Java not faster: DOES NOT HOLD",
     rule_fn: "findings::librdkafka_broker_thread_limit::decide",
     sources: &[
@@ -431,10 +444,25 @@ mod tests {
         // Java at 0.07 cores for the same 600k: 8.6M msg/s a core, 1.7x rdk:broker1's.
         let lean_java = Evidence {
             java_poll_cores: reps(&[0.07, 0.07, 0.07]),
-            ..slow_java
+            ..slow_java.clone()
         };
         let v = decide(&lean_java);
         assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
+        // The same costs with the consumer on one core: the handoff between librdkafka's
+        // two threads stayed in that core's caches, so the designs are not compared.
+        for one_core in [slow_java.clone(), lean_java.clone()] {
+            let v = decide(&Evidence {
+                client_cores: 1,
+                ..one_core
+            });
+            assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
+            assert_eq!(v.checks[4].state, CheckState::Undecided);
+            assert!(
+                v.checks[4].detail.contains("the consumer ran on 1 core"),
+                "{}",
+                v.checks[4].detail
+            );
+        }
     }
 
     #[test]
