@@ -327,7 +327,7 @@ fn captured_companion_recording_reads_like_the_jdk_reads_it() {
     let (r, _) = java::parse_result(&line).unwrap();
     use kgap_analyzers::findings::java_send_buffer as send;
     use kgap_probes::java_socket_buffers::{figures, Side};
-    let fig = figures(&r, &report, Side::Produce, None);
+    let fig = figures(&r, Some(&report), Side::Produce, None);
     assert!(fig
         .socket_thread
         .unwrap()

@@ -60,15 +60,21 @@ fn cores(cpu_s: Option<f64>, seconds: f64) -> Option<f64> {
         .map(|c| round3(c / seconds))
 }
 
-/// The run's figures: the busiest thread's calls in the measured direction.
-pub fn figures(r: &CompanionResult, jfr: &JfrReport, side: Side, topic: Option<String>) -> Figures {
+/// The run's figures: the busiest thread's calls in the measured direction (none counted
+/// without a recording, `--no-recording`).
+pub fn figures(
+    r: &CompanionResult,
+    jfr: Option<&JfrReport>,
+    side: Side,
+    topic: Option<String>,
+) -> Figures {
     let op = match side {
         Side::Produce => SocketOp::Write,
         Side::Consume => SocketOp::Read,
     };
     let row = jfr
-        .socket
         .iter()
+        .flat_map(|j| j.socket.iter())
         .filter(|s| s.op == op)
         .max_by_key(|s| s.bytes_total);
     let secs = if r.seconds > 0.0 { r.seconds } else { 1.0 };
@@ -152,6 +158,8 @@ pub fn send_evidence(sweep: &Sweep<JavaSocketBuffers>) -> send::Evidence {
                 fixed_msgs_per_s: fixed.reps(|f| f.msgs_per_s),
                 os_write_bytes_p50: os.reps(bytes),
                 os_msgs_per_s: os.reps(|f| f.msgs_per_s),
+                fixed_network_thread_cores: fixed.reps_of(|f| f.network_thread_cores),
+                os_network_thread_cores: os.reps_of(|f| f.network_thread_cores),
             })
             .collect(),
     }

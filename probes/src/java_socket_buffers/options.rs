@@ -95,6 +95,12 @@ pub struct Options {
     #[arg(short = 'J', value_name = "KEY=VALUE", value_parser = parse_property)]
     pub java_property: Vec<(String, String)>,
 
+    /// Run without the JFR recording of the socket calls: msg/s and CPU only, the verdicts
+    /// CANNOT TELL (no socket call is counted). For measuring what the recording itself
+    /// costs the clients (scripts/bench-observer-effect runs the same points both ways).
+    #[arg(long)]
+    pub no_recording: bool,
+
     #[command(flatten)]
     pub common: CommonArgs,
 }

@@ -132,6 +132,13 @@ pub fn notes(p: &JavaSocketBuffers) -> Vec<String> {
             kgap_analyzers::vocab::redact::pair(k, val)
         ));
     }
+    if o.no_recording {
+        v.push(
+            "--no-recording: no JFR recording, so no socket call was counted; msg/s and CPU \
+             are the clients' without the recording's cost"
+                .into(),
+        );
+    }
     v
 }
 
