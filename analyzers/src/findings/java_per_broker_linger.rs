@@ -165,7 +165,12 @@ mod tests {
         let mut quiet = java([3.73, 3.89, 4.08], [0.54, 0.47, 0.47]);
         quiet.rate_achieved_lingering = reps(&[1000.0; 3]);
         quiet.rate_achieved_baseline = reps(&[1000.0; 3]);
-        assert_eq!(decide(&quiet).outcome, Outcome::Holds, "{:#?}", decide(&quiet));
+        assert_eq!(
+            decide(&quiet).outcome,
+            Outcome::Holds,
+            "{:#?}",
+            decide(&quiet)
+        );
     }
 
     #[test]

@@ -384,8 +384,16 @@ mod tests {
         // The rates overlap (1.03x), but per core of the network thread -1 sends ~3x.
         let v = decide(&small_machine());
         assert_eq!(v.outcome, Outcome::Holds, "{v:#?}");
-        assert!(v.checks[3].detail.starts_with(BY_COST), "{}", v.checks[3].detail);
-        assert!(v.reason.contains("decided by cost per message"), "{}", v.reason);
+        assert!(
+            v.checks[3].detail.starts_with(BY_COST),
+            "{}",
+            v.checks[3].detail
+        );
+        assert!(
+            v.reason.contains("decided by cost per message"),
+            "{}",
+            v.reason
+        );
         // Without the thread's cores the rates decide, and they overlap: CANNOT TELL.
         let mut e = small_machine();
         e.pairs[0].os_network_thread_cores = Reps::default();
@@ -395,10 +403,13 @@ mod tests {
         let mut e = small_machine();
         e.pairs[0].fixed_network_thread_cores = r(&[0.95, 0.96, 0.97]);
         assert_eq!(decide(&e).outcome, Outcome::CannotTell);
-        // The same cost on both sides: -1 did not make the thread cheaper.
+        // The same cost on both sides: no difference shown, CANNOT TELL.
         let mut e = small_machine();
         e.pairs[0].os_network_thread_cores = r(&[0.361, 0.533, 0.595]);
         e.pairs[0].os_msgs_per_s = e.pairs[0].fixed_msgs_per_s.clone();
+        assert_eq!(decide(&e).outcome, Outcome::CannotTell);
+        // -1 costlier per message, ranges apart: it does not hold.
+        e.pairs[0].os_network_thread_cores = r(&[0.55, 0.80, 0.85]);
         assert_eq!(decide(&e).outcome, Outcome::DoesNotHold);
     }
 
