@@ -1,7 +1,7 @@
 //! A probe's HTML page in a real browser (headless Chromium; scripts/setup installs it):
 //! probe-gzip-batch on the embedded mock, two batch.sizes × two reps of 1 s, writes
 //! report.html into --out and the same page to --html. Opened at a desktop's and a phone's
-//! width: no console error, no request, no script, the verdicts in the DOM, the sweep's
+//! width: no console error, no request, no script but kgap's sorting one, the verdicts in the DOM, the sweep's
 //! charts inline with each point's min–max, nothing wider than the window, a screenshot
 //! kept (target/tmp/html-screenshots/). The client.id given with -X is a `<script>`: a
 //! deliberate test input, shown as text.
@@ -68,7 +68,7 @@ fn a_probes_page_shows_its_verdicts_and_the_sweeps_spread() {
             "{name} fetched {:?}",
             seen.requests
         );
-        assert_eq!(seen.scripts, 0);
+        assert_eq!(seen.scripts, [kgap_analyzers::html::SORTING_SCRIPT]);
         assert!(!seen.overflows_x, "{name} is wider than its window");
         for v in result["verdicts"].as_array().unwrap() {
             let label = match v["outcome"].as_str().unwrap() {

@@ -45,7 +45,8 @@ struct Args {
     #[arg(long, value_name = "FILE")]
     md: Option<PathBuf>,
     /// Also write the report as one self-contained HTML page to FILE: the gaps first, their
-    /// evidence a click away, the charts inline beside them (no script, nothing fetched).
+    /// evidence a click away, the charts inline beside them (nothing fetched; tables sort by
+    /// a click on their header, and read the same without script).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
     /// Write SVG charts (GC heap, rates, thread CPU) of the files that show a gap into
@@ -116,7 +117,10 @@ fn run(args: &Args) -> i32 {
         }
     }
     if let Some(html) = &args.html {
-        if let Err(e) = std::fs::write(html, kgap_analyzers::html::gap_report(&report)) {
+        if let Err(e) = std::fs::write(
+            html,
+            kgap_analyzers::html::gap_report(&report, &kgap_analyzers::vocab::host::Host::read()),
+        ) {
             eprintln!("{TOOL}: {}: {e}", html.display());
             return EXIT_UNUSABLE;
         }

@@ -58,6 +58,14 @@ impl BrokerInfo {
     pub fn is_mock(&self) -> bool {
         self.kind == BrokerKind::EmbeddedMock
     }
+
+    /// Which broker, in words, with the embedded mock's caveat.
+    pub fn describe(&self) -> String {
+        match &self.note {
+            Some(n) => format!("{}: {n}", self.bootstrap),
+            None => format!("{} (external Kafka cluster)", self.bootstrap),
+        }
+    }
 }
 
 /// The payloads every run sent (the seed benchmark's generator).

@@ -92,6 +92,7 @@ pub fn gap_report(dir: &Path, opts: &Options) -> Result<GapReport, GapReportErro
     let mut signals = Vec::new();
     let mut not_held = Vec::new();
     let mut charts = Vec::new();
+    let mut brokers: Vec<String> = Vec::new();
     let mut sources_by_file: Vec<(String, Vec<String>)> = Vec::new();
     let mut cut_files: Vec<(String, String)> = Vec::new();
     let mut progress = crate::engine::progress::Files::new("gap-report", paths.len());
@@ -99,6 +100,11 @@ pub fn gap_report(dir: &Path, opts: &Options) -> Result<GapReport, GapReportErro
         progress.next(rel);
         let o = analyze::file(path, rel, &finder, opts);
         let used = o.reason.is_none();
+        if let Some(b) = &o.broker {
+            if !brokers.contains(b) {
+                brokers.push(b.clone());
+            }
+        }
         if used {
             sources_by_file.push((rel.clone(), o.analyzers.clone()));
             if let Some(c) = &o.cut {
@@ -161,6 +167,7 @@ pub fn gap_report(dir: &Path, opts: &Options) -> Result<GapReport, GapReportErro
         other_diagnoses: other,
         files,
         charts,
+        brokers,
     })
 }
 

@@ -25,6 +25,8 @@ pub(crate) struct Outcome {
     /// Where the file ends early, in words ("cut at byte 312,000: a chunk cut short"): a
     /// finding not found in it may be in what was lost.
     pub cut: Option<String>,
+    /// The broker a probe result ran against, in words.
+    pub broker: Option<String>,
 }
 
 /// Open a file for its analyzer; what goes wrong becomes the outcome's reason.

@@ -100,6 +100,7 @@ pub(crate) fn outcome(r: &ProbeResult, rel: &str) -> Outcome {
                 verdicts.join(", ")
             }
         ),
+        broker: Some(r.broker.describe()),
         ..Outcome::default()
     };
     // A slow path caps every figure of the document: say it beside every verdict.

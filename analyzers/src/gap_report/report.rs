@@ -28,6 +28,10 @@ pub struct GapReport {
     /// Charts (with [`Options::charts`](crate::gap_report::Options::charts)): written by `--svg-dir`.
     #[serde(skip)]
     pub charts: Vec<Chart>,
+    /// The brokers the folder's probe results ran against, each once (the HTML page's
+    /// environment; the JSON has each in its file's summary).
+    #[serde(skip)]
+    pub brokers: Vec<String>,
 }
 
 /// How sure the report is of a gap.

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use super::report::GcReport;
 use super::series::Point;
+use crate::vocab::svg::escape;
 
 const W: f64 = 800.0;
 const PANEL_H: f64 = 160.0;
@@ -36,8 +37,8 @@ pub fn render(r: &GcReport) -> String {
     let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let title = format!(
         "{} — {}",
-        esc(&r.files.join(", ")),
-        esc(r.collector.as_deref().unwrap_or("GC"))
+        escape(&r.files.join(", ")),
+        escape(r.collector.as_deref().unwrap_or("GC"))
     );
     let _ = writeln!(
         s,
@@ -135,7 +136,7 @@ fn panel(s: &mut String, y0: f64, label: &str, max: f64, ticks: &[f64], unit: &s
         s,
         r#"<text x="{LEFT}" y="{}">{} ({unit})</text>"#,
         y0 - 6.0,
-        esc(label)
+        escape(label)
     );
 }
 
@@ -145,10 +146,4 @@ fn dot(s: &mut String, x: f64, y: f64, p: &Point) {
         r#"<circle cx="{x:.1}" cy="{y:.1}" r="2" fill="{}"/>"#,
         COLOURS[p.kind as usize % COLOURS.len()]
     );
-}
-
-fn esc(t: &str) -> String {
-    t.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }

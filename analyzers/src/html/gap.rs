@@ -7,15 +7,21 @@
 use maud::{html, Markup};
 use serde_json::Value;
 
-use super::page;
+use super::environment::Environment;
+use super::page::{self, plural};
+use super::sorting::SORTABLE;
+use crate::findings::Strength;
 use crate::gap_report::{window_text, Chart, Gap, GapReport, Signal};
+use crate::vocab::host::Host;
 
-pub(crate) fn render(r: &GapReport) -> String {
+/// The page of `r`, read on `host` (the machine gap-report runs on: its facts are the
+/// reading's, the captures may come from another).
+pub(crate) fn render(r: &GapReport, host: &Host) -> String {
     let title = format!(
         "gap-report: {}: {} gap{} found",
         r.dir,
         r.gaps.len(),
-        if r.gaps.len() == 1 { "" } else { "s" }
+        plural(r.gaps.len())
     );
     // Charts sit with the gap whose evidence file they were drawn from.
     let charts_of = |g: &Gap| -> Vec<&Chart> {
@@ -49,7 +55,7 @@ pub(crate) fn render(r: &GapReport) -> String {
         h2 { "Looked for, not found: " (r.not_found.len()) }
         @if !r.not_found.is_empty() {
             div class="scroll" {
-                table {
+                table class=(SORTABLE) {
                     thead { tr { th { "finding" } th { "result" } th { "reproduce it instead" } } }
                     tbody {
                         @for n in &r.not_found {
@@ -78,7 +84,7 @@ pub(crate) fn render(r: &GapReport) -> String {
         }
         h2 { "Files" }
         div class="scroll" {
-            table {
+            table class=(SORTABLE) {
                 thead { tr { th { "file" } th { "kind" } th { "used" } th { "what was read, or why not" } } }
                 tbody {
                     @for f in &r.files {
@@ -97,12 +103,7 @@ pub(crate) fn render(r: &GapReport) -> String {
                 }
             }
         }
-        h2 { "Environment" }
-        (page::facts(&[
-            ("folder", r.dir.clone()),
-            ("files", format!("{} seen, {} used", r.files_seen, r.files_used)),
-            ("read by", format!("gap-report, kgap {}", env!("CARGO_PKG_VERSION"))),
-        ]))
+        (environment(r, host).render())
         (page::footer("gap-report"))
     };
     page::document(&title, body)
@@ -127,7 +128,7 @@ fn gap(g: &Gap, charts: &[&Chart]) -> Markup {
                         (first.title) " (" span class="mono" { (first.file) } ")"
                         @if g.signals.len() > 1 {
                             "; and " (g.signals.len() - 1) " more signal"
-                            @if g.signals.len() > 2 { "s" } " in the evidence below"
+                            (plural(g.signals.len() - 1)) " in the evidence below"
                         }
                     }
                 }
@@ -137,31 +138,56 @@ fn gap(g: &Gap, charts: &[&Chart]) -> Markup {
             @for a in &g.against { p class="warn" { span class="label" { "Against:" } (a) } }
             details {
                 summary {
-                    "Evidence: " (g.signals.len()) " signal" @if g.signals.len() != 1 { "s" }
-                    @if !charts.is_empty() { ", " (charts.len()) " chart" @if charts.len() != 1 { "s" } }
+                    "Evidence: " (g.signals.len()) " signal" (plural(g.signals.len()))
+                    @if !charts.is_empty() { ", " (charts.len()) " chart" (plural(charts.len())) }
                 }
                 @for (i, s) in g.signals.iter().enumerate() {
                     h3 { span class="mono" { (s.file) } }
                     p {
-                        (s.source) " " code { (s.id) } ", "
-                        (match s.strength {
-                            Some(crate::findings::Strength::Direct) => "direct evidence",
-                            Some(crate::findings::Strength::Indirect) => "indirect evidence",
-                            None => "outside the catalogue",
-                        })
-                        ": " (s.title)
+                        (s.source) " " code { (s.id) } ", " (strength_words(s.strength)) ": "
+                        (s.title)
                     }
                     (signal_body(s))
                     // A file's charts once, under its first signal.
                     @for c in charts.iter().filter(|c| {
                         c.source == s.file && !g.signals[..i].iter().any(|e| e.file == s.file)
                     }) {
-                        (page::chart(&c.file, &format!("{} ({})", c.title, c.source), &c.svg))
+                        // Its title names the file it was drawn from.
+                        (page::chart(&c.file, &c.title, &c.svg))
                     }
                 }
             }
             p { span class="label" { "Reproduce:" } code { (g.reproduce) } }
         }
+    }
+}
+
+/// Where the files were read: this machine's facts (the captures may come from another),
+/// the brokers of the folder's probe results, the folder.
+fn environment(r: &GapReport, host: &Host) -> Environment {
+    Environment {
+        note: Some(
+            "The machine is the one that read the files; the captures may come from another.",
+        ),
+        broker: (!r.brokers.is_empty()).then(|| r.brokers.join("; ")),
+        kgap: Some(format!("{} (gap-report)", env!("CARGO_PKG_VERSION"))),
+        more: vec![
+            ("folder", r.dir.clone()),
+            (
+                "files",
+                format!("{} seen, {} used", r.files_seen, r.files_used),
+            ),
+        ],
+        ..Environment::default()
+    }
+    .on(host, "when gap-report read the files")
+}
+
+fn strength_words(s: Option<Strength>) -> &'static str {
+    match s {
+        Some(Strength::Direct) => "direct evidence",
+        Some(Strength::Indirect) => "indirect evidence",
+        None => "outside the catalogue",
     }
 }
 

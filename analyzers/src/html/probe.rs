@@ -6,8 +6,11 @@
 use maud::{html, Markup};
 use serde_json::Value;
 
-use super::page;
+use super::environment::Environment;
+use super::page::{self, plural};
+use super::verdict;
 use crate::findings::probe_result::{Point, ProbeResult};
+use crate::vocab::host::Host;
 use crate::vocab::svg::LineChart;
 
 /// What the page is made of: the typed result, and what the probe's kit adds to it.
@@ -23,6 +26,10 @@ pub struct ProbePage<'a> {
     pub command: Option<&'a str>,
     /// Facts the kit measured around the runs (the preflight, the noise beside them).
     pub environment: Vec<(&'static str, String)>,
+    /// The machine that ran the probe, when the page is made there, right after the runs
+    /// (a page re-made later from a stored result has none: the result records only its
+    /// cores).
+    pub host: Option<&'a Host>,
 }
 
 pub(crate) fn render(p: &ProbePage) -> String {
@@ -34,7 +41,7 @@ pub(crate) fn render(p: &ProbePage) -> String {
             p class="lead" {
                 (p.headline) ", " (r.points.len()) " point" (plural(r.points.len())) " × "
                 (r.reps) " rep" (plural(r.reps as usize)) ", librdkafka " (r.librdkafka_version)
-                " — " (broker_words(r))
+                " — " (r.broker.describe())
             }
         }
         @if r.interrupted {
@@ -47,7 +54,7 @@ pub(crate) fn render(p: &ProbePage) -> String {
         @if r.verdicts.is_empty() {
             p { "This sweep decides no finding of the catalogue: its numbers are below." }
         }
-        @for v in &r.verdicts { (page::verdict(v)) }
+        @for v in &r.verdicts { (verdict::card(v)) }
         h2 { "The points" }
         @for (name, chart) in p.charts {
             (page::chart(name, &chart.title, &chart.render()))
@@ -59,22 +66,21 @@ pub(crate) fn render(p: &ProbePage) -> String {
                 pre { (p.tables) }
             }
         }
-        (page::list("Warnings", &r.warnings, "warn"))
+        (page::list("Warnings", &r.warnings, Some("warn")))
         @if !r.discarded.is_empty() {
             h2 { "Runs set aside" }
             ul { @for d in &r.discarded { li { (d.reason) } } }
         }
-        (page::list("Notes", &r.notes, ""))
+        (page::list("Notes", &r.notes, None))
         (diagnoses(&r.diagnoses))
-        (page::list("Not measured", &r.not_measured, ""))
+        (page::list("Not measured", &r.not_measured, None))
         h2 { "Reproduce" }
         @if let Some(c) = p.command { pre { code { (c) } } }
         p {
             "Run order: reps outermost, points shuffled from seed " code { (r.order.seed) }
             " (" code { "--seed " (r.order.seed) } " replays it)."
         }
-        h2 { "Environment" }
-        (page::facts(&environment(p)))
+        (environment(p).render())
         (page::footer(&r.probe))
     };
     page::document(&title, body)
@@ -92,38 +98,14 @@ pub(crate) fn outcomes_line<F>(r: &ProbeResult<F>) -> String {
         .join(", ")
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
-fn broker_words<F>(r: &ProbeResult<F>) -> String {
-    match &r.broker.note {
-        Some(n) => format!("{}: {n}", r.broker.bootstrap),
-        None => format!("{} (external Kafka cluster)", r.broker.bootstrap),
-    }
-}
-
-fn environment(p: &ProbePage) -> Vec<(&'static str, String)> {
+/// Where it ran: the broker, the cores and where the client ran on them, the versions,
+/// this machine's facts when the page is made where it ran, then the kit's measurements
+/// around the runs, the payload, the topics and the reps.
+fn environment(p: &ProbePage) -> Environment {
     let r = p.result;
-    let mut rows: Vec<(&'static str, String)> = vec![
-        ("broker", broker_words(r)),
-        (
-            "cores",
-            format!(
-                "{} on this machine; client on {:?}; {}",
-                r.placement.machine_cores, r.placement.client_cpus, r.placement.note
-            ),
-        ),
-    ];
-    rows.extend(p.environment.iter().cloned());
-    rows.push(("librdkafka", r.librdkafka_version.clone()));
-    rows.push(("kgap", r.kgap_version.clone()));
+    let mut more = p.environment.clone();
     if let Some(pl) = &r.payload {
-        rows.push((
+        more.push((
             "payload",
             format!(
                 "{} × {} B {}, sha256 {}",
@@ -132,14 +114,29 @@ fn environment(p: &ProbePage) -> Vec<(&'static str, String)> {
         ));
     }
     if !r.topics.is_empty() {
-        rows.push(("topics (created and deleted)", r.topics.join(", ")));
+        more.push(("topics (created and deleted)", r.topics.join(", ")));
     }
-    rows.push(("reps", r.reps.to_string()));
-    rows
+    more.push(("reps", r.reps.to_string()));
+    let env = Environment {
+        broker: Some(r.broker.describe()),
+        cores: Some(format!(
+            "{} on this machine; client on {:?}; {}",
+            r.placement.machine_cores, r.placement.client_cpus, r.placement.note
+        )),
+        librdkafka: Some(r.librdkafka_version.clone()),
+        kgap: Some(r.kgap_version.clone()),
+        more,
+        ..Environment::default()
+    };
+    match p.host {
+        Some(h) => env.on(h, "when the page was written, after the runs"),
+        None => env,
+    }
 }
 
 /// Every numeric figure (rows) at every point (columns): the median, and the min–max over
-/// the reps under it, as the verdicts read a difference.
+/// the reps under it, as the verdicts read a difference. Not sortable: its rows are
+/// different figures in different units, so no column orders them meaningfully.
 fn points_table(points: &[Point<Value>]) -> Markup {
     let mut keys: Vec<&str> = Vec::new();
     for p in points {

@@ -5,15 +5,17 @@
 
 use maud::{html, Markup};
 
-use super::page;
+use super::environment::Environment;
+use super::page::{self, plural};
 use super::probe::outcomes_line;
+use super::sorting::SORTABLE;
+use super::verdict;
 use crate::findings::reproduce::{Reproduction, Row};
 use crate::findings::{self, Outcome};
 
 pub(crate) fn render(rep: &Reproduction) -> String {
     let s = &rep.summary;
-    let held = rep
-        .summary
+    let held = s
         .findings
         .iter()
         .filter(|r| rep.verdict(r).is_some_and(|v| v.outcome == Outcome::Holds))
@@ -27,14 +29,14 @@ pub(crate) fn render(rep: &Reproduction) -> String {
         header {
             h1 { "kgap reproduce: " (rep.name) }
             p class="lead" {
-                (held) " of " (s.findings.len()) " finding" (if s.findings.len() == 1 { "" } else { "s" })
-                " hold on this machine. " (s.reps) " rep" (if s.reps == 1 { "" } else { "s" })
+                (held) " of " (s.findings.len()) " finding" (plural(s.findings.len()))
+                " hold on this machine. " (s.reps) " rep" (plural(s.reps as usize))
                 " a point, the run order shuffled; all runs took " (s.seconds) " s."
             }
         }
         h2 { "Verdicts" }
         div class="scroll" {
-            table {
+            table class=(SORTABLE) {
                 thead { tr { th { "finding" } th { "here" } th { "the post" } th { "seconds" } th { "run" } } }
                 tbody {
                     @for r in &s.findings { (row(rep, r)) }
@@ -43,8 +45,7 @@ pub(crate) fn render(rep: &Reproduction) -> String {
         }
         h2 { "Each finding" }
         @for r in &s.findings { (detail(rep, r)) }
-        h2 { "Environment" }
-        (page::facts(&environment(rep)))
+        (environment(rep).render())
         (page::footer("scripts/reproduce"))
     };
     page::document(&title, body)
@@ -59,16 +60,39 @@ fn row(rep: &Reproduction, r: &Row) -> Markup {
     html! {
         tr {
             td { a href={"#finding-" (r.finding)} { (title_of(r)) } br; code { (r.finding) } }
-            td {
+            td data-sort=(outcome_rank(v.map(|v| v.outcome))) {
                 @match v {
-                    Some(v) => span class={"badge " (page::outcome_class(v.outcome))} { (v.outcome.label()) },
+                    Some(v) => span class={"badge " (verdict::outcome_class(v.outcome))} { (v.outcome.label()) },
                     None => span class="badge does-not-hold" { (no_verdict(r)) },
                 }
             }
             td { @if let Some(v) = v { (v.post) } @else if let Some(f) = findings::get(&r.finding) { (f.post) } }
-            td class="num" { @if let Some(secs) = r.seconds { (secs) } }
-            td { a href={(r.run) "/report.html"} { (r.run) } }
+            td class="num" data-sort=[r.seconds] { @if let Some(secs) = r.seconds { (secs) } }
+            td { @match run_page(r) { Some(href) => a href=(href) { (r.run) }, None => (r.run) } }
         }
+    }
+}
+
+/// The run's own page, `RUN/report.html`, beside the summary; no link when the run's name
+/// (read from summary.json) is not a plain folder below it: a `javascript:` or absolute URL
+/// is never made a link.
+fn run_page(r: &Row) -> Option<String> {
+    let plain = !r.run.is_empty()
+        && !r.run.starts_with('/')
+        && r.run
+            .chars()
+            .all(|c| c.is_alphanumeric() || "-_./".contains(c))
+        && !r.run.split('/').any(|part| part == "..");
+    plain.then(|| format!("{}/report.html", r.run))
+}
+
+/// A verdict's place when the table is sorted by it: held first, no verdict last.
+fn outcome_rank(o: Option<Outcome>) -> u8 {
+    match o {
+        Some(Outcome::Holds) => 0,
+        Some(Outcome::CannotTell) => 1,
+        Some(Outcome::DoesNotHold) => 2,
+        None => 3,
     }
 }
 
@@ -83,7 +107,7 @@ fn detail(rep: &Reproduction, r: &Row) -> Markup {
     html! {
         section id={"finding-" (r.finding)} {
             @match rep.verdict(r) {
-                Some(v) => (page::verdict(v)),
+                Some(v) => (verdict::card(v)),
                 None => div class="card does-not-hold" {
                     div class="head" {
                         span class="badge" { (no_verdict(r)) }
@@ -98,7 +122,10 @@ fn detail(rep: &Reproduction, r: &Row) -> Markup {
             }
             p {
                 span class="label" { "Run:" }
-                a href={(r.run) "/report.html"} { (r.run) "/report.html" }
+                @match run_page(r) {
+                    Some(href) => a href=(href) { (href) },
+                    None => (r.run),
+                }
                 @if let Some(res) = rep.results.get(&r.run) { " — " (res.probe) ": " (outcomes_line(res)) }
             }
             @if let Some(c) = &r.command { pre { code { (c) } } }
@@ -106,29 +133,50 @@ fn detail(rep: &Reproduction, r: &Row) -> Markup {
     }
 }
 
-fn environment(rep: &Reproduction) -> Vec<(&'static str, String)> {
+/// Where the runs were made, as scripts/reproduce recorded it (its summary.json and the
+/// runs' results): the machine showing the page may be another.
+fn environment(rep: &Reproduction) -> Environment {
     let s = &rep.summary;
     let first = rep.results.values().next();
-    let mut rows = vec![(
-        "broker",
-        match first.map(|r| &r.broker) {
-            Some(b) => match &b.note {
-                Some(n) => format!("{}: {n}", b.bootstrap),
-                None => format!("Apache Kafka at {}", s.broker),
-            },
+    Environment {
+        broker: Some(match first {
+            Some(r) => r.broker.describe(),
             None => s.broker.clone(),
-        },
-    )];
-    rows.push(("machine", format!("{} cores", s.machine_cores)));
-    if let Some(r) = first {
-        rows.push(("cores", r.placement.note.clone()));
+        }),
+        cores: Some(match first {
+            Some(r) => format!("{} on this machine; {}", s.machine_cores, r.placement.note),
+            None => format!("{} on this machine", s.machine_cores),
+        }),
+        load_average: Some(format!(
+            "{} (1, 5, 15 min; at the start of the runs)",
+            s.load_average_at_start
+        )),
+        librdkafka: first.map(|r| r.librdkafka_version.clone()),
+        kgap: first.map(|r| r.kgap_version.clone()),
+        more: vec![
+            ("reps", s.reps.to_string()),
+            ("all runs", format!("{} s", s.seconds)),
+        ],
+        ..Environment::default()
     }
-    rows.push(("load average at start", s.load_average_at_start.clone()));
-    rows.push(("reps", s.reps.to_string()));
-    if let Some(r) = first {
-        rows.push(("librdkafka", r.librdkafka_version.clone()));
-        rows.push(("kgap", r.kgap_version.clone()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_is_linked_only_as_a_folder_beside_the_summary() {
+        let row = |run: &str| -> Row {
+            serde_json::from_value(serde_json::json!({"finding": "fetch-backoff", "run": run}))
+                .unwrap()
+        };
+        assert_eq!(
+            run_page(&row("fetch-backoff")).as_deref(),
+            Some("fetch-backoff/report.html")
+        );
+        for bad in ["javascript:alert(1)//", "/etc", "../elsewhere", "a b", ""] {
+            assert_eq!(run_page(&row(bad)), None, "{bad}");
+        }
     }
-    rows.push(("all runs", format!("{} s", s.seconds)));
-    rows
 }

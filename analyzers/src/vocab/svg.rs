@@ -114,7 +114,10 @@ pub fn text_width(text: &str, size: f64) -> f64 {
     em * size
 }
 
-fn escape(s: &str) -> String {
+/// Text for SVG drawn inline in an HTML page or as a file: `&`, `<`, `>` and `"` as entities,
+/// so a label (a topic, a client, a file name) is text in a <text> or an attribute, never
+/// markup. Every SVG kgap draws passes its labels through here.
+pub(crate) fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

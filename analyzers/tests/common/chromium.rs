@@ -1,7 +1,8 @@
 //! Opens an HTML file in headless Chromium and reports what a reader's browser saw: the
 //! console errors and uncaught exceptions, every request the page made, the text of the
 //! DOM, whether the page is wider than its window (text that does not wrap, a table that
-//! does not scroll in its box), and a full-page screenshot.
+//! does not scroll in its box), and a full-page screenshot; then what the page answers to
+//! the test's own expressions (a click on a table's header, the order after it).
 //!
 //! It speaks the DevTools protocol over `--remote-debugging-pipe` (fd 3 in, fd 4 out,
 //! NUL-separated JSON): no port to race for, no log text to parse. Debian's `chromium`
@@ -34,13 +35,16 @@ pub struct Seen {
     pub errors: Vec<String>,
     /// URLs the page asked for, its own file apart.
     pub requests: Vec<String>,
-    /// `<script>` elements in the DOM.
-    pub scripts: usize,
+    /// The text of every `<script>` element in the DOM.
+    pub scripts: Vec<String>,
     /// Inline `<svg>` elements.
     pub svgs: usize,
     /// The page is wider than the window: something neither wraps nor scrolls in its box.
     pub overflows_x: bool,
     pub screenshot: PathBuf,
+    /// The value of each of the test's expressions, evaluated in order after the
+    /// screenshot (JSON, as `returnByValue` gives it).
+    pub answers: Vec<Value>,
 }
 
 /// The binary: `KGAP_CHROMIUM`, else `chromium` (Debian), `chromium-browser`,
@@ -68,11 +72,24 @@ pub fn binary() -> PathBuf {
 /// Opens `file` in a window `width` px wide (`mobile`: a phone's viewport) and writes a
 /// full-page screenshot to `screenshot`.
 pub fn open(file: &Path, width: u32, mobile: bool, screenshot: &Path) -> Seen {
+    open_and_ask(file, width, mobile, screenshot, &[])
+}
+
+/// [`open`], then evaluates each of `expressions` in the page, in order, after the
+/// screenshot: what they do (a click) happens before the page's errors are collected, so
+/// an error they cause fails the test too.
+pub fn open_and_ask(
+    file: &Path,
+    width: u32,
+    mobile: bool,
+    screenshot: &Path,
+    expressions: &[&str],
+) -> Seen {
     let file = file.canonicalize().expect("the page exists");
     let url = format!("file://{}", file.display());
     let profile = tempfile_dir("kgap-chromium");
     let mut b = Browser::launch(&profile);
-    let seen = b.visit(&url, width, mobile, screenshot);
+    let seen = b.visit(&url, width, mobile, screenshot, expressions);
     b.close();
     let _ = std::fs::remove_dir_all(&profile);
     seen
@@ -250,10 +267,20 @@ impl Browser {
             "Runtime.evaluate",
             json!({"expression": expression, "returnByValue": true}),
         );
+        if let Some(e) = r.get("exceptionDetails") {
+            panic!("the page threw on {expression}: {e}");
+        }
         r["result"]["value"].clone()
     }
 
-    fn visit(&mut self, url: &str, width: u32, mobile: bool, screenshot: &Path) -> Seen {
+    fn visit(
+        &mut self,
+        url: &str,
+        width: u32,
+        mobile: bool,
+        screenshot: &Path,
+        expressions: &[&str],
+    ) -> Seen {
         let target = self.call(None, "Target.createTarget", json!({"url": "about:blank"}));
         let target = target["targetId"]
             .as_str()
@@ -288,7 +315,7 @@ impl Browser {
         let facts = self.eval(
             &sid,
             "JSON.stringify({text: document.body.textContent, visible: document.body.innerText, \
-             scripts: document.scripts.length, svgs: document.querySelectorAll('svg').length, \
+             scripts: Array.from(document.scripts, s => s.text), svgs: document.querySelectorAll('svg').length, \
              overflows: document.documentElement.scrollWidth > window.innerWidth})",
         );
         let facts: Value = serde_json::from_str(facts.as_str().expect("facts")).unwrap();
@@ -311,6 +338,7 @@ impl Browser {
             std::fs::create_dir_all(dir).expect("screenshot folder");
         }
         std::fs::write(screenshot, png).expect("screenshot written");
+        let answers = expressions.iter().map(|e| self.eval(&sid, e)).collect();
         // Whatever the page did while it loaded, and what the browser said about it.
         let mut errors = Vec::new();
         let mut requests = Vec::new();
@@ -345,10 +373,16 @@ impl Browser {
             visible: facts["visible"].as_str().unwrap_or("").to_string(),
             errors,
             requests,
-            scripts: facts["scripts"].as_u64().unwrap_or(0) as usize,
+            scripts: facts["scripts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|s| s.as_str().unwrap_or("").to_string())
+                .collect(),
             svgs: facts["svgs"].as_u64().unwrap_or(0) as usize,
             overflows_x: facts["overflows"].as_bool().unwrap_or(true),
             screenshot: screenshot.to_path_buf(),
+            answers,
         }
     }
 

@@ -1,10 +1,10 @@
 //! The codec of a sweep, and whether this build of librdkafka has it.
 
 use crate::kit::error::{ProbeError, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The codecs librdkafka knows; whether this build has one is in `builtin.features`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Codec {
     Gzip,

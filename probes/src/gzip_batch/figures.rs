@@ -2,11 +2,11 @@
 
 use crate::kit::java::CompanionResult;
 use crate::kit::measure::{round3, ThreadFigure};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One run's figures. The shared part is measured by both clients the same way (payload
 /// bytes only, per batch); the rest is the client's own.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Figures {
     /// The topic this run created and deleted.
     pub topic: String,
@@ -39,7 +39,7 @@ pub struct Figures {
 }
 
 /// What librdkafka's statistics and this process's threads add.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LibrdkafkaFigures {
     /// ProduceRequests per second (statistics brokers[].req.Produce).
     pub produce_requests_per_s: Option<f64>,
@@ -61,7 +61,7 @@ pub struct LibrdkafkaFigures {
 }
 
 /// What the Java companion adds.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JavaFigures {
     /// Cores of the producer's network thread.
     pub network_thread_cores: Option<f64>,

@@ -1,10 +1,10 @@
 //! One point of the sweep: a codec at a level and a batch.size.
 
 use super::codec::Codec;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One point: a codec at a level and a batch.size.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Point {
     #[serde(rename = "compression.type")]
     pub codec: Codec,

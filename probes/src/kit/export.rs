@@ -6,6 +6,7 @@
 
 use crate::kit::probe::{Probe, Sweep};
 use kgap_analyzers::findings::probe_result::{ProbeResult, SCHEMA};
+use kgap_analyzers::vocab::host::Host;
 use kgap_analyzers::vocab::report::wrap_into;
 use kgap_analyzers::vocab::svg::LineChart;
 use serde_json::Value;
@@ -20,16 +21,36 @@ pub struct Report {
     pub charts: Vec<(String, LineChart)>,
     /// The command line that ran it, secrets redacted.
     pub command: Option<String>,
+    /// The machine that ran it, read when the report is made right after the runs.
+    pub host: Option<Host>,
 }
 
 impl Report {
+    /// The report of a sweep this process ran: its command line, this machine.
     pub fn of<P: Probe>(probe: &P, sweep: &Sweep<P>) -> Report {
+        Report::made(
+            probe,
+            sweep,
+            Some(kgap_analyzers::vocab::redact::command_line(std::env::args())),
+            Some(Host::read()),
+        )
+    }
+
+    /// The report of a sweep, with the command that ran it and the machine it ran on when
+    /// they are known (a stored result re-made elsewhere knows neither for sure).
+    pub fn made<P: Probe>(
+        probe: &P,
+        sweep: &Sweep<P>,
+        command: Option<String>,
+        host: Option<Host>,
+    ) -> Report {
         Report {
             result: generic(&sweep.result),
             body: probe.render(sweep),
             headline: probe.headline(sweep),
             charts: probe.charts(sweep),
-            command: Some(kgap_analyzers::vocab::redact::command_line(std::env::args())),
+            command,
+            host,
         }
     }
 
@@ -41,6 +62,7 @@ impl Report {
             headline: String::new(),
             charts: Vec::new(),
             command: None,
+            host: None,
         }
     }
 }
@@ -115,6 +137,7 @@ pub fn html(rep: &Report) -> String {
         tables: &rep.body,
         command: rep.command.as_deref(),
         environment,
+        host: rep.host.as_ref(),
     })
 }
 

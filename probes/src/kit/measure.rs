@@ -5,7 +5,7 @@
 //! allocating happens at window edges and in the sampler, never per message.
 
 use kgap_analyzers::thread_cpu::threads::{self, Snapshot, ThreadCores};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -130,7 +130,7 @@ pub fn monotonic_us() -> i64 {
 }
 
 /// Cores of one thread name over the window (threads with the same name are summed).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ThreadFigure {
     pub name: String,
     pub cores: f64,

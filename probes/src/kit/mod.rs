@@ -43,6 +43,7 @@ pub mod preflight;
 pub mod probe;
 pub mod produce;
 pub mod self_diagnosis;
+pub mod stored;
 pub mod sweep;
 pub mod table;
 pub mod watchdog;
