@@ -54,16 +54,20 @@ impl Target {
 }
 
 /// Allocates 64 KB arrays, keeping the last 256 (16 MB live), about 30 MB/s in a 64 MB
-/// heap: young collections every second or so. Exits after `args[0]` seconds when given.
+/// heap: young collections every second or so. Exits once the file `args[0]` exists, when
+/// given (the test says when: a timer would race the JVM's start on a loaded machine).
 const ALLOC_JAVA: &str = r#"
 public class Alloc {
     public static void main(String[] a) throws Exception {
-        long end = a.length > 0 ? System.nanoTime() + Long.parseLong(a[0]) * 1_000_000_000L : Long.MAX_VALUE;
+        java.io.File end = a.length > 0 ? new java.io.File(a[0]) : null;
         byte[][] keep = new byte[256][];
         int i = 0;
-        while (System.nanoTime() < end) {
+        while (true) {
             keep[i++ % keep.length] = new byte[64 * 1024];
-            if (i % 16 == 0) Thread.sleep(30);
+            if (i % 16 == 0) {
+                if (end != null && end.exists()) return;
+                Thread.sleep(30);
+            }
         }
     }
 }
@@ -106,7 +110,9 @@ fn alloc_classes() -> PathBuf {
     .clone()
 }
 
-fn start_jvm(exit_after_s: Option<u32>) -> Target {
+/// A JVM running Alloc; `jmx`: with its local JMX agent started at launch
+/// (`-Dcom.sun.management.jmxremote`, a local connector only), as a service may run.
+fn start_jvm(exit_when: Option<&std::path::Path>, jmx: bool) -> Target {
     let mut c = Command::new("nice");
     // A secret on its command line, as a service's -D settings carry them: never copied.
     c.args([
@@ -118,8 +124,9 @@ fn start_jvm(exit_after_s: Option<u32>) -> Target {
         "-cp",
     ])
     .arg(alloc_classes())
+    .args(jmx.then_some("-Dcom.sun.management.jmxremote"))
     .arg("Alloc")
-    .args(exit_after_s.map(|s| s.to_string()))
+    .args(exit_when)
     .stdout(Stdio::null())
     .stderr(Stdio::null());
     let mut t = Target(c.spawn().expect("java runs"));
@@ -179,7 +186,7 @@ fn files(v: &Value) -> Vec<String> {
 
 #[test]
 fn a_jvm_that_is_no_kafka_client_gets_no_finding_and_is_left_as_it_was() {
-    let mut jvm = start_jvm(None);
+    let mut jvm = start_jvm(None, true);
     let before = jvm_state(jvm.pid());
     let dir = tmp("plain-jvm").join("bundle");
     let o = capture()
@@ -205,6 +212,7 @@ fn a_jvm_that_is_no_kafka_client_gets_no_finding_and_is_left_as_it_was() {
         "jvm/threads-start.txt",
         "jvm/threads-middle.txt",
         "jvm/threads-end.txt",
+        "jvm/jmx.txt",
         "threads.jsonl",
     ] {
         assert!(f.iter().any(|p| p == want), "{want} not in {f:?}");
@@ -234,6 +242,20 @@ fn a_jvm_that_is_no_kafka_client_gets_no_finding_and_is_left_as_it_was() {
         v["report"]["gaps"]
     );
     assert!(v["manifest"]["kafka_client"].is_null());
+    // Its JMX agent ran already: read, and it holds no kafka-clients MBean.
+    let jmx = &v["manifest"]["jmx"];
+    assert_eq!(jmx["reachable"], true, "{jmx}");
+    assert!(
+        jmx["how"].as_str().unwrap().contains("already running"),
+        "{jmx}"
+    );
+    let beans: Vec<u64> = jmx["mbeans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d[1].as_u64().unwrap())
+        .collect();
+    assert_eq!(beans, vec![0, 0, 0], "{jmx}");
     let cannot: Vec<&str> = v["cannot_see"]
         .as_array()
         .unwrap()
@@ -242,6 +264,12 @@ fn a_jvm_that_is_no_kafka_client_gets_no_finding_and_is_left_as_it_was() {
         .collect();
     assert!(
         cannot.iter().any(|l| l.contains("no kafka-clients thread")),
+        "{cannot:?}"
+    );
+    assert!(
+        !cannot
+            .iter()
+            .any(|l| l.contains("kafka-clients' own metrics")),
         "{cannot:?}"
     );
     // The JVM runs on, its logging and recordings as before, as the user checks them.
@@ -269,19 +297,33 @@ fn a_jvm_that_is_no_kafka_client_gets_no_finding_and_is_left_as_it_was() {
 
 #[test]
 fn a_jvm_that_exits_mid_capture_leaves_a_partial_bundle() {
-    let jvm = start_jvm(Some(8));
     let dir = tmp("exits").join("bundle");
-    let o = capture()
+    let exit_file = dir.parent().unwrap().join("exit-now");
+    let jvm = start_jvm(Some(&exit_file), false);
+    let c = capture()
         .args([
             "--pid",
             &jvm.pid().to_string(),
             "--duration",
-            "20s",
+            "60s",
             "--out",
         ])
         .arg(&dir)
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    // The JVM exits once the capture has sampled a few seconds.
+    let t0 = Instant::now();
+    while std::fs::read_to_string(dir.join("threads.jsonl")).map_or(0, |s| s.lines().count()) < 4 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "capture never sampled"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::fs::write(&exit_file, b"").unwrap();
+    let o = c.wait_with_output().unwrap();
     let (code, stdout, stderr) = out(&o);
     assert_eq!(code, 1, "partial: {stderr}\n{stdout}");
     assert!(stdout.contains("the process exited"), "{stdout}");
@@ -356,7 +398,7 @@ fn a_process_of_another_user_is_refused_with_the_fix() {
 
 #[test]
 fn ctrl_c_stops_the_capture_and_undoes_the_jvm_s_changes() {
-    let mut jvm = start_jvm(None);
+    let mut jvm = start_jvm(None, false);
     let before = jvm_state(jvm.pid());
     let dir = tmp("interrupted").join("bundle");
     let mut c = capture()
@@ -388,6 +430,12 @@ fn ctrl_c_stops_the_capture_and_undoes_the_jvm_s_changes() {
     let (code, stdout, stderr) = out(&o);
     assert_eq!(code, 130, "{stderr}\n{stdout}");
     assert!(stdout.contains("restored"), "{stdout}");
+    // Its JMX agent does not run, and capture left it so: the report says how to get it.
+    let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("jmx not reachable") && words.contains("`capture --jmx` starts"),
+        "{stdout}"
+    );
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["ended"], "interrupted");

@@ -1,9 +1,10 @@
 //! capture (kgap-analyzers' library) against live librdkafka clients: the probes, on the
 //! local Apache Kafka of `scripts/kafka up` (KGAP_TEST_BROKERS points elsewhere). Each probe
-//! runs as it would for a user; once its run is under way (its statistics file exists) it
-//! is captured for a few seconds with that file (and its debug log) included, and the
-//! bundle's report must name the probe's finding; the probe must then finish as usual
-//! (captured, not disturbed). The JVM cases and the refusals are analyzers/tests/capture.rs.
+//! runs as it would for a user; once its run is under way (its statistics file has a line:
+//! the probe writes each emit as it comes) it is captured for a few seconds with that file
+//! (and its debug log) included, and the bundle's report must name the probe's finding from
+//! what the probe wrote during the capture; the probe must then finish as usual (captured,
+//! not disturbed). The JVM cases and the refusals are analyzers/tests/capture.rs.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -34,9 +35,9 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-/// The first run folder's file `name` under `out`, once it exists: the run has started (its
-/// lines come later: the probe writes them through a buffer).
-fn run_file(out: &Path, name: &str) -> Option<PathBuf> {
+/// The first run folder's file `name` under `out` that holds a line and is not in `seen`:
+/// that run has started.
+fn run_file(out: &Path, name: &str, seen: &[PathBuf]) -> Option<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(out)
         .ok()?
         .flatten()
@@ -44,9 +45,10 @@ fn run_file(out: &Path, name: &str) -> Option<PathBuf> {
         .collect();
     dirs.sort();
     dirs.into_iter().map(|d| d.join(name)).find(|f| {
-        std::fs::read(f)
-            .map(|b| b.contains(&b'\n'))
-            .unwrap_or(false)
+        !seen.contains(f)
+            && std::fs::read(f)
+                .map(|b| b.contains(&b'\n'))
+                .unwrap_or(false)
     })
 }
 
@@ -66,16 +68,12 @@ fn spawn(exe: &str, args: &[&str], out: &Path) -> Probe {
     )
 }
 
-/// Runs `exe args --out DIR`, captures it for `secs` once its statistics flow, and waits
-/// for it to finish.
-fn capture_probe(exe: &str, args: &[&str], secs: u64, name: &str) -> Capture {
-    let dir = tmp(name);
-    let out = dir.join("probe");
-    let mut probe = spawn(exe, args, &out);
+/// The next run's statistics file under `out` once its statistics flow (not one of `seen`).
+fn next_stats(probe: &mut Probe, out: &Path, seen: &[PathBuf]) -> PathBuf {
     let t0 = Instant::now();
-    let stats = loop {
-        if let Some(s) = run_file(&out, "stats.jsonl") {
-            break s;
+    loop {
+        if let Some(s) = run_file(out, "stats.jsonl", seen) {
+            return s;
         }
         assert!(
             probe.0.try_wait().unwrap().is_none(),
@@ -87,12 +85,27 @@ fn capture_probe(exe: &str, args: &[&str], secs: u64, name: &str) -> Capture {
             "no statistics in 240 s"
         );
         std::thread::sleep(Duration::from_millis(100));
-    };
+    }
+}
+
+/// Captures the probe for `secs` with the run's statistics file (and its debug log) into
+/// `bundle`.
+fn capture_run(probe: &Probe, stats: &Path, secs: u64, bundle: PathBuf) -> Capture {
     let mut opts = Options::new(probe.0.id() as i32, Duration::from_secs(secs));
     opts.log = Some(stats.with_file_name("debug.log")).filter(|l| l.exists());
-    opts.stats = Some(stats);
-    opts.out = Some(dir.join("bundle"));
-    let c = capture::run(&opts).expect("the probe is captured");
+    opts.stats = Some(stats.to_path_buf());
+    opts.out = Some(bundle);
+    capture::run(&opts).expect("the probe is captured")
+}
+
+/// Runs `exe args --out DIR`, captures it for `secs` once its statistics flow, and waits
+/// for it to finish.
+fn capture_probe(exe: &str, args: &[&str], secs: u64, name: &str) -> Capture {
+    let dir = tmp(name);
+    let out = dir.join("probe");
+    let mut probe = spawn(exe, args, &out);
+    let stats = next_stats(&mut probe, &out, &[]);
+    let c = capture_run(&probe, &stats, secs, dir.join("bundle"));
     // The probe finishes as it would have: captured, not disturbed.
     let status = probe.0.wait().unwrap();
     assert!(status.success(), "the probe after its capture: {status:?}");
@@ -134,6 +147,19 @@ fn assert_librdkafka_seen(c: &Capture) {
         "{files:?}\n{}",
         c.render_text()
     );
+    // The evidence is the capture's own seconds, not the file's past.
+    let stats = c
+        .manifest
+        .files
+        .iter()
+        .find(|f| f.path == "included/stats.jsonl")
+        .unwrap();
+    assert!(
+        stats.what.contains("during the capture"),
+        "{}\n{}",
+        stats.what,
+        c.render_text()
+    );
     // A probe's run may end inside the capture (the bundle is then partial): its per-thread
     // CPU is read once it holds an interval.
     if c.manifest.captured_s >= 1.0 {
@@ -160,7 +186,10 @@ fn a_consumer_napping_on_the_fetch_backoff_is_named() {
             "--duration",
             "30s",
         ],
-        4,
+        // The statistics of the capture's own seconds must show the naps in at least half
+        // their intervals: 4 s (3 intervals) were too few once the probe's file got its
+        // emits as they came.
+        8,
         "fetch-backoff",
     );
     assert_librdkafka_seen(&c);
@@ -178,7 +207,7 @@ fn a_producer_at_the_per_request_ceiling_is_named() {
             "--reps",
             "1",
             "--duration",
-            "15s",
+            "9s",
             "--no-diagnose",
         ],
         6,
@@ -188,14 +217,121 @@ fn a_producer_at_the_per_request_ceiling_is_named() {
     assert!(gaps(&c).contains(&"request-ceiling"), "{}", c.render_text());
 }
 
-/// The first child of `pid` named `java`.
+// Ignored until the in-flight queue holds steadily enough on 2 shared cores: in 4 live runs it
+// passed once; in the others the default window's statistics showed the queue in 0–2 of 6
+// intervals (the rule wants half), and capture rightly did not name the finding. Run it
+// with `--ignored` on a quiet machine.
+#[test]
+#[ignore = "flaky on 2 shared cores: the queue shows in under half the intervals (issue 40)"]
+fn a_producer_under_the_default_in_flight_window_is_named_and_one_under_5_is_not() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tmp("inflight");
+    let out = dir.join("probe");
+    // linger.ms=0 with each window in its own run: one probe, captured twice, once in each
+    // run. 30k msg/s, not the post's 50k: on 2 cores shared with the broker, 50k packed 7
+    // messages into each waiting request (the statistics rule asks for small ones, ≤ 4: the
+    // post's "a message or two") while 30k queued ~900 requests of 3 messages.
+    let mut probe = spawn(
+        env!("CARGO_BIN_EXE_probe-inflight-latency"),
+        &[
+            "--rates",
+            "30000",
+            "--linger-ms",
+            "0",
+            "--max-in-flight",
+            "1000000,5",
+            "--reps",
+            "1",
+            "--warmup",
+            "1s",
+            "--duration",
+            "8s",
+        ],
+        &out,
+    );
+    let mut seen = Vec::new();
+    let mut by_window = Vec::new();
+    for n in 0..2 {
+        let stats = next_stats(&mut probe, &out, &seen);
+        // 7 s: the statistics rule asks for the queue in at least half the intervals.
+        let c = capture_run(&probe, &stats, 7, dir.join(format!("bundle{n}")));
+        // Each stacks file holds the stacks of the threads it names, and only theirs.
+        // (eu-stack's headers: `TID n:`; scripts/setup installs it.)
+        for p in c
+            .manifest
+            .stacks
+            .iter()
+            .filter(|p| p.file.is_some() && p.tool == "eu-stack")
+        {
+            let text = std::fs::read_to_string(c.dir.join(p.file.as_ref().unwrap())).unwrap();
+            let mut read: Vec<i32> = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("TID "))
+                .filter_map(|r| r.split(':').next()?.parse().ok())
+                .collect();
+            let mut chosen: Vec<i32> = p.threads.iter().map(|t| t.tid).collect();
+            read.sort();
+            chosen.sort();
+            assert_eq!(read, chosen, "{text}");
+        }
+        let run = stats
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy();
+        by_window.push((run.contains("inflightdefault"), c));
+        seen.push(stats);
+    }
+    let status = probe.0.wait().unwrap();
+    assert!(status.success(), "the probe after its captures: {status:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+    by_window.sort_by_key(|(default, _)| !default);
+    let [(true, default), (false, five)] = &by_window[..] else {
+        panic!(
+            "one run per window: {:?}",
+            by_window.iter().map(|b| b.0).collect::<Vec<_>>()
+        );
+    };
+    assert_librdkafka_seen(default);
+    assert_librdkafka_seen(five);
+    // The statistics show requests queueing on the connection with the default window...
+    assert!(
+        gaps(default).contains(&"inflight-latency"),
+        "{}",
+        default.render_text()
+    );
+    // ...and not with max.in.flight=5, at the same rate and linger: no claim beyond evidence.
+    assert!(
+        !gaps(five).contains(&"inflight-latency"),
+        "{}",
+        five.render_text()
+    );
+    // The busiest threads' native stacks, chosen by their CPU.
+    for c in [default, five] {
+        assert!(
+            c.manifest.stacks.iter().any(|p| p.file.is_some()
+                && !p.threads.is_empty()
+                && p.threads.windows(2).all(|w| w[0].cores >= w[1].cores)),
+            "{:?}\n{}",
+            c.manifest.stacks,
+            c.render_text()
+        );
+    }
+}
+
+/// The first child of `pid` named `java` that runs the companion (not the probe's `java
+/// -version`, which is gone a moment later).
 fn java_child(pid: u32) -> Option<i32> {
     std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
         let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
         // pid (comm) state ppid …: comm may hold spaces, so split after its ')'.
         let (head, rest) = stat.rsplit_once(") ")?;
         let ppid: u32 = rest.split_whitespace().nth(1)?.parse().ok()?;
-        (ppid == pid && head.ends_with("(java")).then(|| e.file_name().to_str()?.parse().ok())?
+        let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+        let companion = cmdline.split(|&b| b == 0).any(|w| w == b"Companion");
+        (ppid == pid && head.ends_with("(java") && companion)
+            .then(|| e.file_name().to_str()?.parse().ok())?
     })
 }
 
@@ -235,6 +371,8 @@ fn java_producers_collapsing_in_gc_in_one_jvm_are_named() {
     std::thread::sleep(Duration::from_secs(8));
     let mut opts = Options::new(jvm, Duration::from_secs(8));
     opts.out = Some(dir.join("bundle"));
+    // Its JMX agent does not run: --jmx starts it, and kafka-clients' metrics are read.
+    opts.jmx = true;
     let c = capture::run(&opts).expect("the JVM is captured");
     let status = probe.0.wait().unwrap();
     assert!(status.success(), "the probe after its capture: {status:?}");
@@ -252,5 +390,19 @@ fn java_producers_collapsing_in_gc_in_one_jvm_are_named() {
         "{}",
         c.render_text()
     );
+    let jmx = c.manifest.jmx.as_ref().expect("JMX asked");
+    assert!(jmx.reachable, "{jmx:?}");
+    assert!(
+        c.manifest
+            .changes
+            .iter()
+            .any(|ch| ch.contains("until the JVM exits")),
+        "{:?}",
+        c.manifest.changes
+    );
+    // What was read is not asserted: this JVM, collapsing in GC with its heap full, answered
+    // only its app-info MBeans in one run and none in another (the reader skips an MBean
+    // that does not answer). A JVM with its JMX agent running is read in
+    // analyzers/tests/capture.rs.
     let _ = std::fs::remove_dir_all(&dir);
 }

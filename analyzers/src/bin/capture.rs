@@ -10,13 +10,16 @@ examples:
   capture --pid 4242                           # 30 s of a running client, report at the end
   capture --pid 4242 --duration 10s --out cap  # 10 s into ./cap
   capture --pid 4242 --stats /var/log/app/stats.jsonl   # with the statistics it writes
+  capture --pid 4242 --jmx                     # a JVM's kafka-clients metrics too (agent stays)
   capture --pid 4242 --json | jq '.report.gaps[].finding'";
 
 /// Capture a running Kafka client for a while (per-thread CPU with Kafka roles, memory,
 /// each TCP connection's state; a JVM's JFR recording, GC log, thread dumps and heap
-/// through jcmd; a librdkafka process's native stacks) into a bundle with a manifest,
-/// then report which of the post's gaps it shows and what it could not see. Read-only,
-/// except the JFR recording and GC logging it starts and undoes (Ctrl-C too). Exit status:
+/// through jcmd, and kafka-clients' metrics when it serves JMX; the native stacks of a
+/// librdkafka process's busiest threads) into a bundle with a manifest, then report which
+/// of the post's gaps it shows and what it could not see. Read-only, except the JFR
+/// recording and GC logging it starts and undoes (Ctrl-C too), and with --jmx the JVM's
+/// local JMX agent, which cannot be stopped and stays until the JVM exits. Exit status:
 /// 0 captured; 1 partial (the target exited, or sampling failed); 2 bad usage, no such
 /// pid, or --out not new; 3 not a Kafka client; 4 no permission, or no jcmd for the JVM;
 /// 130 interrupted (bundle and report of what was had, changes undone).

@@ -5,7 +5,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::busiest::StackPoint;
 use super::error::CaptureError;
+use super::jmx::JmxSummary;
 use super::jvm::Restored;
 use super::memory::MemorySummary;
 use super::sockets::Connection;
@@ -55,8 +57,10 @@ pub struct Manifest {
     pub client_threads: Vec<SeenThread>,
     pub memory: Option<MemorySummary>,
     pub connections: Vec<Connection>,
-    /// How long each native stack stopped the target, in ms.
-    pub stack_pauses_ms: Vec<u64>,
+    /// Where native stacks were taken: which threads, why, and how long each stopped them.
+    pub stacks: Vec<StackPoint>,
+    /// kafka-clients' metrics over JMX (a JVM): whether it was reachable, what was read.
+    pub jmx: Option<JmxSummary>,
 }
 
 /// The folder being written.

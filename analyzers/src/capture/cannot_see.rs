@@ -1,6 +1,7 @@
 //! What a capture cannot see from outside the process, and the artifact that would show it:
 //! the lines the report ends with. Which lines apply follows from what was captured.
 
+use super::jmx::JmxSummary;
 use super::target::ClientKind;
 
 /// What the capture had, for choosing the lines.
@@ -13,6 +14,8 @@ pub struct Had {
     pub jvm_artifacts: bool,
     /// The thread dumps showed kafka-clients threads.
     pub kafka_threads: bool,
+    /// What the JMX step found (None: no jcmd, so not asked).
+    pub jmx: Option<JmxSummary>,
     pub stacks: bool,
     /// Why native stacks were not taken (no tool, `--no-stacks`).
     pub stacks_why_not: Option<String>,
@@ -47,13 +50,23 @@ pub fn lines(h: &Had) -> Vec<String> {
             }
         }
         Some(ClientKind::Jvm) => {
-            out.push(
-                "kafka-clients' own metrics (record-queue-time, request-latency, batch-size, \
-                 fetch-latency): JMX. capture does not open JMX (starting an agent would change \
-                 the JVM); read them with JMC or jconsole where the JVM was started with \
-                 -Dcom.sun.management.jmxremote.port=…"
-                    .into(),
-            );
+            match &h.jmx {
+                Some(j) if j.reachable => {}
+                Some(j) => out.push(format!(
+                    "kafka-clients' own metrics (record-queue-time, request-latency, \
+                     batch-size, fetch-latency): JMX, not reachable here: {}. `capture --jmx` \
+                     starts the JVM's local JMX agent (jcmd PID ManagementAgent.start_local: a \
+                     local connector, no network port; it cannot be stopped again and stays \
+                     until the JVM exits), or start the JVM with -Dcom.sun.management.jmxremote",
+                    j.how
+                )),
+                None => out.push(
+                    "kafka-clients' own metrics (record-queue-time, request-latency, \
+                     batch-size, fetch-latency): JMX, not asked (no jcmd attach: see the \
+                     problems above)"
+                        .into(),
+                ),
+            }
             if !h.jvm_artifacts {
                 out.push(
                     "GC pauses, heap after GC and socket I/O sizes: the JVM's GC log and a \

@@ -175,6 +175,11 @@ impl JvmSession {
         }
     }
 
+    /// The jcmd this session attaches with.
+    pub fn jcmd(&self) -> &Jcmd {
+        &self.jcmd
+    }
+
     /// `Thread.print -l` into `jvm/threads-<label>.txt`; its text for the caller.
     pub fn thread_print(&mut self, label: &str) -> Option<String> {
         let t = self.call("Thread.print", &["Thread.print", "-l"])?;

@@ -2,21 +2,26 @@
 //! (issue 40). For the duration it collects what can be had from outside the process —
 //! per-thread CPU with Kafka roles (analyze-thread-cpu's live sampler), memory and page
 //! faults, the kernel's view of each TCP connection; from a JVM, through jcmd, a JFR
-//! recording, GC logging, thread dumps and the heap; from a librdkafka process, its `rdk:*`
-//! threads and native stacks; and the statistics file or debug log the process already
+//! recording, GC logging, thread dumps and the heap, and kafka-clients' metrics over JMX
+//! when the JVM serves it; from a librdkafka process, its `rdk:*` threads and the native
+//! stacks of its busiest threads; and the statistics file or debug log the process already
 //! writes — into a bundle with a manifest, then runs gap-report's library on it.
 //!
 //! Safe by construction: it reads, except for the JFR recording and GC logging it starts
-//! and undoes (on Ctrl-C, on an error and on a panic too), and the ptrace stops of a native
-//! stack, which it times. The jobs, one file each: the target's kind and access
-//! ([`target`]), the bundle and manifest, the seconds (sampling), memory, sockets, jcmd and
-//! the JVM session, native stacks, included files, what a capture cannot see, the report.
+//! and undoes (on Ctrl-C, on an error and on a panic too), the ptrace stops of a native
+//! stack, which it times, and, only with `--jmx`, the JVM's local JMX agent, which it says
+//! cannot be undone. The jobs, one file each: the target's kind and access ([`target`]), the
+//! bundle and manifest, the seconds (sampling), memory, sockets, jcmd and the JVM session,
+//! JMX, the busiest threads and their native stacks, included files, what a capture cannot
+//! see, the report.
 
 mod bundle;
+mod busiest;
 mod cannot_see;
 pub mod error;
 mod include;
 mod jcmd;
+mod jmx;
 mod jvm;
 mod memory;
 mod native;
@@ -32,7 +37,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::findings::scope::JvmRole;
 use crate::gap_report;
@@ -40,7 +45,9 @@ use crate::thread_cpu::roles::{self, Role};
 use crate::thread_cpu::snapshot::{read_paste, PasteOptions};
 
 pub use bundle::{BundleFile, Manifest, SeenThread};
+pub use busiest::{StackPoint, StackedThread};
 pub use error::CaptureError;
+pub use jmx::JmxSummary;
 pub use jvm::Restored;
 pub use options::{parse_seconds, Options};
 pub use outcome::Capture;
@@ -115,7 +122,8 @@ pub fn run(opts: &Options) -> Result<Capture, CaptureError> {
         client_threads: Vec::new(),
         memory: None,
         connections: Vec::new(),
-        stack_pauses_ms: Vec::new(),
+        stacks: Vec::new(),
+        jmx: None,
     };
     let mut b = bundle::Bundle::create(&dir, manifest)?;
     install_interrupt();
@@ -144,30 +152,18 @@ pub fn run(opts: &Options) -> Result<Capture, CaptureError> {
     let stack_tool = (t.kind == ClientKind::Librdkafka && !opts.no_stacks)
         .then(native::find)
         .flatten();
-    let mut pauses = Vec::new();
+    let mut points: Vec<StackPoint> = Vec::new();
     let mut stack_problems = Vec::new();
-    let mut stacks = |label: &str, b_dir: &Path, files: &mut Vec<(String, String)>| {
+    // The busiest threads' stacks at a point: early, middle, end.
+    let mut stacks = |p: &busiest::Point, b_dir: &Path| {
         let Some(tool) = &stack_tool else { return };
-        match native::take(tool, t.pid, Duration::from_secs(60)) {
-            Ok(s) => {
-                let name = format!("native/stacks-{label}.txt");
-                let _ = std::fs::create_dir_all(b_dir.join("native"));
-                if std::fs::write(b_dir.join(&name), &s.text).is_ok() {
-                    files.push((
-                        name,
-                        format!(
-                            "every thread's native stack at the {label} ({})",
-                            tool.name()
-                        ),
-                    ));
-                }
-                pauses.push(s.took.as_millis() as u64);
-            }
-            Err(e) => stack_problems.push(format!("native stacks at the {label}: {e}")),
+        if points.iter().any(|q| q.at_s == p.at_s) {
+            return; // the end's interval was the middle's: its stacks are there
         }
+        let (point, problem) = busiest::take_at(tool, t.pid, p, b_dir);
+        points.push(point);
+        stack_problems.extend(problem);
     };
-    let mut extra_files: Vec<(String, String)> = Vec::new();
-    stacks("start", &b.dir, &mut extra_files);
 
     let open = |name: &str| {
         File::create(b.dir.join(name)).map_err(|e| CaptureError::Out {
@@ -180,13 +176,15 @@ pub fn run(opts: &Options) -> Result<Capture, CaptureError> {
         memory: open("memory.csv")?,
         sockets: open("sockets.csv")?,
     };
-    let mut middle = || {
-        if let Some(s) = jvm.as_mut() {
-            if let Some(text) = s.thread_print("middle") {
-                read_dump(&text, &mut HashMap::new(), &mut kafka);
+    let mut at_point = |p: &busiest::Point| {
+        if p.label == "middle" {
+            if let Some(s) = jvm.as_mut() {
+                if let Some(text) = s.thread_print("middle") {
+                    read_dump(&text, &mut HashMap::new(), &mut kafka);
+                }
             }
         }
-        stacks("middle", &b.dir, &mut extra_files);
+        stacks(p, &b.dir);
     };
     let seconds = session::run(
         t.pid,
@@ -195,9 +193,10 @@ pub fn run(opts: &Options) -> Result<Capture, CaptureError> {
         files,
         &names,
         &STOP,
-        &mut middle,
+        &mut at_point,
     );
-    drop(middle);
+    drop(at_point);
+    let mut jmx_read = None;
     let alive = !matches!(
         target::inspect(t.pid, Path::new("/proc")),
         Err(CaptureError::NoSuchPid(_))
@@ -208,8 +207,12 @@ pub fn run(opts: &Options) -> Result<Capture, CaptureError> {
                 read_dump(&text, &mut HashMap::new(), &mut kafka);
             }
             s.heap_info("end");
+            jmx_read = Some(jmx::read(s.jcmd(), &b.dir.join("jvm"), opts.jmx));
         }
-        stacks("end", &b.dir, &mut extra_files);
+        if let Ok(Some(p)) = seconds.as_ref().map(|s| s.last_point.clone()) {
+            let p = busiest::Point { label: "end", ..p };
+            stacks(&p, &b.dir);
+        }
     }
     drop(stacks);
     if let Some(mut s) = jvm.take() {
@@ -221,14 +224,32 @@ pub fn run(opts: &Options) -> Result<Capture, CaptureError> {
         b.manifest.problems.append(&mut s.problems);
         b.manifest.jvm_restored = Some(restored);
     }
-    b.manifest.problems.extend(stack_problems);
-    b.manifest.stack_pauses_ms = pauses;
-    for (path, what) in extra_files {
-        b.add(&path, what, false);
+    if let Some(j) = jmx_read {
+        if let Some((path, what)) = j.file {
+            b.add(&path, what, false);
+        }
+        b.manifest.changes.extend(j.change);
+        b.manifest.problems.extend(j.problem);
+        b.manifest.jmx = Some(j.summary);
     }
+    b.manifest.problems.extend(stack_problems);
+    for p in &points {
+        if let Some(f) = &p.file {
+            b.add(
+                f,
+                format!(
+                    "native stacks ({}) of the busiest threads at {:.1} s: {}",
+                    p.tool, p.at_s, p.why
+                ),
+                false,
+            );
+        }
+    }
+    b.manifest.stacks = points;
     let mut had = cannot_see::Had {
         kind: Some(t.kind),
-        stacks: !b.manifest.stack_pauses_ms.is_empty(),
+        jmx: b.manifest.jmx.clone(),
+        stacks: b.manifest.stacks.iter().any(|p| p.file.is_some()),
         stacks_why_not: if opts.no_stacks {
             Some("native stacks: not taken (--no-stacks)".into())
         } else if stack_tool.is_none() {

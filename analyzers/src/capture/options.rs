@@ -30,6 +30,11 @@ pub struct Options {
     /// Take no native stacks (each stops the target while it is read).
     #[arg(long)]
     pub no_stacks: bool,
+    /// Start a JVM's local JMX agent when it is not running, to read kafka-clients' metrics
+    /// (jcmd ManagementAgent.start_local: a local connector, no network port). The one change
+    /// capture cannot undo: the agent stays until the JVM exits.
+    #[arg(long)]
+    pub jmx: bool,
     /// The jcmd to attach with [default: beside the target's java, then PATH].
     #[arg(long, value_name = "PATH")]
     pub jcmd: Option<PathBuf>,
@@ -47,6 +52,7 @@ impl Options {
             log: None,
             no_jvm: false,
             no_stacks: false,
+            jmx: false,
             jcmd: None,
         }
     }

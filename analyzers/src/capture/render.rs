@@ -118,21 +118,47 @@ pub(crate) fn text(c: &Capture) -> String {
         }
         None => {}
     }
-    if !m.stack_pauses_ms.is_empty() {
-        let p: Vec<String> = m
-            .stack_pauses_ms
+    for p in &m.stacks {
+        let threads: Vec<String> = p
+            .threads
             .iter()
-            .map(|p| format!("{p} ms"))
+            .map(|t| format!("{} (tid {}, {:.2} cores)", t.name, t.tid, t.cores))
             .collect();
-        line(
-            &mut o,
-            "stacks",
-            &format!(
-                "{} set(s) of native stacks; each stopped the target for at most {}",
-                p.len(),
-                p.join(", ")
+        let text = match &p.file {
+            Some(f) => format!(
+                "at {:.0} s, {}: {} ({}; {} stopped {} for at most {} ms)",
+                p.at_s,
+                threads.join(", "),
+                p.why,
+                f,
+                p.tool,
+                if p.tool == "gdb" {
+                    "the process"
+                } else {
+                    "each thread"
+                },
+                p.stopped_ms
             ),
-        );
+            None => format!("at {:.0} s: {}", p.at_s, p.why),
+        };
+        line(&mut o, "stacks", &text);
+    }
+    if let Some(j) = &m.jmx {
+        let text = if j.reachable {
+            let beans: Vec<String> = j.mbeans.iter().map(|(d, n)| format!("{n} {d}")).collect();
+            let mut t = format!("{}; MBeans read: {}", j.how, beans.join(", "));
+            for (bean, attr, value) in j.headline.iter().take(8) {
+                let client = bean
+                    .split(',')
+                    .find_map(|k| k.strip_prefix("client-id="))
+                    .unwrap_or("?");
+                t.push_str(&format!("; {client} {attr} {value}"));
+            }
+            t
+        } else {
+            format!("not reachable: {}", j.how)
+        };
+        line(&mut o, "jmx", &text);
     }
     for p in &m.problems {
         line(&mut o, "problem", p);

@@ -1,8 +1,9 @@
 //! The capture's seconds: analyze-thread-cpu's live sampler reads `/proc/PID/task/*/stat`
 //! each interval and, at each of its samples, this records the snapshot (thread names
 //! completed from the JVM's thread dump, by tid), the memory figures and the TCP
-//! connections, and at the middle the second thread dump or native stacks. Ctrl-C stops it
-//! at the next sample.
+//! connections, and from each two samples the busiest threads: early (the first interval)
+//! and at the middle it hands them to the caller, for native stacks (and, at the middle, the
+//! second thread dump). Ctrl-C stops it at the next sample.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -10,6 +11,7 @@ use std::io::{self, BufWriter, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use super::busiest::{self, Point, STACKED_THREADS};
 use super::memory::{self, Memory, MemorySummary};
 use super::sockets::{self, Connections};
 use crate::thread_cpu::threads::{self, Snapshot};
@@ -34,11 +36,14 @@ pub struct Seconds {
     pub connections: Connections,
     /// The thread names of the last sample (`comm`, or the JVM's full name), by tid.
     pub last_threads: Vec<(i32, String)>,
+    /// The busiest threads over the last interval: the end's point.
+    pub last_point: Option<Point>,
     pub problems: Vec<String>,
 }
 
 /// Samples `pid` for `duration`, every `interval`. `names` completes the kernel's 15-byte
-/// thread names; `middle` runs once, at the first sample past half the duration.
+/// thread names; `at_point` runs early (at the first interval's end) and at the middle (the
+/// first sample past half the duration), with the busiest threads of the interval.
 pub fn run(
     pid: i32,
     duration: Duration,
@@ -46,7 +51,7 @@ pub fn run(
     files: Files,
     names: &HashMap<i32, String>,
     stop: &AtomicBool,
-    middle: &mut dyn FnMut(),
+    at_point: &mut dyn FnMut(&Point),
 ) -> io::Result<Seconds> {
     let header = RecordingHeader {
         recording: "kgap-thread-cpu".into(),
@@ -68,6 +73,10 @@ pub fn run(
     let mut last_threads = Vec::new();
     let mut last_at = 0.0f64;
     let mut middle_done = false;
+    let mut early_done = false;
+    let mut previous: Option<Snapshot> = None;
+    let mut last_point = None;
+    let ticks = header.ticks_per_s;
     let half = duration.as_secs_f64() / 2.0;
     let mut on_snapshot = |s: &Snapshot| -> io::Result<()> {
         let mut named = s.clone();
@@ -98,10 +107,26 @@ pub fn run(
             }
             Err(_) => {}
         }
-        if !middle_done && s.at_s >= half {
-            middle_done = true;
-            middle();
+        if let Some(p) = &previous {
+            let cores = threads::cores_between(p, &named, ticks);
+            let mut point = Point {
+                label: "early",
+                at_s: s.at_s,
+                busiest: busiest::busiest(&cores, STACKED_THREADS),
+                threads: cores.len(),
+                interval_s: s.at_s - p.at_s,
+            };
+            if !middle_done && s.at_s >= half && early_done {
+                middle_done = true;
+                point.label = "middle";
+                at_point(&point);
+            } else if !early_done {
+                early_done = true;
+                at_point(&point);
+            }
+            last_point = Some(point);
         }
+        previous = Some(named);
         if stop.load(Ordering::SeqCst) {
             return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
         }
@@ -128,6 +153,7 @@ pub fn run(
         memory: mem_seen.then(|| mem.finish()),
         connections,
         last_threads,
+        last_point,
         problems,
     })
 }

@@ -80,12 +80,17 @@ impl Sink {
         self.lines.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Writes one statistics emit as a line, flushed: one write a second (an emit is tens of
+    /// KB, so a buffered file would get its lines only every ten seconds or at the end), and
+    /// the file shows the run as it goes, as an application's statistics file does (capture
+    /// --stats reads what it appends).
     pub fn stats_json(&self, json: &[u8]) {
         self.stats_count.fetch_add(1, Ordering::Relaxed);
         if let Some(stats) = &self.stats {
             let mut w = stats.lock().expect("stats sink");
             let _ = w.write_all(json);
             let _ = w.write_all(b"\n");
+            let _ = w.flush();
         }
     }
 
