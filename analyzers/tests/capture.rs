@@ -171,6 +171,37 @@ fn jvm_state(pid: i32) -> (Vec<String>, Vec<String>) {
     (outputs, recordings)
 }
 
+/// A capture of `pid` for 60 s into `dir`, running: the tests end it before that.
+fn spawn_long_capture(pid: i32, dir: &std::path::Path) -> std::process::Child {
+    capture()
+        .args(["--pid", &pid.to_string(), "--duration", "60s", "--out"])
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until the capture in `dir` has taken `n` per-thread samples (at most 120 s); with
+/// the capture's process, also that it is still running meanwhile.
+fn wait_for_samples(
+    dir: &std::path::Path,
+    n: usize,
+    mut running: Option<&mut std::process::Child>,
+) {
+    let t0 = Instant::now();
+    while std::fs::read_to_string(dir.join("threads.jsonl")).map_or(0, |s| s.lines().count()) < n {
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "capture never sampled"
+        );
+        if let Some(c) = running.as_deref_mut() {
+            assert!(c.try_wait().unwrap().is_none(), "capture ended early");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 fn json(stdout: &str) -> Value {
     serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{stdout}"))
 }
@@ -300,28 +331,9 @@ fn a_jvm_that_exits_mid_capture_leaves_a_partial_bundle() {
     let dir = tmp("exits").join("bundle");
     let exit_file = dir.parent().unwrap().join("exit-now");
     let jvm = start_jvm(Some(&exit_file), false);
-    let c = capture()
-        .args([
-            "--pid",
-            &jvm.pid().to_string(),
-            "--duration",
-            "60s",
-            "--out",
-        ])
-        .arg(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let c = spawn_long_capture(jvm.pid(), &dir);
     // The JVM exits once the capture has sampled a few seconds.
-    let t0 = Instant::now();
-    while std::fs::read_to_string(dir.join("threads.jsonl")).map_or(0, |s| s.lines().count()) < 4 {
-        assert!(
-            t0.elapsed() < Duration::from_secs(120),
-            "capture never sampled"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_for_samples(&dir, 4, None);
     std::fs::write(&exit_file, b"").unwrap();
     let o = c.wait_with_output().unwrap();
     let (code, stdout, stderr) = out(&o);
@@ -401,29 +413,9 @@ fn ctrl_c_stops_the_capture_and_undoes_the_jvm_s_changes() {
     let mut jvm = start_jvm(None, false);
     let before = jvm_state(jvm.pid());
     let dir = tmp("interrupted").join("bundle");
-    let mut c = capture()
-        .args([
-            "--pid",
-            &jvm.pid().to_string(),
-            "--duration",
-            "60s",
-            "--out",
-        ])
-        .arg(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut c = spawn_long_capture(jvm.pid(), &dir);
     // Interrupted while it samples: the recording and GC logging are on by then.
-    let t0 = Instant::now();
-    while std::fs::read_to_string(dir.join("threads.jsonl")).map_or(0, |s| s.lines().count()) < 3 {
-        assert!(
-            t0.elapsed() < Duration::from_secs(120),
-            "capture never sampled"
-        );
-        assert!(c.try_wait().unwrap().is_none(), "capture ended early");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_for_samples(&dir, 3, Some(&mut c));
     // SAFETY: a signal to the child this test started.
     unsafe { libc::kill(c.id() as i32, libc::SIGINT) };
     let o = c.wait_with_output().unwrap();
