@@ -70,7 +70,7 @@ impl Rep {
             heap_after_young_mean_share: gc
                 .heap_after_young
                 .as_ref()
-                .map(|h| (h.mean_pct / 100.0 * 1000.0).round() / 1000.0),
+                .map(|h| crate::vocab::report::round3(h.mean_pct / 100.0)),
             evacuation_failures: gc.evacuation_failures,
             full_gcs: gc.full_gcs,
         }
