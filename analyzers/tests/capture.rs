@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use kgap_analyzers::capture::catches_sigquit;
 use serde_json::Value;
 
 fn capture() -> Command {
@@ -126,17 +127,27 @@ fn start_jvm(exit_when: Option<&std::path::Path>, jmx: bool) -> Target {
     .arg(alloc_classes())
     .args(jmx.then_some("-Dcom.sun.management.jmxremote"))
     .arg("Alloc")
-    .args(exit_when)
-    .stdout(Stdio::null())
-    .stderr(Stdio::null());
+    .args(exit_when);
+    // Its output kept, so that a JVM that dies says why.
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let log = alloc_classes().join(format!("jvm-{n}.out"));
+    let file = std::fs::File::create(&log).unwrap();
+    c.stdout(file.try_clone().unwrap()).stderr(file);
     let mut t = Target(c.spawn().expect("java runs"));
-    // Attachable once the JVM is up: its attach listener answers jcmd.
+    // Attachable once the JVM is up: its attach listener answers jcmd. Not before it
+    // catches SIGQUIT: JDK 17's jcmd sends that signal, which ends a JVM still starting.
     let t0 = Instant::now();
     while t0.elapsed() < Duration::from_secs(60) {
-        if jcmd(t.pid(), &["VM.version"]).is_some() {
+        if catches_sigquit(t.pid()) == Some(true) && jcmd(t.pid(), &["VM.version"]).is_some() {
             return t;
         }
-        assert!(t.alive(), "the JVM exited at its start");
+        if let Some(status) = t.0.try_wait().unwrap() {
+            panic!(
+                "the JVM exited at its start ({status}): {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+        }
         std::thread::sleep(Duration::from_millis(200));
     }
     panic!("the JVM did not answer jcmd in 60 s");

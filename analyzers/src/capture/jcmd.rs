@@ -46,6 +46,18 @@ pub fn find(exe: Option<&Path>, given: Option<&Path>) -> Option<PathBuf> {
 }
 
 impl Jcmd {
+    /// Waits (at most `limit`) until the JVM catches SIGQUIT, as it does once started: a
+    /// capture begun beside the JVM's own start attaches when it can, not ends it.
+    pub fn wait_until_attachable(&self, limit: Duration) {
+        let t0 = Instant::now();
+        while attach_would_end_it(self.pid)
+            && !super::target::exited(self.pid)
+            && t0.elapsed() < limit
+        {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Runs `jcmd PID <args>` and returns its answer without the leading `PID:` line. A
     /// non-zero exit, an exception in the answer, or the time limit is an error.
     pub fn call(&self, args: &[&str]) -> Result<String, JcmdError> {
@@ -54,6 +66,19 @@ impl Jcmd {
             cmd: cmd.clone(),
             reason,
         };
+        // A zombie's pid still answers kill(0) and /proc; jcmd would wait out its 10 s timeout.
+        if super::target::exited(self.pid) {
+            return Err(fail("the process exited".to_string()));
+        }
+        // jcmd of JDK 20 and older sends SIGQUIT to start the target's attach listener;
+        // before the JVM has installed its handler, that signal ends the JVM.
+        if attach_would_end_it(self.pid) {
+            return Err(fail(
+                "the JVM has not yet installed its SIGQUIT handler nor started its attach \
+                 listener (still starting): jcmd's signal would end it"
+                    .to_string(),
+            ));
+        }
         let mut child = Command::new(&self.path)
             .arg(self.pid.to_string())
             .args(args)
@@ -107,6 +132,31 @@ impl Jcmd {
     }
 }
 
+/// jcmd connects to the attach listener's socket when there is one (a JVM run with -Xrs
+/// starts its listener at launch); otherwise it sends SIGQUIT, which a JVM catches once its
+/// handlers are in place and which ends any process that does not.
+fn attach_would_end_it(pid: i32) -> bool {
+    catches_sigquit(pid) == Some(false) && !listener_socket(pid).is_some_and(|p| p.exists())
+}
+
+/// The attach listener's socket as jcmd looks for it: `.java_pid<pid>` in the target's
+/// /tmp, by its pid in its own namespace (a container's).
+fn listener_socket(pid: i32) -> Option<PathBuf> {
+    let status = procfs::process::Process::new(pid).ok()?.status().ok()?;
+    let ns_pid = status.nspid.and_then(|n| n.last().copied()).unwrap_or(pid);
+    Some(PathBuf::from(format!(
+        "/proc/{pid}/root/tmp/.java_pid{ns_pid}"
+    )))
+}
+
+/// Whether `pid` catches SIGQUIT (its `SigCgt` mask in /proc), as the JVM does once its
+/// signal handlers are in place; None when the process cannot be read.
+pub fn catches_sigquit(pid: i32) -> Option<bool> {
+    let status = procfs::process::Process::new(pid).ok()?.status().ok()?;
+    const SIGQUIT: u64 = 3;
+    Some(status.sigcgt & (1 << (SIGQUIT - 1)) != 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,5 +166,23 @@ mod tests {
         assert_eq!(find(None, Some(Path::new("/nonexistent/jcmd"))), None);
         let me = std::env::current_exe().unwrap();
         assert_eq!(find(None, Some(&me)), Some(me));
+    }
+
+    #[test]
+    fn a_process_without_a_sigquit_handler_is_not_attached() {
+        // `sleep` keeps SIGQUIT's default action: jcmd's signal would end it.
+        let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+        let pid = child.id() as i32;
+        assert_eq!(catches_sigquit(pid), Some(false));
+        let j = Jcmd {
+            path: PathBuf::from("/bin/true"),
+            pid,
+        };
+        let e = j.call(&["VM.version"]).unwrap_err().to_string();
+        assert!(e.contains("SIGQUIT handler"), "{e}");
+        assert!(child.try_wait().unwrap().is_none(), "still running");
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(catches_sigquit(i32::MAX - 1), None);
     }
 }

@@ -51,6 +51,7 @@ impl JvmSession {
             path: dir.display().to_string(),
             reason: e.to_string(),
         })?;
+        jcmd.wait_until_attachable(std::time::Duration::from_secs(10));
         let version = jcmd
             .call(&["VM.version"])
             .map_err(|e| CaptureError::Attach {
@@ -231,7 +232,7 @@ impl JvmSession {
             Err(e) => differences.push(format!("recordings not read again: {e}")),
         }
         // A JVM that ended its run while being checked keeps nothing of the capture's.
-        if !differences.is_empty() && gone(self.jcmd.pid) {
+        if !differences.is_empty() && super::target::exited(self.jcmd.pid) {
             return Restored {
                 as_before: true,
                 differences: vec![
@@ -295,16 +296,6 @@ impl JvmSession {
             Ok(()) => self.files.push((format!("jvm/{name}"), what.to_string())),
             Err(e) => self.problems.push(format!("jvm/{name}: {e}")),
         }
-    }
-}
-
-/// The process is gone, or a zombie its parent has not reaped yet.
-fn gone(pid: i32) -> bool {
-    match fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
-        Err(_) => true,
     }
 }
 

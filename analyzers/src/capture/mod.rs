@@ -47,6 +47,7 @@ use crate::thread_cpu::snapshot::{read_paste, PasteOptions};
 pub use bundle::{BundleFile, Manifest, SeenThread};
 pub use busiest::{StackPoint, StackedThread};
 pub use error::CaptureError;
+pub use jcmd::catches_sigquit;
 pub use jmx::JmxSummary;
 pub use jvm::Restored;
 pub use options::{parse_seconds, Options};

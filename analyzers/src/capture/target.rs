@@ -37,10 +37,25 @@ pub struct Target {
     pub rdk_threads: usize,
 }
 
+/// Whether `pid` has ended: gone from /proc, or a zombie its parent has not reaped yet (its
+/// threads, sockets and attach listener are gone with it).
+pub fn exited(pid: i32) -> bool {
+    pid <= 0 || exited_in(&Path::new("/proc").join(pid.to_string()))
+}
+
+fn exited_in(dir: &Path) -> bool {
+    match fs::read_to_string(dir.join("stat")) {
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
+        Err(_) => true,
+    }
+}
+
 /// Looks at `pid` under `proc_root` (`/proc`): exists, readable, a client.
 pub fn inspect(pid: i32, proc_root: &Path) -> Result<Target, CaptureError> {
     let dir = proc_root.join(pid.to_string());
-    if pid <= 0 || !dir.join("stat").exists() {
+    if pid <= 0 || exited_in(&dir) {
         return Err(CaptureError::NoSuchPid(pid));
     }
     let name = fs::read_to_string(dir.join("comm"))
@@ -186,5 +201,27 @@ mod tests {
         h.join().unwrap();
         assert_eq!(t.kind, ClientKind::Librdkafka);
         assert_eq!(t.rdk_threads, 1);
+    }
+
+    #[test]
+    fn a_zombie_has_exited() {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id() as i32;
+        // Not reaped yet: a zombie once it has run.
+        let t0 = std::time::Instant::now();
+        while !exited(pid) {
+            assert!(t0.elapsed().as_secs() < 10, "`true` never ended");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(
+            Path::new(&format!("/proc/{pid}")).exists(),
+            "still a zombie"
+        );
+        assert!(matches!(
+            inspect(pid, Path::new("/proc")),
+            Err(CaptureError::NoSuchPid(_))
+        ));
+        child.wait().unwrap();
+        assert!(!exited(std::process::id() as i32));
     }
 }
