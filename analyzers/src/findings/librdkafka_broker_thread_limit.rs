@@ -136,7 +136,11 @@ pub fn decide(e: &Evidence) -> Verdict {
         Check::undecided(
             java.condition,
             format!(
-                "{}: not compared by cost per message, since the consumer ran on 1 core:                  librdkafka's broker thread handed every message to the application thread                  within one core, a handoff the post's consumer (a core per thread) paid across                  cores and Java's single poll thread never makes; it needs a client with ≥ 2                  cores of its own, beside the broker's (a machine of ≥ 3 cores)",
+                "{}: not compared by cost per message, since the consumer ran on 1 core: \
+                 librdkafka's broker thread handed every message to the application thread \
+                 within one core, a handoff the post's consumer (a core per thread) paid \
+                 across cores and Java's single poll thread never makes; it needs a client \
+                 with ≥ 2 cores of its own, beside the broker's (a machine of ≥ 3 cores)",
                 java.detail
             ),
         )
@@ -458,7 +462,7 @@ mod tests {
             assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
             assert_eq!(v.checks[4].state, CheckState::Undecided);
             assert!(
-                v.checks[4].detail.contains("the consumer ran on 1 core"),
+                v.checks[4].detail.contains("the consumer ran on 1 core: librdkafka's"),
                 "{}",
                 v.checks[4].detail
             );
