@@ -13,7 +13,7 @@ use super::finding::{direct, indirect, Finding, Reproduce, Side, Source, Strengt
 use super::java_send_buffer::throughput_change;
 use super::reps::{check_at_least, check_every_rep, Reps, MORE_REPS_HINT};
 use super::thread_limit::{
-    caps_first, decided_by_cost, msgs_per_core, CapsFirst, BY_COST, COST_MARGIN,
+    caps_first, decided_by_cost, gain_by_cost, msgs_per_core, CapsFirst, BY_COST, COST_MARGIN,
 };
 use super::verdict::{Check, CheckState, Verdict};
 use crate::vocab::svg::bytes_label;
@@ -164,24 +164,18 @@ fn check_throughput(p: &ReadPair, size: &str, by_cost: bool) -> Check {
             units::msgs_per_s,
         );
     }
-    let fixed = msgs_per_core(&p.fixed_poll_thread_cores, &p.fixed_msgs_per_s);
-    let os = msgs_per_core(&p.os_poll_thread_cores, &p.os_msgs_per_s);
-    let c = check_at_least(
+    gain_by_cost(
         condition,
-        &os,
-        &fixed,
+        "poll thread",
+        (&p.fixed_poll_thread_cores, &p.fixed_msgs_per_s),
+        (&p.os_poll_thread_cores, &p.os_msgs_per_s),
         MIN_THROUGHPUT_GAIN,
-        units::msgs_per_s,
-    );
-    Check {
-        detail: format!(
-            "{BY_COST}, the poll thread's msg/s on a core of its own (read {} and {}): {}",
+        format!(
+            "read {} and {}",
             p.fixed_msgs_per_s.show(units::msgs_per_s),
-            p.os_msgs_per_s.show(units::msgs_per_s),
-            c.detail
+            p.os_msgs_per_s.show(units::msgs_per_s)
         ),
-        ..c
-    }
+    )
 }
 
 /// The rule: at the smallest record size measured, reads set by the fixed receive buffer,

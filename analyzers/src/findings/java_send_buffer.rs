@@ -13,7 +13,7 @@
 use super::finding::{direct, indirect, Finding, Reproduce, Side, Source, Strength};
 use super::reps::{check_at_least, check_every_rep, Reps, MIN_REPS};
 use super::saturation::SATURATED_CORES;
-use super::thread_limit::{decided_by_cost, msgs_per_core, BY_COST};
+use super::thread_limit::{decided_by_cost, gain_by_cost, msgs_per_core, BY_COST};
 use super::verdict::{Check, CheckState, Verdict};
 use crate::vocab::svg::bytes_label;
 use crate::vocab::units;
@@ -196,27 +196,20 @@ pub fn decide(e: &Evidence) -> Verdict {
         && p.fixed_network_thread_cores.n() >= MIN_REPS
         && p.os_network_thread_cores.n() >= MIN_REPS
     {
-        let fixed = msgs_per_core(&p.fixed_network_thread_cores, &p.fixed_msgs_per_s);
-        let os = msgs_per_core(&p.os_network_thread_cores, &p.os_msgs_per_s);
-        let c = check_at_least(
+        throughput = gain_by_cost(
             throughput.condition.clone(),
-            &os,
-            &fixed,
+            "network thread",
+            (&p.fixed_network_thread_cores, &p.fixed_msgs_per_s),
+            (&p.os_network_thread_cores, &p.os_msgs_per_s),
             MIN_THROUGHPUT_GAIN,
-            units::msgs_per_s,
-        );
-        throughput = Check {
-            detail: format!(
-                "{BY_COST}, the network thread's msg/s on a core of its own, since it never \
-                 reached a core here ({} and {} cores; the rates {} and {}): {}",
+            format!(
+                "it never reached a core here: {} and {} cores; the rates {} and {}",
                 p.fixed_network_thread_cores.show(units::cores),
                 p.os_network_thread_cores.show(units::cores),
                 p.fixed_msgs_per_s.show(units::msgs_per_s),
                 p.os_msgs_per_s.show(units::msgs_per_s),
-                c.detail
             ),
-            ..c
-        };
+        );
     }
     if !reached && throughput.state == CheckState::Failed {
         throughput.state = CheckState::Undecided;

@@ -462,7 +462,9 @@ mod tests {
             assert_eq!(v.outcome, Outcome::CannotTell, "{v:#?}");
             assert_eq!(v.checks[4].state, CheckState::Undecided);
             assert!(
-                v.checks[4].detail.contains("the consumer ran on 1 core: librdkafka's"),
+                v.checks[4]
+                    .detail
+                    .contains("the consumer ran on 1 core: librdkafka's"),
                 "{}",
                 v.checks[4].detail
             );

@@ -82,6 +82,33 @@ pub fn decided_by_cost(c: &Check) -> bool {
     c.detail.starts_with(BY_COST)
 }
 
+/// A knob's gain judged on the limiting thread's msg/s on a core of its own (the rates over
+/// its cores, rep by rep), for a thread that never reached a core: `before` and `after` are
+/// (cores, msg/s) without and with the knob; `measured` says in words what was read.
+pub fn gain_by_cost(
+    condition: String,
+    thread: &str,
+    before: (&Reps, &Reps),
+    after: (&Reps, &Reps),
+    min_gain: f64,
+    measured: String,
+) -> Check {
+    let c = super::reps::check_at_least(
+        condition,
+        &msgs_per_core(after.0, after.1),
+        &msgs_per_core(before.0, before.1),
+        min_gain,
+        units::msgs_per_s,
+    );
+    Check {
+        detail: format!(
+            "{BY_COST}, the {thread}'s msg/s on a core of its own ({measured}): {}",
+            c.detail
+        ),
+        ..c
+    }
+}
+
 /// Which of two threads caps first, decided from their cores in the same reps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CapsFirst {
