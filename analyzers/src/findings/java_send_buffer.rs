@@ -13,7 +13,7 @@
 use super::finding::{direct, indirect, Finding, Reproduce, Side, Source, Strength};
 use super::reps::{check_at_least, check_every_rep, Reps, MIN_REPS};
 use super::saturation::SATURATED_CORES;
-use super::thread_limit::{decided_by_cost, gain_by_cost, msgs_per_core, BY_COST};
+use super::thread_limit::{decided_by_cost, gain_by_cost, msgs_per_core};
 use super::verdict::{Check, CheckState, Verdict};
 use crate::vocab::svg::bytes_label;
 use crate::vocab::units;
@@ -333,6 +333,7 @@ pub const FINDING: Finding = Finding {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::findings::thread_limit::BY_COST;
     use crate::findings::{CheckState, Outcome};
 
     use crate::findings::reps::of as r;
