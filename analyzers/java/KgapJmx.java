@@ -20,7 +20,10 @@ import javax.management.remote.JMXServiceURL;
  *
  *   mbean<TAB>attribute<TAB>value
  *
- * in name order. An attribute that cannot be read is skipped; nothing is ever set or invoked.
+ * in name order, then one last line `#skipped<TAB>mbeans<TAB>attributes`: the MBeans that
+ * went away between the query and their reading (a client closed) and the attributes whose
+ * getter threw, so that the report can say what it did not read. Nothing is ever set or
+ * invoked.
  * Exit 0 read (possibly no MBean matched), 1 could not connect (the reason on stderr).
  */
 public final class KgapJmx {
@@ -47,13 +50,16 @@ public final class KgapJmx {
                 }
             }
             StringBuilder out = new StringBuilder();
+            int skippedBeans = 0;
+            int skippedAttributes = 0;
             for (String name : names) {
                 ObjectName n = new ObjectName(name);
                 MBeanAttributeInfo[] infos;
                 try {
                     infos = s.getMBeanInfo(n).getAttributes();
                 } catch (Exception e) {
-                    continue; // unregistered since the query (a client closed)
+                    skippedBeans++; // unregistered since the query (a client closed)
+                    continue;
                 }
                 List<String> attrs = new ArrayList<>();
                 for (MBeanAttributeInfo a : infos) {
@@ -67,11 +73,13 @@ public final class KgapJmx {
                     try {
                         v = s.getAttribute(n, a);
                     } catch (Exception e) {
+                        skippedAttributes++;
                         continue;
                     }
                     out.append(name).append('\t').append(a).append('\t').append(shown(v)).append('\n');
                 }
             }
+            out.append("#skipped\t").append(skippedBeans).append('\t').append(skippedAttributes).append('\n');
             System.out.print(out);
         }
     }

@@ -59,6 +59,27 @@ pub struct JmxSummary {
     pub mbeans: Vec<(String, usize)>,
     /// Headline attributes: (MBean, attribute, value).
     pub headline: Vec<(String, String, String)>,
+    /// MBeans gone between the query and their reading (a client closed meanwhile).
+    pub skipped_mbeans: usize,
+    /// Attributes whose getter threw: not in jmx.txt.
+    pub skipped_attributes: usize,
+}
+
+/// The reader's last line, `#skipped<TAB>mbeans<TAB>attributes`, taken off its output.
+fn split_skipped(text: &str) -> (Vec<&str>, usize, usize) {
+    let mut lines = Vec::new();
+    let (mut beans, mut attributes) = (0, 0);
+    for l in text.lines() {
+        match l.strip_prefix("#skipped\t") {
+            Some(rest) => {
+                let mut n = rest.split('\t').map(|x| x.trim().parse().unwrap_or(0));
+                beans = n.next().unwrap_or(0);
+                attributes = n.next().unwrap_or(0);
+            }
+            None => lines.push(l),
+        }
+    }
+    (lines, beans, attributes)
 }
 
 /// The step's outcome.
@@ -197,7 +218,10 @@ pub fn read(jcmd: &Jcmd, jvm_dir: &Path, start: bool) -> Jmx {
     };
     match run_reader(&java, &address) {
         Ok(text) => {
-            let lines: Vec<String> = text.lines().map(redact_line).collect();
+            let (read, skipped_mbeans, skipped_attributes) = split_skipped(&text);
+            out.summary.skipped_mbeans = skipped_mbeans;
+            out.summary.skipped_attributes = skipped_attributes;
+            let lines: Vec<String> = read.into_iter().map(redact_line).collect();
             let (mbeans, headline) = summarise(&lines);
             out.summary.mbeans = mbeans;
             out.summary.headline = headline;
@@ -276,6 +300,19 @@ fn run_reader(java: &Path, address: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_readers_skipped_counts_are_taken_off_its_lines() {
+        let text = "kafka.producer:type=app-info,client-id=p\tversion\t4.3.1\n#skipped\t2\t5\n";
+        let (lines, beans, attributes) = split_skipped(text);
+        assert_eq!(
+            lines,
+            ["kafka.producer:type=app-info,client-id=p\tversion\t4.3.1"]
+        );
+        assert_eq!((beans, attributes), (2, 5));
+        // A reader of an older kgap (no such line): nothing skipped is claimed.
+        assert_eq!(split_skipped("a\tb\tc\n").1, 0);
+    }
 
     #[test]
     fn the_address_only_when_the_agent_is_enabled() {

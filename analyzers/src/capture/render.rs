@@ -147,6 +147,13 @@ pub(crate) fn text(c: &Capture) -> String {
         let text = if j.reachable {
             let beans: Vec<String> = j.mbeans.iter().map(|(d, n)| format!("{n} {d}")).collect();
             let mut t = format!("{}; MBeans read: {}", j.how, beans.join(", "));
+            if j.skipped_mbeans + j.skipped_attributes > 0 {
+                t.push_str(&format!(
+                    " (not read: {} MBean(s) gone before their reading, {} attribute(s) whose \
+                     getter failed)",
+                    j.skipped_mbeans, j.skipped_attributes
+                ));
+            }
             for (bean, attr, value) in j.headline.iter().take(8) {
                 let client = bean
                     .split(',')
