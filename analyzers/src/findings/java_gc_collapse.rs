@@ -23,6 +23,11 @@ pub const MIN_GC_SHARE: f64 = 0.20;
 /// …and it collapsed when young GCs left the heap at least this share of the maximum then
 /// (the post: 1846 of 2048 MB, 90%; at K=8 214 MB, 10%).
 pub const MIN_HEAP_SHARE: f64 = 0.80;
+/// …or at least this share when the run also shows the post's two other signatures, both
+/// evacuation failures and full GCs (G1 has each only when the heap has no room left): a
+/// reasoned margin, half the heap surviving young collections being five times the clean
+/// runs' (the post's K=8: 10%; this project's 2 MB bound: 9%).
+pub const MIN_HEAP_SHARE_WITH_FAILURES: f64 = 0.50;
 /// The post's bound: buffer.memory of 2 MB per producer.
 pub const POST_BOUND_BYTES: u64 = 2 << 20;
 /// A bound counts as the post's when it is at most this per producer (kafka-clients'
@@ -104,7 +109,9 @@ impl Rep {
         if self.gc_share() < MIN_GC_SHARE {
             return Some(false);
         }
-        self.heap_full_share().map(|h| h >= MIN_HEAP_SHARE)
+        let failures = self.evacuation_failures > 0 && self.full_gcs > 0;
+        self.heap_full_share()
+            .map(|h| h >= MIN_HEAP_SHARE || (failures && h >= MIN_HEAP_SHARE_WITH_FAILURES))
     }
 }
 
@@ -221,12 +228,14 @@ fn check_collapses(p: &PointEvidence) -> Check {
             condition,
             format!(
                 "{detail}: GC took ≥ {} of a second in {} of them with the heap under {} \
-                 full, so the pauses stretched for want of CPU, not under a backlog: this \
-                 machine was too busy to let the senders outrun the network threads; a quieter \
-                 machine, or --cpus to keep the broker off the JVM's cores",
+                 full (under {} with evacuation failures and full GCs), so the pauses \
+                 stretched for want of CPU, not under a backlog: this machine was too busy to \
+                 let the senders outrun the network threads; a quieter machine, or --cpus to \
+                 keep the broker off the JVM's cores",
                 units::percent(MIN_GC_SHARE),
                 t.starved,
-                units::percent(MIN_HEAP_SHARE)
+                units::percent(MIN_HEAP_SHARE),
+                units::percent(MIN_HEAP_SHARE_WITH_FAILURES)
             ),
         )
     } else {
@@ -401,7 +410,9 @@ pub const FINDING: Finding = Finding {
                      maximum at the high instance count",
     rule: "at the smallest K measured that reaches the cores (the post's K=16 on 16 vCPUs), a \
            rep collapses when GC takes ≥ 20% of its window or of its worst second while young \
-           GCs leave the heap ≥ 80% of the maximum, or its JVM runs out of memory; the default \
+           GCs leave the heap ≥ 80% of the maximum (≥ 50% when the run also has evacuation \
+           failures and full GCs, the post's other two signatures), or its JVM runs out of \
+           memory; the default \
            buffer.memory must collapse in most reps (≥ 3), and a bound of at most 4 MB per \
            producer (the post's 2 MB) in none. GC-heavy reps with the heap far from full are a \
            starved machine: CANNOT TELL",
@@ -543,6 +554,36 @@ mod tests {
             ..collapsed
         };
         assert_eq!(light.collapsed(), Some(false));
+        // 20261206T130348Z's K=2 reps: GC 55% of the window, 7–15 evacuation failures and
+        // 4–8 full GCs, the heap 76–78% full after young GC: the post's collapse, all three
+        // of its signatures; the same heap without failures is not.
+        let failing = Rep {
+            gc_share_window: 0.55,
+            gc_share_worst_second: Some(0.6),
+            heap_after_young_share: Some(0.76),
+            heap_after_young_mean_share: Some(0.74),
+            evacuation_failures: 7,
+            full_gcs: 4,
+            ..Rep::default()
+        };
+        assert_eq!(failing.collapsed(), Some(true));
+        for only_one in [
+            Rep {
+                full_gcs: 0,
+                ..failing
+            },
+            Rep {
+                evacuation_failures: 0,
+                ..failing
+            },
+            Rep {
+                heap_after_young_share: Some(0.45),
+                heap_after_young_mean_share: Some(0.4),
+                ..failing
+            },
+        ] {
+            assert_eq!(only_one.collapsed(), Some(false), "{only_one:?}");
+        }
         let mut e = post();
         e.points[1].reps = vec![collapsed; 3];
         let v = decide(&e);
