@@ -216,7 +216,8 @@ pub struct RepNoise {
     pub rep: u32,
     /// Every core's busy time (steal apart), in cores.
     pub machine_busy_cores: f64,
-    /// The probe's own cores, its children's (the Java companion) included.
+    /// The probe's own cores, its children's (the Java companion) and their children's
+    /// included, whether still running or already ended.
     pub own_cores: f64,
     /// The local broker's cores (absent for a remote broker or the embedded mock).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -225,6 +226,21 @@ pub struct RepNoise {
     pub others_cores: f64,
     /// Time the hypervisor gave to other guests while this one wanted the CPU, in cores.
     pub steal_cores: f64,
+    /// The other processes that took the most, busiest first (at most 3, each ≥ 0.05
+    /// cores): who competed, so that a noisy run can be told what to stop.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub others_top: Vec<OtherProcess>,
+}
+
+/// A process beside a run, not the probe's and not the broker's, with what it took.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OtherProcess {
+    pub pid: i32,
+    /// Its name in /proc (`comm`, at most 15 characters): never its command line, which can
+    /// hold secrets.
+    pub comm: String,
+    /// Its CPU and its ended children's over the run, in cores.
+    pub cores: f64,
 }
 
 /// The RTT preflight: brokers-only Metadata requests on an idle client of its own, timed
