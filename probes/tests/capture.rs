@@ -52,11 +52,12 @@ fn run_file(out: &Path, name: &str, seen: &[PathBuf]) -> Option<PathBuf> {
     })
 }
 
-/// `exe --brokers … args --out OUT`, at the lowest priority, as a user would run it.
-fn spawn(exe: &str, args: &[&str], out: &Path) -> Probe {
+/// `exe --brokers … args --out OUT` at `niceness` (19: the lowest priority, as a user runs a
+/// probe beside other work; 0: as a service runs).
+fn spawn_at(niceness: u8, exe: &str, args: &[&str], out: &Path) -> Probe {
     Probe(
         Command::new("nice")
-            .args(["-n", "19", exe, "--brokers", &brokers()])
+            .args(["-n", &niceness.to_string(), exe, "--brokers", &brokers()])
             .args(args)
             .arg("--out")
             .arg(out)
@@ -66,6 +67,10 @@ fn spawn(exe: &str, args: &[&str], out: &Path) -> Probe {
             .spawn()
             .expect("the probe runs"),
     )
+}
+
+fn spawn(exe: &str, args: &[&str], out: &Path) -> Probe {
+    spawn_at(19, exe, args, out)
 }
 
 /// The next run's statistics file under `out` once its statistics flow (not one of `seen`).
@@ -217,21 +222,21 @@ fn a_producer_at_the_per_request_ceiling_is_named() {
     assert!(gaps(&c).contains(&"request-ceiling"), "{}", c.render_text());
 }
 
-// Ignored until the in-flight queue holds steadily enough on 2 shared cores: in 4 live runs it
-// passed once; in the others the default window's statistics showed the queue in 0–2 of 6
-// intervals (the rule wants half), and capture rightly did not name the finding. Run it
-// with `--ignored` on a quiet machine.
-#[test]
-#[ignore = "flaky on 2 shared cores: the queue shows in under half the intervals (issue 40)"]
-fn a_producer_under_the_default_in_flight_window_is_named_and_one_under_5_is_not() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = tmp("inflight");
+/// One probe-inflight-latency run of both windows at linger.ms=0, captured in each window's
+/// run: (the default window's capture, max.in.flight=5's).
+fn capture_both_windows(name: &str) -> (Capture, Capture) {
+    let dir = tmp(name);
     let out = dir.join("probe");
     // linger.ms=0 with each window in its own run: one probe, captured twice, once in each
     // run. 30k msg/s, not the post's 50k: on 2 cores shared with the broker, 50k packed 7
     // messages into each waiting request (the statistics rule asks for small ones, ≤ 4: the
-    // post's "a message or two") while 30k queued ~900 requests of 3 messages.
-    let mut probe = spawn(
+    // post's "a message or two") while 30k queued ~900 requests of 3 messages. At the normal
+    // priority, as a service runs: the queue is the producer outrunning the broker, which a
+    // producer at nice 19 behind any other work on 2 cores does not (then capture rightly
+    // names nothing; quiet, it passed 5 of 5; beside a busy loop at nice 10, 0 of 3 at nice 19
+    // and 2 of 6 at nice 0: hence a second chance, below).
+    let mut probe = spawn_at(
+        0,
         env!("CARGO_BIN_EXE_probe-inflight-latency"),
         &[
             "--rates",
@@ -287,12 +292,31 @@ fn a_producer_under_the_default_in_flight_window_is_named_and_one_under_5_is_not
     assert!(status.success(), "the probe after its captures: {status:?}");
     let _ = std::fs::remove_dir_all(&dir);
     by_window.sort_by_key(|(default, _)| !default);
-    let [(true, default), (false, five)] = &by_window[..] else {
-        panic!(
-            "one run per window: {:?}",
-            by_window.iter().map(|b| b.0).collect::<Vec<_>>()
+    let windows: Vec<bool> = by_window.iter().map(|b| b.0).collect();
+    let mut it = by_window.into_iter();
+    match (it.next(), it.next()) {
+        (Some((true, default)), Some((false, five))) => (default, five),
+        _ => panic!("one run per window: {windows:?}"),
+    }
+}
+
+#[test]
+fn a_producer_under_the_default_in_flight_window_is_named_and_one_under_5_is_not() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (mut default, mut five) = capture_both_windows("inflight");
+    if !gaps(&default).contains(&"inflight-latency") {
+        // The queue is the producer outrunning the broker, a state a busy machine can keep a
+        // run from reaching (capture then rightly names nothing: "an episode, not the
+        // capture's state"). A second probe run gets a second chance; a capture that misses
+        // a queue that is there fails both times.
+        eprintln!(
+            "the default window's capture named no in-flight queueing (a busy machine?): \
+             once more\n{}",
+            default.render_text()
         );
-    };
+        (default, five) = capture_both_windows("inflight-again");
+    }
+    let (default, five) = (&default, &five);
     assert_librdkafka_seen(default);
     assert_librdkafka_seen(five);
     // The statistics show requests queueing on the connection with the default window...
