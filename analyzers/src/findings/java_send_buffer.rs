@@ -203,7 +203,7 @@ pub fn decide(e: &Evidence) -> Verdict {
             (&p.os_network_thread_cores, &p.os_msgs_per_s),
             MIN_THROUGHPUT_GAIN,
             format!(
-                "it never reached a core here: {} and {} cores; the rates {} and {}",
+                "it never reached a core here: {} and {}; the rates {} and {}",
                 p.fixed_network_thread_cores.show(units::cores),
                 p.os_network_thread_cores.show(units::cores),
                 p.fixed_msgs_per_s.show(units::msgs_per_s),
@@ -388,6 +388,7 @@ mod tests {
             "{}",
             v.reason
         );
+        assert!(!v.checks[3].detail.contains("cores cores"), "{}", v.checks[3].detail);
         // Without the thread's cores the rates decide, and they overlap: CANNOT TELL.
         let mut e = small_machine();
         e.pairs[0].os_network_thread_cores = Reps::default();
