@@ -388,7 +388,11 @@ mod tests {
             "{}",
             v.reason
         );
-        assert!(!v.checks[3].detail.contains("cores cores"), "{}", v.checks[3].detail);
+        assert!(
+            !v.checks[3].detail.contains("cores cores"),
+            "{}",
+            v.checks[3].detail
+        );
         // Without the thread's cores the rates decide, and they overlap: CANNOT TELL.
         let mut e = small_machine();
         e.pairs[0].os_network_thread_cores = Reps::default();
