@@ -134,27 +134,35 @@ impl Jcmd {
 
 /// jcmd connects to the attach listener's socket when there is one (a JVM run with -Xrs
 /// starts its listener at launch); otherwise it sends SIGQUIT, which a JVM catches once its
-/// handlers are in place and which ends any process that does not.
+/// handlers are in place and which ends any process that does not. One read of /proc.
 fn attach_would_end_it(pid: i32) -> bool {
-    catches_sigquit(pid) == Some(false) && !listener_socket(pid).is_some_and(|p| p.exists())
+    status_of(pid).is_some_and(|s| !catches(&s) && !listener_socket(pid, &s).exists())
+}
+
+fn status_of(pid: i32) -> Option<procfs::process::Status> {
+    procfs::process::Process::new(pid).ok()?.status().ok()
 }
 
 /// The attach listener's socket as jcmd looks for it: `.java_pid<pid>` in the target's
 /// /tmp, by its pid in its own namespace (a container's).
-fn listener_socket(pid: i32) -> Option<PathBuf> {
-    let status = procfs::process::Process::new(pid).ok()?.status().ok()?;
-    let ns_pid = status.nspid.and_then(|n| n.last().copied()).unwrap_or(pid);
-    Some(PathBuf::from(format!(
-        "/proc/{pid}/root/tmp/.java_pid{ns_pid}"
-    )))
+fn listener_socket(pid: i32, status: &procfs::process::Status) -> PathBuf {
+    let ns_pid = status
+        .nspid
+        .as_ref()
+        .and_then(|n| n.last().copied())
+        .unwrap_or(pid);
+    PathBuf::from(format!("/proc/{pid}/root/tmp/.java_pid{ns_pid}"))
+}
+
+fn catches(status: &procfs::process::Status) -> bool {
+    const SIGQUIT: u64 = 3;
+    status.sigcgt & (1 << (SIGQUIT - 1)) != 0
 }
 
 /// Whether `pid` catches SIGQUIT (its `SigCgt` mask in /proc), as the JVM does once its
 /// signal handlers are in place; None when the process cannot be read.
 pub fn catches_sigquit(pid: i32) -> Option<bool> {
-    let status = procfs::process::Process::new(pid).ok()?.status().ok()?;
-    const SIGQUIT: u64 = 3;
-    Some(status.sigcgt & (1 << (SIGQUIT - 1)) != 0)
+    status_of(pid).map(|s| catches(&s))
 }
 
 #[cfg(test)]
