@@ -111,6 +111,10 @@ pub struct Placement {
     /// cores are unknown (a remote cluster).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shares_cores_with_broker: Option<bool>,
+    /// A cpu of `client_cpus` the client's limiting threads ran on alone (`--own-core`),
+    /// the rest of the client on the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_core: Option<usize>,
     /// The sentence every report prints about it.
     pub note: String,
 }

@@ -188,6 +188,7 @@ pub fn broker_evidence(
         // This probe runs librdkafka only: the finding's Java half is probe-consumer-clients'.
         java_msgs_per_s: Reps::default(),
         java_poll_cores: Reps::default(),
+        own_core: None,
     }
 }
 

@@ -127,6 +127,7 @@ pub fn broker_evidence(sweep: &Sweep<ConsumerClients>) -> Option<broker_rule::Ev
         java_poll_cores: at(sweep, Api::Classic, size, 1)
             .map(|j| j.reps(|f| f.busiest("poll")))
             .unwrap_or_default(),
+        own_core: sweep.result.placement.own_core,
     })
 }
 

@@ -12,10 +12,15 @@ use crate::kit::instances::InstanceFigures;
 use crate::kit::interrupt;
 use crate::kit::java::{self, Jvm};
 use crate::kit::measure;
+use crate::kit::placement::OwnCore;
 use crate::kit::Context;
 use serde::Deserialize;
 use std::path::Path;
 use std::time::Duration;
+
+/// The threads `--own-core` gives a cpu of their own: the companion's poll() threads, a
+/// KafkaConsumer's limit (java-consumer-one-core).
+pub const LIMITING_THREADS: &str = "kgap-poll-";
 
 /// The companion's RESULT line in mode `consumers` (the fields this probe reads).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -120,6 +125,7 @@ pub fn run(
     p: &Point,
     duration: Duration,
     dir: &Path,
+    own_core: Option<OwnCore>,
 ) -> Result<Option<Figures>> {
     let protocol = match p.api {
         Api::Consumer => "consumer",
@@ -147,7 +153,10 @@ pub fn run(
     let run = java::run(
         cx.java()?,
         dir,
-        &Jvm::heap("1g"),
+        &Jvm {
+            own_core,
+            ..Jvm::heap("1g")
+        },
         &kgap,
         &client,
         duration + Duration::from_secs(240),
@@ -156,6 +165,12 @@ pub fn run(
         Err(_) if interrupt::stopped() => return Ok(None),
         r => r?,
     };
+    if let Some(own) = own_core.filter(|_| run.own_core_threads == 0) {
+        return Err(ProbeError::Kafka(format!(
+            "--own-core {}: the JVM never ran a {}… thread, so none was pinned",
+            own.cpu, own.threads
+        )));
+    }
     let r = parse(&run.result_line)?;
     if r.group_protocol != protocol {
         return Err(ProbeError::Kafka(format!(

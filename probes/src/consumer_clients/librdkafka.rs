@@ -15,6 +15,7 @@ use crate::kit::error::{ProbeError, Result};
 use crate::kit::instances::{self, MachineCpu, Shared};
 use crate::kit::interrupt;
 use crate::kit::measure::{self, Edge, Progress, Sampler, APP_THREAD};
+use crate::kit::placement::OwnCore;
 use crate::kit::Context;
 use kgap_analyzers::thread_cpu::threads::{self, Snapshot};
 use std::sync::Arc;
@@ -22,6 +23,10 @@ use std::time::{Duration, Instant};
 
 /// A consumer that hears nothing for this long has stalled (longer than any 1000 ms nap).
 const IDLE_LIMIT: Duration = Duration::from_secs(15);
+
+/// The threads `--own-core` gives a cpu of their own: librdkafka's broker threads, the
+/// consumer's limit under the batch API (librdkafka-broker-thread-limit).
+pub const LIMITING_THREADS: &str = "rdk:broker";
 
 /// The consumer's settings for an API; `-X` overrides come after them.
 pub fn settings(api: Api, group: &str) -> Vec<(&'static str, String)> {
@@ -91,6 +96,8 @@ struct Window {
     end_each: Vec<(u64, u64)>,
     machine: Option<(MachineCpu, MachineCpu)>,
     ticks: Vec<measure::Tick>,
+    /// Threads found pinned to the own core when the window opened.
+    own_core_threads: usize,
 }
 
 /// Ok(None): Ctrl-C came before the window opened.
@@ -100,6 +107,7 @@ pub fn run(
     expected: u64,
     p: &Point,
     duration: Duration,
+    own_core: Option<OwnCore>,
 ) -> Result<Option<Figures>> {
     let k = p.instances;
     let api = consume_api(p.api);
@@ -124,7 +132,7 @@ pub fn run(
             }
             consume_one(&c, api, expected, i, shared)
         },
-        |shared| observe(shared, origin, expected * k as u64 / 10, duration),
+        |shared| observe(shared, origin, expected * k as u64 / 10, duration, own_core),
     )?;
     let Some(w) = window else {
         if interrupt::stopped() {
@@ -135,6 +143,12 @@ pub fn run(
             errors.iter().sum::<u64>()
         )));
     };
+    if let Some(own) = own_core.filter(|_| w.own_core_threads == 0) {
+        return Err(ProbeError::Kafka(format!(
+            "--own-core {}: no {}… thread ran when the window opened, so none was pinned",
+            own.cpu, own.threads
+        )));
+    }
     let figures = measure::window_figures(&w.start, &w.end, &w.ticks);
     let roles = match (&w.start.snapshot, &w.end.snapshot) {
         (Some(a), Some(b)) => roles(a, b),
@@ -222,11 +236,27 @@ fn consume_one(c: &Consumer, api: ConsumeApi, expected: u64, i: usize, s: &Share
 
 /// On the calling thread: opens the window once `warmup` messages arrived in all, closes it
 /// when the first instance is done, the duration is up, or Ctrl-C; None if it never opened.
-fn observe(s: &Shared, origin: Instant, warmup: u64, duration: Duration) -> Option<Window> {
+/// With `own_core`, pins the limiting threads every 50 ms until the window opens, and once
+/// more then.
+fn observe(
+    s: &Shared,
+    origin: Instant,
+    warmup: u64,
+    duration: Duration,
+    own_core: Option<OwnCore>,
+) -> Option<Window> {
     let progress = Arc::new(Progress::default());
     let mut opened: Option<(Edge, Vec<(u64, u64)>, Option<MachineCpu>, Sampler, Instant)> = None;
+    let mut own_core_threads = 0;
+    let mut pinned_at: Option<Instant> = None;
     loop {
         std::thread::sleep(Duration::from_millis(2));
+        if let Some(own) = &own_core {
+            if opened.is_none() && pinned_at.is_none_or(|t| t.elapsed().as_millis() >= 50) {
+                own_core_threads = own.pin(std::process::id());
+                pinned_at = Some(Instant::now());
+            }
+        }
         let (m, b) = s.sum();
         progress.publish(m, b);
         if s.failed() {
@@ -238,6 +268,9 @@ fn observe(s: &Shared, origin: Instant, warmup: u64, duration: Duration) -> Opti
                     return None;
                 }
                 if s.all_started() && m >= warmup.max(1) {
+                    if let Some(own) = &own_core {
+                        own_core_threads = own.pin(std::process::id());
+                    }
                     let each = s.totals();
                     let (m, b) = each.iter().fold((0, 0), |(x, y), (a, c)| (x + a, y + c));
                     progress.publish(m, b);
@@ -276,6 +309,7 @@ fn observe(s: &Shared, origin: Instant, warmup: u64, duration: Duration) -> Opti
         end_each,
         machine: machine0.zip(machine1),
         ticks,
+        own_core_threads,
     })
 }
 

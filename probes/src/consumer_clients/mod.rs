@@ -29,6 +29,7 @@ use crate::kit::broker::{Broker, TopicGuard};
 use crate::kit::cli::CommonArgs;
 use crate::kit::error::{ProbeError, Result};
 use crate::kit::payload::{PayloadKind, Pool};
+use crate::kit::placement::OwnCore;
 use crate::kit::produce;
 use crate::kit::{Context, Probe, Sweep};
 use kgap_analyzers::findings::probe_result::{Client, ProbeResult};
@@ -120,10 +121,21 @@ impl Probe for ConsumerClients {
         self.opts.client.clients()
     }
 
+    fn own_core(&self) -> Option<usize> {
+        self.opts.own_core
+    }
+
     fn check(&self) -> Result<()> {
         if self.opts.sizes.is_empty() || self.opts.instances.is_empty() || self.apis().is_empty() {
             return Err(ProbeError::Usage(
                 "--sizes, --instances and the client's --api or --group-protocol need a value"
+                    .into(),
+            ));
+        }
+        if self.opts.own_core.is_some() && self.opts.instances.iter().any(|&k| k > 1) {
+            return Err(ProbeError::Usage(
+                "--own-core gives one limiting thread a cpu of its own: with --instances K > 1 \
+                 the K instances' threads would share it (run --instances 1)"
                     .into(),
             ));
         }
@@ -230,9 +242,25 @@ impl Probe for ConsumerClients {
         dir: &Path,
     ) -> Result<Option<Figures>> {
         let (topic, messages) = setup.topic(p.size_bytes)?;
+        let own = |threads| self.opts.own_core.map(|cpu| OwnCore { cpu, threads });
         match client {
-            Client::Librdkafka => librdkafka::run(cx, topic, messages, p, self.opts.duration),
-            Client::Java => java::run(cx, topic, messages, p, self.opts.duration, dir),
+            Client::Librdkafka => librdkafka::run(
+                cx,
+                topic,
+                messages,
+                p,
+                self.opts.duration,
+                own(librdkafka::LIMITING_THREADS),
+            ),
+            Client::Java => java::run(
+                cx,
+                topic,
+                messages,
+                p,
+                self.opts.duration,
+                dir,
+                own(java::LIMITING_THREADS),
+            ),
         }
     }
 
@@ -359,6 +387,17 @@ mod tests {
             }),
             "tuned-100B-x2"
         );
+    }
+
+    #[test]
+    fn own_core_runs_one_instance_a_point() {
+        assert_eq!(probe(&["--own-core", "1"]).own_core(), Some(1));
+        assert!(probe(&["--own-core", "1"]).check().is_ok());
+        let e = probe(&["--own-core", "1", "--instances", "1,2"])
+            .check()
+            .unwrap_err();
+        assert!(e.to_string().contains("would share it"), "{e}");
+        assert_eq!(probe(&[]).own_core(), None);
     }
 
     #[test]

@@ -41,6 +41,8 @@ examples:
   probe-consumer-clients -b HOST:PORT --client both --sizes 100   # 100 B only
   probe-consumer-clients -b HOST:PORT --api tuned --instances 1,2,4   # instances
   probe-consumer-clients -b HOST:PORT --client java --group-protocol consumer
+  probe-consumer-clients -b 127.0.0.1:9092 --client both --sizes 100 --api tuned --own-core 1
+                                                    # 2 cores: each limit on a core of its own
   probe-consumer-clients --json | jq .verdicts      # the verdicts, JSON";
 
 #[derive(Debug, Clone, clap::Parser)]
@@ -96,6 +98,15 @@ pub struct Options {
     /// read every message).
     #[arg(long, value_parser = parse_duration, default_value = "8s")]
     pub duration: Duration,
+
+    /// Give each client's limiting thread this cpu to itself — librdkafka's broker thread
+    /// (rdk:broker…), Java's poll() thread — and run the rest of the client, and so the
+    /// application thread beside the broker, on the other cpus (--cpus, or all). On a
+    /// 2-core machine (--own-core 1 with the broker on cpu 0) each limit then runs on a
+    /// core of its own and librdkafka hands every message across cores, as on the post's
+    /// machine. One instance per point (--instances 1).
+    #[arg(long, value_name = "CPU")]
+    pub own_core: Option<usize>,
 
     #[command(flatten)]
     pub common: CommonArgs,

@@ -9,6 +9,7 @@
 
 use crate::kit::error::{ProbeError, Result};
 use crate::kit::interrupt;
+use crate::kit::placement::OwnCore;
 use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -208,6 +209,9 @@ pub struct Jvm {
     pub jfr: bool,
     /// Extra JVM options, after kgap's.
     pub extra: Vec<String>,
+    /// Threads of the JVM pinned alone to a cpu while it runs (`--own-core`): the rest of
+    /// the JVM keeps the probe's affinity, which leaves that cpu out.
+    pub own_core: Option<OwnCore>,
 }
 
 impl Jvm {
@@ -217,6 +221,7 @@ impl Jvm {
             heap: heap.into(),
             jfr: false,
             extra: Vec::new(),
+            own_core: None,
         }
     }
 }
@@ -330,6 +335,8 @@ pub struct CompanionRun {
     pub gc_log: PathBuf,
     pub jfr: Option<PathBuf>,
     pub stderr: PathBuf,
+    /// Threads of the JVM found pinned to its `own_core` (0 without one).
+    pub own_core_threads: usize,
 }
 
 /// Parses the one `RESULT {json}` line of the companion's stdout.
@@ -436,7 +443,13 @@ pub fn run(
         s
     });
     let start = Instant::now();
+    let mut own_core_threads = 0;
     let status = loop {
+        if let Some(own) = &jvm.own_core {
+            // Checked every 50 ms: a thread started later (a consumer's poll thread) is
+            // pinned within that, long before the companion's warmup rounds end.
+            own_core_threads = own_core_threads.max(own.pin(child.id()));
+        }
         match child.try_wait() {
             Ok(Some(s)) => break s,
             Ok(None) => {}
@@ -471,6 +484,7 @@ pub fn run(
         gc_log,
         jfr,
         stderr: stderr_path,
+        own_core_threads,
     })
 }
 

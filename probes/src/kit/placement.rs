@@ -4,6 +4,11 @@
 //! starts: librdkafka's, the embedded mock's) with sched_setaffinity; a broker on this
 //! machine is found by its listening socket and its affinity read, so every output says
 //! whether the two shared cores.
+//!
+//! `--own-core CPU` (probes whose clients have one limiting thread) gives that thread a cpu
+//! to itself and runs the rest of the client on the others: on a 2-core machine each
+//! client's limit then runs on a core of its own, as on the post's 32-core machine, while the
+//! rest of the client shares the broker's.
 
 use crate::kit::error::{ProbeError, Result};
 use kgap_analyzers::findings::probe_result::Placement;
@@ -62,6 +67,83 @@ pub fn pin(cpus: &[usize]) -> Result<()> {
     }
     sched_setaffinity(Pid::from_raw(0), &set)
         .map_err(|e| ProbeError::Usage(format!("--cpus: sched_setaffinity: {e}")))
+}
+
+/// The cpus the rest of the client runs on when `own` is given to its limiting threads:
+/// `cpus` (all of the machine's when None) without `own`.
+pub fn rest_of(cpus: Option<&[usize]>, own: usize) -> std::result::Result<Vec<usize>, String> {
+    let cores = machine_cores();
+    if own >= cores {
+        return Err(format!(
+            "--own-core: cpu {own} does not exist: this machine has cpus 0-{}",
+            cores.saturating_sub(1)
+        ));
+    }
+    let all: Vec<usize> = (0..cores).collect();
+    let rest: Vec<usize> = cpus
+        .unwrap_or(&all)
+        .iter()
+        .copied()
+        .filter(|&c| c != own)
+        .collect();
+    if rest.is_empty() {
+        return Err(format!(
+            "--own-core {own}: no cpu is left for the rest of the client (give --cpus other \
+             cpus as well, e.g. --cpus 0 --own-core 1)"
+        ));
+    }
+    Ok(rest)
+}
+
+/// Pins every thread of process `pid` whose name (`/proc/PID/task/TID/comm`) `is_limit`
+/// picks to `cpu` alone. Returns how many such threads the process has, pinned now or
+/// before; 0 when none runs yet (or the process is gone).
+pub fn pin_threads(pid: u32, cpu: usize, is_limit: impl Fn(&str) -> bool) -> usize {
+    let mut set = CpuSet::new();
+    if set.set(cpu).is_err() {
+        return 0;
+    }
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    let mut n = 0;
+    for task in tasks.flatten() {
+        let Some(tid) = task
+            .file_name()
+            .to_str()
+            .and_then(|t| t.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(comm) = std::fs::read_to_string(task.path().join("comm")) else {
+            continue;
+        };
+        if !is_limit(comm.trim_end()) {
+            continue;
+        }
+        if affinity(tid).as_deref() == Some(&[cpu][..])
+            || sched_setaffinity(Pid::from_raw(tid), &set).is_ok()
+        {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// A cpu, and the name prefix of the client threads that run on it alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OwnCore {
+    pub cpu: usize,
+    /// `rdk:broker` (librdkafka's broker threads), `kgap-poll-` (the companion's poll()
+    /// threads).
+    pub threads: &'static str,
+}
+
+impl OwnCore {
+    /// Pins `pid`'s threads of that name to the cpu: how many it has (see [`pin_threads`]).
+    pub fn pin(&self, pid: u32) -> usize {
+        pin_threads(pid, self.cpu, |name| name.starts_with(self.threads))
+    }
 }
 
 fn affinity(pid: i32) -> Option<Vec<usize>> {
@@ -136,10 +218,17 @@ fn list(cpus: &[usize]) -> String {
     parts.join(",")
 }
 
-/// Where the client and the broker ran. `mock`: the broker is a thread of this process.
-pub fn detect(bootstrap: &str, mock: bool) -> Placement {
+/// Where the client and the broker ran. `mock`: the broker is a thread of this process;
+/// `own_core`: the client's limiting threads run alone on that cpu (`--own-core`).
+pub fn detect(bootstrap: &str, mock: bool, own_core: Option<usize>) -> Placement {
     let machine_cores = machine_cores();
-    let client = affinity(0).unwrap_or_else(|| (0..machine_cores).collect());
+    let mut client = affinity(0).unwrap_or_else(|| (0..machine_cores).collect());
+    let rest = list(&client);
+    if let Some(own) = own_core {
+        client.push(own);
+        client.sort_unstable();
+        client.dedup();
+    }
     let broker = if mock {
         Some(client.clone())
     } else {
@@ -148,7 +237,7 @@ pub fn detect(bootstrap: &str, mock: bool) -> Placement {
     let shares = broker
         .as_ref()
         .map(|b| b.iter().any(|c| client.contains(c)));
-    let note = match (&broker, shares, mock) {
+    let mut note = match (&broker, shares, mock) {
         (_, _, true) => format!(
             "the embedded mock broker is a thread of this process: it shares the client's \
              cores ({})",
@@ -172,11 +261,18 @@ pub fn detect(bootstrap: &str, mock: bool) -> Placement {
             list(&client)
         ),
     };
+    if let Some(own) = own_core {
+        note = format!(
+            "{note}; the client's limiting threads ran alone on cpu {own} (--own-core), the \
+             rest of it on cpus {rest}"
+        );
+    }
     Placement {
         machine_cores,
         client_cpus: client,
         broker_cpus: broker,
         shares_cores_with_broker: shares,
+        own_core,
         note,
     }
 }
@@ -201,7 +297,7 @@ mod tests {
 
     #[test]
     fn the_mock_always_shares_the_clients_cores() {
-        let p = detect("127.0.0.1:1", true);
+        let p = detect("127.0.0.1:1", true, None);
         assert_eq!(p.shares_cores_with_broker, Some(true));
         assert_eq!(p.broker_cpus.as_ref(), Some(&p.client_cpus));
         assert!(p.note.contains("mock"));
@@ -209,8 +305,58 @@ mod tests {
 
     #[test]
     fn a_remote_broker_has_unknown_cores() {
-        let p = detect("kafka-1.example.com:9092", false);
+        let p = detect("kafka-1.example.com:9092", false, None);
         assert_eq!(p.shares_cores_with_broker, None);
         assert!(p.note.contains("not a process on this machine"));
+    }
+
+    #[test]
+    fn own_core_takes_its_cpu_from_the_rest() {
+        let cores = machine_cores();
+        assert!(rest_of(None, cores).unwrap_err().contains("does not exist"));
+        assert!(rest_of(Some(&[0]), 0)
+            .unwrap_err()
+            .contains("no cpu is left"));
+        if cores >= 2 {
+            assert_eq!(rest_of(Some(&[0, 1]), 1).unwrap(), vec![0]);
+            assert_eq!(rest_of(None, 0).unwrap(), (1..cores).collect::<Vec<_>>());
+        }
+        let p = detect("kafka-1.example.com:9092", false, Some(0));
+        assert!(p.client_cpus.contains(&0));
+        assert_eq!(p.own_core, Some(0));
+        assert!(p.note.contains("alone on cpu 0 (--own-core)"), "{}", p.note);
+    }
+
+    #[test]
+    fn a_limiting_thread_is_pinned_by_its_name_and_no_other() {
+        let cpu = machine_cores() - 1;
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<i32>();
+        let t = std::thread::Builder::new()
+            .name("kgap-limit-t".into())
+            .spawn(move || {
+                ready_tx.send(nix::unistd::gettid().as_raw()).unwrap();
+                let _ = rx.recv();
+            })
+            .unwrap();
+        let tid = ready_rx.recv().unwrap();
+        let before = affinity(0);
+        let n = pin_threads(std::process::id(), cpu, |name| name == "kgap-limit-t");
+        assert_eq!(n, 1);
+        assert_eq!(affinity(tid), Some(vec![cpu]));
+        // This thread's affinity was not touched.
+        assert_eq!(affinity(0), before);
+        // Counted again when already pinned; nothing for a name no thread has.
+        assert_eq!(
+            pin_threads(std::process::id(), cpu, |name| name == "kgap-limit-t"),
+            1
+        );
+        assert_eq!(
+            pin_threads(std::process::id(), cpu, |name| name == "no-such"),
+            0
+        );
+        assert_eq!(pin_threads(u32::MAX, cpu, |_| true), 0);
+        tx.send(()).unwrap();
+        t.join().unwrap();
     }
 }

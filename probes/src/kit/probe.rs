@@ -33,6 +33,13 @@ pub trait Probe: Sized {
     /// The options every probe shares.
     fn common(&self) -> &CommonArgs;
 
+    /// A cpu given to the clients' limiting threads alone (the probe's `--own-core`); the
+    /// rest of the client runs on `--cpus` (all cpus when not given) without it. The run
+    /// pins those threads ([`crate::kit::placement::pin_threads`]); the kit pins the rest.
+    fn own_core(&self) -> Option<usize> {
+        None
+    }
+
     /// The clients this sweep runs at every point.
     fn clients(&self) -> Vec<Client> {
         vec![Client::Librdkafka]

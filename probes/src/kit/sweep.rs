@@ -24,8 +24,18 @@ use kgap_analyzers::findings::probe_result::{
 pub fn main<P: Probe>(probe: P) -> ! {
     let common = probe.common().clone();
     // Before any thread exists, so every thread the probe starts inherits it.
-    if let Some(cpus) = &common.cpus {
-        if let Err(e) = placement::pin(&cpus.0) {
+    let cpus = match probe.own_core() {
+        Some(own) => match placement::rest_of(common.cpus.as_ref().map(|c| &c.0[..]), own) {
+            Ok(rest) => Some(rest),
+            Err(e) => {
+                eprintln!("{}: {e}", P::NAME);
+                std::process::exit(exit::USAGE);
+            }
+        },
+        None => common.cpus.as_ref().map(|c| c.0.clone()),
+    };
+    if let Some(cpus) = &cpus {
+        if let Err(e) = placement::pin(cpus) {
             eprintln!("{}: {e}", P::NAME);
             std::process::exit(exit::USAGE);
         }
@@ -258,7 +268,7 @@ fn new_result<P: Probe>(
     plan: &RunOrder,
     points: Vec<Point<P::Figures>>,
 ) -> ProbeResult<P::Figures> {
-    let placement = placement::detect(broker.bootstrap(), broker.is_mock());
+    let placement = placement::detect(broker.bootstrap(), broker.is_mock(), probe.own_core());
     let mut warnings = Vec::new();
     if !broker.is_mock() && placement.shares_cores_with_broker == Some(true) {
         warnings.push(format!(
