@@ -104,33 +104,82 @@ fn librdkafkas_consumers_and_two_instances_on_the_mock() {
     );
 }
 
+/// The cpu `--own-core` can take here: the last, when another is left for the rest.
+fn own_core() -> Option<String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores >= 2).then(|| (cores - 1).to_string())
+}
+
+#[test]
+fn own_core_needs_a_cpu_left_and_one_instance() {
+    for (args, says) in [
+        (&["--own-core", "0", "--cpus", "0"][..], "no cpu is left"),
+        (&["--own-core", "9999"][..], "does not exist"),
+        (
+            &["--own-core", "0", "--instances", "1,2"][..],
+            "would share it",
+        ),
+    ] {
+        let out = common::run(EXE, args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            common::stderr(&out)
+        );
+        assert!(
+            common::stderr(&out).contains(says),
+            "{args:?}: {}",
+            common::stderr(&out)
+        );
+    }
+}
+
 #[test]
 fn both_clients_read_the_same_topic_on_a_real_broker() {
     needs_brokers(EXE, &["--client", "both", "--reps", "1"]);
+    // Each client's limiting thread alone on the last cpu: the run fails if none was pinned.
+    let own = own_core();
+    let mut own_args = vec![];
+    if let Some(cpu) = &own {
+        own_args = vec!["--own-core", cpu.as_str()];
+    }
     let r = json_of(&common::run(
         EXE,
         &[
-            "--brokers",
-            &brokers(),
-            "--client",
-            "both",
-            "--sizes",
-            "1024",
-            "--api",
-            "tuned",
-            "--reps",
-            "1",
-            // librdkafka reads 1.3-1.9 GB/s here and its window opens after a tenth of the
-            // topic: 200 MB made 0.10-0.13 s windows, at the 0.1 s (10 /proc ticks) below
-            // which machine_busy_cores is not given (CI saw it null). 600 MB: 0.28-0.34 s.
-            "--prefill-mb",
-            "600",
-            "--duration",
-            "2s",
-            "--json",
-            "-q",
-        ],
+            &own_args[..],
+            &[
+                "--brokers",
+                &brokers(),
+                "--client",
+                "both",
+                "--sizes",
+                "1024",
+                "--api",
+                "tuned",
+                "--reps",
+                "1",
+                // librdkafka reads 1.3-1.9 GB/s here and its window opens after a tenth of the
+                // topic: 200 MB made 0.10-0.13 s windows, at the 0.1 s (10 /proc ticks) below
+                // which machine_busy_cores is not given (CI saw it null). 600 MB: 0.28-0.34 s.
+                "--prefill-mb",
+                "600",
+                "--duration",
+                "2s",
+                "--json",
+                "-q",
+            ][..],
+        ]
+        .concat(),
     ));
+    if let Some(cpu) = &own {
+        let placement = &r["placement"];
+        assert_eq!(placement["own_core"].to_string(), *cpu, "{placement}");
+        assert!(
+            placement["note"].as_str().unwrap().contains("(--own-core)"),
+            "{placement}"
+        );
+    }
     let points = r["points"].as_array().expect("points");
     let by = |label: &str| {
         points
