@@ -267,6 +267,24 @@ pub struct Preflight {
     /// Set when the round trip is well above what the address suggests: it names the trap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// The machine's cross-cpu thread wakeup, timed once before rep 1: the least each hop of
+    /// a message between threads on different cores waits. Absent in documents of a kgap
+    /// that did not measure it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wakeup: Option<Wakeup>,
+}
+
+/// One-way wakeup times of a thread blocked in a read on `to_cpu`, woken by a write from a
+/// thread on `from_cpu`, `gap_ms` apart (the woken cpu idle between), in µs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Wakeup {
+    pub from_cpu: usize,
+    pub to_cpu: usize,
+    pub samples: usize,
+    pub gap_ms: f64,
+    pub us_p50: f64,
+    pub us_p99: f64,
+    pub us_max: f64,
 }
 
 /// One preflight measurement: the round trip's floor (min: load only adds to it, a relay
@@ -470,6 +488,15 @@ mod tests {
                 rtt_ms_max: 0.9,
             }],
             warning: None,
+            wakeup: Some(Wakeup {
+                from_cpu: 1,
+                to_cpu: 0,
+                samples: 500,
+                gap_ms: 1.0,
+                us_p50: 42.1,
+                us_p99: 202.4,
+                us_max: 806.7,
+            }),
         });
         let again: ProbeResult =
             serde_json::from_str(&serde_json::to_string(&with).unwrap()).unwrap();

@@ -126,6 +126,9 @@ pub fn html(rep: &Report) -> String {
     let mut environment = Vec::new();
     if let Some(p) = &r.preflight {
         environment.push(("preflight", super::preflight::line(p)));
+        if let Some(w) = &p.wakeup {
+            environment.push(("wakeup", super::wakeup::line(w)));
+        }
     }
     if let Some(n) = super::noise::summary(&r.noise) {
         environment.push(("beside the runs", n));
@@ -241,6 +244,9 @@ pub fn text(rep: &Report) -> String {
     wrap_into(&mut s, "broker: ", &broker_line(r));
     if let Some(p) = &r.preflight {
         wrap_into(&mut s, "preflight: ", &super::preflight::line(p));
+        if let Some(w) = &p.wakeup {
+            wrap_into(&mut s, "wakeup: ", &super::wakeup::line(w));
+        }
     }
     if let Some(p) = &r.payload {
         s.push_str(&format!(

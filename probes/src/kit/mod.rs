@@ -46,6 +46,7 @@ pub mod self_diagnosis;
 pub mod stored;
 pub mod sweep;
 pub mod table;
+pub mod wakeup;
 pub mod watchdog;
 
 // The names every probe and binary uses, from the files that own them.

@@ -233,7 +233,23 @@ impl Hook {
             expected_max_ms: expected,
             reps: Vec::new(),
             warning: None,
+            wakeup: None,
         });
+        if rep == 1 && doc.wakeup.is_none() {
+            let pl = &result.placement;
+            let rest: Vec<usize> = pl
+                .client_cpus
+                .iter()
+                .copied()
+                .filter(|&c| Some(c) != pl.own_core)
+                .collect();
+            let (from, to) =
+                super::wakeup::cpus(&rest, pl.broker_cpus.as_deref(), pl.machine_cores);
+            doc.wakeup = super::wakeup::measure(from, to);
+            if let Some(w) = &doc.wakeup {
+                progress(&format!("wakeup: {}", super::wakeup::line(w)));
+            }
+        }
         let n = if doc.reps.is_empty() {
             SAMPLES
         } else {
