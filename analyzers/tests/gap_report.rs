@@ -640,6 +640,7 @@ fn a_slow_path_preflight_warning_is_said_beside_the_result_and_its_verdicts() {
             rtt_ms_max: 12.3,
         }],
         warning: Some(warning.into()),
+        wakeup: None,
     });
     let d = TempDir::new("slowpath");
     d.write("result.json", &serde_json::to_vec_pretty(&r).unwrap());
