@@ -273,9 +273,10 @@ pub const FINDING: Finding = Finding {
            the same topic ≥ 1.5x librdkafka's msg/s with ranges apart; where no consumer \
            thread reached a core, decided by cost per message: rdk:broker's CPU per message \
            ≥ 1.1x the busiest other thread's in every rep, and Java's poll thread's messages \
-           per core ≥ 1.5x rdk:broker's (ranges apart; --own-core gives each a core of its own \
-           on a small machine), unless the consumer ran on one core (the broker-to-application handoff then costs what it never does across \
-           cores): CANNOT TELL; costs within 1.1x: CANNOT TELL; Java not measured: CANNOT TELL; the application thread saturated or costlier instead, \
+           per core ≥ 1.5x rdk:broker's (ranges apart; --own-core gives each a core of its \
+           own on a small machine), unless the consumer ran on one core (the \
+           broker-to-application handoff then costs what it never does across cores): \
+           CANNOT TELL; costs within 1.1x: CANNOT TELL; Java not measured: CANNOT TELL; the application thread saturated or costlier instead, \
            or Java not faster: DOES NOT HOLD",
     rule_fn: "findings::librdkafka_broker_thread_limit::decide",
     sources: &[
@@ -489,8 +490,8 @@ mod tests {
     }
 
     /// This machine, 2 cores, broker on cpu 0, `--own-core 1` (a run of 2026-12-06, 15:40
-    /// UTC, its result.json's runs): rdk:broker alone on cpu 1 at 0.69–0.71 cores, Java's poll thread alone there
-    /// at 0.85–0.86. Java read 1.5x faster but handled only 1.26x the messages per core:
+    /// UTC, its result.json's runs): rdk:broker alone on cpu 1 at 0.69–0.72 cores, Java's
+    /// poll thread alone there at 0.85–0.87. Java read 1.5x faster but handled only 1.26x the messages per core:
     /// librdkafka's broker thread is the limit (it caps before the app thread), and Java's
     /// lead per core is real but short of the rule's 1.5x.
     fn own_core_2026_12_06() -> Evidence {

@@ -267,8 +267,8 @@ pub struct Preflight {
     /// Set when the round trip is well above what the address suggests: it names the trap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
-    /// The machine's cross-cpu thread wakeup, timed once before rep 1: the least each hop of
-    /// a message between threads on different cores waits. Absent in documents of a kgap
+    /// The machine's cross-cpu thread wakeup, timed once before rep 1: about what each hop
+    /// of a message to a thread asleep on another core takes. Absent in documents of a kgap
     /// that did not measure it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wakeup: Option<Wakeup>,

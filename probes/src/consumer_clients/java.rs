@@ -165,11 +165,8 @@ pub fn run(
         Err(_) if interrupt::stopped() => return Ok(None),
         r => r?,
     };
-    if let Some(own) = own_core.filter(|_| run.own_core_threads == 0) {
-        return Err(ProbeError::Kafka(format!(
-            "--own-core {}: the JVM never ran a {}… thread, so none was pinned",
-            own.cpu, own.threads
-        )));
+    if let Some(own) = &own_core {
+        own.require(run.own_core_threads, "in the JVM")?;
     }
     let r = parse(&run.result_line)?;
     if r.group_protocol != protocol {

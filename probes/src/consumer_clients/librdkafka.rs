@@ -143,11 +143,8 @@ pub fn run(
             errors.iter().sum::<u64>()
         )));
     };
-    if let Some(own) = own_core.filter(|_| w.own_core_threads == 0) {
-        return Err(ProbeError::Kafka(format!(
-            "--own-core {}: no {}… thread ran when the window opened, so none was pinned",
-            own.cpu, own.threads
-        )));
+    if let Some(own) = &own_core {
+        own.require(w.own_core_threads, "when the window opened")?;
     }
     let figures = measure::window_figures(&w.start, &w.end, &w.ticks);
     let roles = match (&w.start.snapshot, &w.end.snapshot) {

@@ -445,10 +445,10 @@ pub fn run(
     let start = Instant::now();
     let mut own_core_threads = 0;
     let status = loop {
-        if let Some(own) = &jvm.own_core {
-            // Checked every 50 ms: a thread started later (a consumer's poll thread) is
+        if let Some(own) = jvm.own_core.filter(|_| own_core_threads == 0) {
+            // Every 50 ms until found: a thread started later (a consumer's poll thread) is
             // pinned within that, long before the companion's warmup rounds end.
-            own_core_threads = own_core_threads.max(own.pin(child.id()));
+            own_core_threads = own.pin(child.id());
         }
         match child.try_wait() {
             Ok(Some(s)) => break s,

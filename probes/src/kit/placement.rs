@@ -121,9 +121,7 @@ pub fn pin_threads(pid: u32, cpu: usize, is_limit: impl Fn(&str) -> bool) -> usi
         if !is_limit(comm.trim_end()) {
             continue;
         }
-        if affinity(tid).as_deref() == Some(&[cpu][..])
-            || sched_setaffinity(Pid::from_raw(tid), &set).is_ok()
-        {
+        if sched_setaffinity(Pid::from_raw(tid), &set).is_ok() {
             n += 1;
         }
     }
@@ -143,6 +141,18 @@ impl OwnCore {
     /// Pins `pid`'s threads of that name to the cpu: how many it has (see [`pin_threads`]).
     pub fn pin(&self, pid: u32) -> usize {
         pin_threads(pid, self.cpu, |name| name.starts_with(self.threads))
+    }
+
+    /// A run that found none of its limiting threads to pin failed: `when` says when it
+    /// looked ("when the window opened").
+    pub fn require(&self, found: usize, when: &str) -> Result<()> {
+        if found > 0 {
+            return Ok(());
+        }
+        Err(ProbeError::Kafka(format!(
+            "--own-core {}: no {}… thread ran {when}, so none was pinned",
+            self.cpu, self.threads
+        )))
     }
 }
 

@@ -8,9 +8,8 @@
 //! machine whose idle vCPUs halt wakes them through the hypervisor (this project's 2-core
 //! VM: tens of µs, docs/preflight.md); a bare-metal core takes a few.
 
+use super::placement;
 use kgap_analyzers::findings::probe_result::Wakeup;
-use nix::sched::{sched_setaffinity, CpuSet};
-use nix::unistd::Pid;
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -33,7 +32,7 @@ pub fn measure(from_cpu: usize, to_cpu: usize) -> Option<Wakeup> {
         std::thread::Builder::new()
             .name("kgap-wakeup".into())
             .spawn(move || -> Option<Vec<u64>> {
-                pin_me(to_cpu)?;
+                placement::pin(&[to_cpu]).ok()?;
                 let mut rx = rx;
                 let mut out = Vec::with_capacity(SAMPLES);
                 let mut b = [0u8; 1];
@@ -49,7 +48,7 @@ pub fn measure(from_cpu: usize, to_cpu: usize) -> Option<Wakeup> {
     let waker = std::thread::Builder::new()
         .name("kgap-waker".into())
         .spawn(move || -> Option<()> {
-            pin_me(from_cpu)?;
+            placement::pin(&[from_cpu]).ok()?;
             let mut tx = tx;
             for _ in 0..SAMPLES {
                 std::thread::sleep(GAP);
@@ -86,13 +85,6 @@ pub fn summarize(from_cpu: usize, to_cpu: usize, mut ns: Vec<u64>) -> Wakeup {
 
 fn round1(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
-}
-
-/// Pins the calling thread alone (the probe's other threads keep theirs).
-fn pin_me(cpu: usize) -> Option<()> {
-    let mut set = CpuSet::new();
-    set.set(cpu).ok()?;
-    sched_setaffinity(Pid::from_raw(0), &set).ok()
 }
 
 /// Which cpus to time: from the client's first cpu to the broker's first other cpu (a
